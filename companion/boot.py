@@ -1,0 +1,61 @@
+"""Assemble the box: config, state directory, journal, hardware, app."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import random
+from pathlib import Path
+from typing import Any
+
+from . import config as config_module
+from .app import App
+from .journal import Journal
+
+log = logging.getLogger(__name__)
+
+
+def sim_state_dir() -> Path:
+    """Where the simulator keeps its journal: the user's state directory."""
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "companion"
+
+
+def resolve_state_dir(cfg: config_module.Config, state_dir: str | None, sim: bool) -> Path:
+    if state_dir:
+        return Path(state_dir)
+    configured = Path(cfg.state.dir)
+    if sim and configured == config_module.DEVICE_STATE_DIR:
+        return sim_state_dir()
+    return configured
+
+
+def build_app(
+    cfg: config_module.Config,
+    *,
+    sim: bool,
+    state_dir: str | Path | None = None,
+    virtual_clock: bool = False,
+    seed: int | None = None,
+    journal: bool = True,
+) -> App:
+    """The whole box on real (``sim=False``) or simulated hardware."""
+    events: queue.Queue[Any] = queue.Queue()
+    directory = resolve_state_dir(cfg, str(state_dir) if state_dir else None, sim)
+    note = None
+    opened = None
+    if journal:
+        opened, note = Journal.open(directory)
+        if note:
+            log.warning(note)
+    if sim:
+        from hardware import sim as backend
+
+        hardware = backend.build(cfg, events.put, virtual_clock=virtual_clock)
+    else:
+        from hardware import device as backend
+
+        hardware = backend.build(cfg, events.put)
+    return App(hardware, events, cfg, opened, journal_note=note, rng=random.Random(seed),
+               state_dir=directory)

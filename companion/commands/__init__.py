@@ -1,0 +1,1 @@
+"""CLI subcommands. Each module here defines ``register(subparsers)``; the CLI loads them all."""

@@ -1,0 +1,63 @@
+"""``companion replay GAME FILE.jsonl``: apply a game's actions headlessly, print its state."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from companion.games import GAMES, RuleError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "replay", help="replay a game's JSON actions and print the final state",
+        description="Apply one JSON action per line (the journal's vocabulary, see docs/) and "
+        "print the final state as JSON. Blank lines and lines starting with # are skipped.",
+    )
+    parser.add_argument("game", help="game key: " + ", ".join(GAMES) if GAMES else "game key")
+    parser.add_argument("file", help="JSON-lines file of actions, or - for standard input")
+    parser.set_defaults(handler=handle)
+
+
+def read_actions(lines: list[str], source: str) -> list[dict]:
+    """Parse JSON lines; SystemExit(2) with file:line on the first bad one."""
+    actions = []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            action = json.loads(text)
+        except json.JSONDecodeError as exc:
+            print(f"{source}:{number}: not JSON ({exc.msg})", file=sys.stderr)
+            raise SystemExit(2) from None
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            print(f'{source}:{number}: an action is an object with a "type"', file=sys.stderr)
+            raise SystemExit(2)
+        actions.append((number, action))
+    return actions
+
+
+def handle(args: argparse.Namespace) -> int:
+    spec = GAMES.get(args.game)
+    if spec is None:
+        print(f"companion replay: unknown game {args.game!r}; games: {', '.join(GAMES)}",
+              file=sys.stderr)
+        return 2
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"companion replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    state = spec.initial_state()
+    for number, action in read_actions(text.splitlines(), args.file):
+        try:
+            state = spec.apply(state, action)
+        except RuleError as exc:
+            print(f"{args.file}:{number}: refused: {exc}", file=sys.stderr)
+            return 1
+    json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)
+    print()
+    return 0

@@ -1,0 +1,50 @@
+"""``companion run``: the box on its hardware (or ``--sim``), until SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+
+from companion import config as config_module
+from companion.boot import build_app
+from companion.cli import add_common
+from companion.events import Stop
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="run the box (real hardware, or --sim)",
+                                   description="Run the box until stopped (SIGTERM or Ctrl-C).")
+    add_common(parser)
+    parser.add_argument("--sim", action="store_true", help="simulated hardware, no display")
+    parser.set_defaults(handler=handle)
+
+
+def load_config(path: str | None) -> config_module.Config:
+    """Load the config or exit with its one-line message."""
+    try:
+        return config_module.load(path, required=path is not None)
+    except config_module.ConfigError as exc:
+        print(f"companion: config error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    from hardware.device import HardwareError
+
+    cfg = load_config(args.config)
+    try:
+        app = build_app(cfg, sim=args.sim, state_dir=args.state_dir)
+    except HardwareError as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return 3
+    signal.signal(signal.SIGTERM, lambda *_: app.post(Stop("SIGTERM")))
+    signal.signal(signal.SIGINT, lambda *_: app.post(Stop("SIGINT")))
+    app.start()
+    log.info("box running; state in %s", app.state_dir)
+    app.run()
+    app.shutdown()
+    return 0

@@ -1,0 +1,227 @@
+"""Configuration: TOML, every key optional, validated against one schema at load.
+
+A bad file stops the box with one message naming the file, the key and the fix.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = Path("/etc/companion/config.toml")
+DEVICE_STATE_DIR = Path("/var/lib/companion")
+
+
+class ConfigError(Exception):
+    """An installer's mistake in the config file: the message names file, key and fix."""
+
+    def __init__(self, path: Path | str, key: str, problem: str, fix: str) -> None:
+        self.path, self.key, self.problem, self.fix = str(path), key, problem, fix
+        super().__init__(f"{path}: {key}: {problem}. Fix: {fix}")
+
+
+@dataclass(frozen=True)
+class Field:
+    default: Any
+    kind: type | tuple[type, ...]
+    doc: str
+    check: Callable[[Any], str | None] | None = None  # returns a problem, or None
+
+
+def _one_of(*choices: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in choices else f"must be one of {', '.join(choices)}"
+
+    return check
+
+
+def _between(low: float, high: float) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if low <= value <= high else f"must be between {low} and {high}"
+
+    return check
+
+
+_BCM = _between(0, 27)
+
+SCHEMA: dict[str, dict[str, Field]] = {
+    "buttons": {
+        "up": Field(5, int, "BCM pin of UP", _BCM),
+        "down": Field(6, int, "BCM pin of DOWN", _BCM),
+        "ok": Field(13, int, "BCM pin of OK", _BCM),
+        "back": Field(19, int, "BCM pin of BACK", _BCM),
+        "action": Field(26, int, "BCM pin of the big ACTION button", _BCM),
+        "bounce_ms": Field(20, int, "switch debounce in milliseconds", _between(0, 200)),
+        "long_press_s": Field(0.8, (int, float), "hold time of a long press", _between(0.3, 3.0)),
+    },
+    "buzzer": {
+        "kind": Field("tonal", str, "tonal (passive), active, or none", _one_of("tonal", "active", "none")),
+        "pin": Field(18, int, "BCM pin of the buzzer", _BCM),
+        "volume": Field(2, int, "0 mute, 1 quiet .. 3 loud", _between(0, 3)),
+    },
+    "display": {
+        "driver": Field("ssd1306", str, "OLED controller", _one_of("ssd1306", "sh1106")),
+        "interface": Field("i2c", str, "bus to the OLED", _one_of("i2c", "spi")),
+        "i2c_bus": Field(1, int, "I2C bus number", _between(0, 20)),
+        "i2c_address": Field(0x3C, int, "I2C address (0x3C or 0x3D)", _between(0x03, 0x77)),
+        "spi_port": Field(0, int, "SPI port", _between(0, 1)),
+        "spi_device": Field(0, int, "SPI chip select", _between(0, 1)),
+        "dc_pin": Field(24, int, "BCM pin of D/C (SPI only)", _BCM),
+        "reset_pin": Field(25, int, "BCM pin of RES (SPI only)", _BCM),
+        "rotate": Field(0, int, "0, 1, 2 or 3 quarter turns", _between(0, 3)),
+        "contrast": Field(200, int, "0..255", _between(0, 255)),
+        "dim_after_min": Field(3.0, (int, float), "minutes idle before dimming", _between(0.1, 600)),
+        "blank_after_min": Field(15.0, (int, float), "minutes idle before blanking", _between(0.2, 1440)),
+    },
+    "sensor": {
+        "port": Field("", str, "serial URL or device of the dice sensor; empty for none"),
+        "baud": Field(115200, int, "serial speed", _between(1200, 4_000_000)),
+    },
+    "state": {
+        "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),
+    },
+}
+
+# Game sections ([games.<key>]) are declared by the games themselves.
+GAME_SCHEMAS: dict[str, dict[str, Field]] = {}
+
+
+class Section(dict):
+    """A validated config table; keys read as attributes."""
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str
+    sections: Mapping[str, Section]
+    games: Mapping[str, Section]
+
+    def __getattr__(self, name: str) -> Section:
+        try:
+            return self.sections[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def button_pins(self) -> dict[str, int]:
+        return {name.upper(): self.buttons[name] for name in ("up", "down", "ok", "back", "action")}
+
+
+def _check_table(path: Path | str, where: str, raw: Any, schema: Mapping[str, Field]) -> Section:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, "must be a table", f"write it as [{where}] with keys below")
+    unknown = sorted(set(raw) - set(schema))
+    if unknown:
+        known = ", ".join(schema) or "none"
+        raise ConfigError(path, f"{where}.{unknown[0]}", "unknown key", f"remove it; known keys: {known}")
+    out = Section()
+    for key, field in schema.items():
+        value = raw.get(key, field.default)
+        kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            expected = " or ".join(k.__name__ for k in kinds)
+            raise ConfigError(
+                path, f"{where}.{key}", f"expected {expected}, got {value!r}",
+                f"set {key} = <{expected}> ({field.doc}), or remove it for {field.default!r}",
+            )
+        problem = field.check(value) if field.check else None
+        if problem:
+            raise ConfigError(path, f"{where}.{key}", f"{value!r} {problem}", f"set a valid {field.doc}")
+        out[key] = value
+    return out
+
+
+def _check_pins(path: Path | str, sections: Mapping[str, Section]) -> None:
+    used: dict[int, str] = {}
+    claims = [(f"buttons.{k}", sections["buttons"][k]) for k in ("up", "down", "ok", "back", "action")]
+    if sections["buzzer"]["kind"] != "none":
+        claims.append(("buzzer.pin", sections["buzzer"]["pin"]))
+    display = sections["display"]
+    if display["interface"] == "i2c":
+        claims += [("display (I2C SDA)", 2), ("display (I2C SCL)", 3)]
+    else:
+        claims += [("display.dc_pin", display["dc_pin"]), ("display.reset_pin", display["reset_pin"])]
+    for key, pin in claims:
+        if pin in used:
+            raise ConfigError(
+                path, key, f"BCM pin {pin} is already used by {used[pin]}",
+                "give every part its own pin (see the wiring table in README.md)",
+            )
+        used[pin] = key
+
+
+def load(path: Path | str | None = None, *, required: bool = False) -> Config:
+    """Load and validate a config file; a missing default file means all defaults."""
+    path = Path(path) if path is not None else DEFAULT_PATH
+    raw: dict[str, Any] = {}
+    if path.exists():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                path, "(file)", f"cannot read: {exc}", "check the path and permissions"
+            ) from None
+    elif required:
+        raise ConfigError(path, "(file)", "no such file", "check the --config path, or leave it out")
+    return parse(raw, path)
+
+
+def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:
+    """Validate an already-parsed TOML document."""
+    import companion.games  # noqa: F401  (games declare their [games.<key>] sections)
+
+    known = [*SCHEMA, "games"]
+    for name in raw:
+        if name not in known:
+            raise ConfigError(path, name, "unknown section", f"remove it; sections are {', '.join(known)}")
+    sections = {name: _check_table(path, name, raw.get(name, {}), schema) for name, schema in SCHEMA.items()}
+    games_raw = raw.get("games", {})
+    if not isinstance(games_raw, dict):
+        raise ConfigError(path, "games", "must be a table", "write game settings as [games.<name>]")
+    for name in games_raw:
+        if name not in GAME_SCHEMAS:
+            known_games = ", ".join(sorted(GAME_SCHEMAS)) or "none"
+            raise ConfigError(path, f"games.{name}", "unknown game", f"use one of: {known_games}")
+    games = {
+        name: _check_table(path, f"games.{name}", games_raw.get(name, {}), schema)
+        for name, schema in GAME_SCHEMAS.items()
+    }
+    _check_pins(path, sections)
+    if sections["display"]["blank_after_min"] <= sections["display"]["dim_after_min"]:
+        raise ConfigError(
+            path, "display.blank_after_min", "must be later than dim_after_min",
+            "blank the screen after it has dimmed, e.g. dim 3, blank 15",
+        )
+    return Config(str(path), sections, games)
+
+
+def example_toml() -> str:
+    """The example config file: every key, commented out, with its default and meaning."""
+    lines = ["# Table Companion configuration. Every key is optional; shown are the defaults.", ""]
+    for name, schema in SCHEMA.items():
+        lines.append(f"[{name}]")
+        lines += [f"# {key} = {_toml_value(f.default)}  # {f.doc}" for key, f in schema.items()]
+        lines.append("")
+    for name, schema in sorted(GAME_SCHEMAS.items()):
+        lines.append(f"[games.{name}]")
+        lines += [f"# {key} = {_toml_value(f.default)}  # {f.doc}" for key, f in schema.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)

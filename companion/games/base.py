@@ -1,0 +1,50 @@
+"""What a game plugs into the box: pure rules plus its screens.
+
+Rules are pure: ``apply(state, action) -> new state`` or :class:`RuleError`; no I/O, no clock,
+no RNG. Actions are JSON objects (``{"type": ...}``); the journal stores them and
+``companion replay`` reads them, so the vocabulary is documented per game in ``docs/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from companion.config import Field
+
+if TYPE_CHECKING:
+    from companion.app import App
+    from companion.ui.widgets import Screen
+
+Action = dict[str, Any]
+
+
+class RuleError(Exception):
+    """A refused action. The message is for the OLED: two short lines at most."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    key: str                                   # CLI and journal name: makan, cafe, miams
+    title: str                                 # shown on screens
+    initial_state: Callable[[], Any]
+    apply: Callable[[Any, Action], Any]
+    is_finished: Callable[[Any], bool]
+    summary: Callable[[Any], dict[str, Any]]   # final state as JSON, for replay
+    describe: Callable[[Any], str]             # "round 3", for the resume question
+    describe_action: Callable[[Action], str]   # "B bought Cola", for "Undone: ..."
+    new_game: Callable[[App], Screen]          # the setup screen, before any action
+    play: Callable[[App], Screen]              # the root screen of a game in progress
+    is_undoable: Callable[[Action], bool] = lambda action: True
+    config: Mapping[str, Field] = field(default_factory=dict)
+    # Named screens for screenshots and the screen walk: name -> steps from the home menu
+    # (see companion.walk for the step syntax).
+    walk: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def replay(self, actions: Iterable[Action]) -> Any:
+        """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""
+        state = self.initial_state()
+        for action in actions:
+            state = self.apply(state, action)
+        return state

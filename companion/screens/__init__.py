@@ -1,0 +1,1 @@
+"""The box's own screens: home, resume, settings, about, powered off."""

@@ -1,0 +1,90 @@
+"""Settings: volume/mute, contrast, long-press time, and the dice sensor's status."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.ui.canvas import Canvas
+from companion.ui.widgets import MenuItem, MenuScreen, MessageScreen, StepperScreen
+
+if TYPE_CHECKING:
+    from companion.app import App
+
+VOLUME_NAMES = ("Mute", "Quiet", "Medium", "Loud")
+
+
+class SettingsScreen(MenuScreen):
+    def __init__(self, app: App) -> None:
+        super().__init__(app, "Settings", [])
+        self.on_enter()
+
+    def on_enter(self) -> None:
+        s = self.app.settings
+        sensor = self.app.sensor
+        sensor_text = "none" if not sensor.configured else ("online" if sensor.online else "offline")
+        self.items = [
+            MenuItem("Sound", self._volume, VOLUME_NAMES[s["volume"]]),
+            MenuItem("Contrast", self._contrast, f"{round(s['contrast'] * 100 / 255)}%"),
+            MenuItem("Long press", self._long_press, f"{s['long_press_s']:.1f}s"),
+            MenuItem("Dice sensor", self._sensor, sensor_text),
+        ]
+
+    def _volume(self) -> None:
+        app = self.app
+
+        def set_volume(value: int) -> None:
+            app.change_setting("volume", value)
+            app.beep("ok")
+            app.pop()
+
+        app.push(_NamedStepper(app, "Sound", app.settings["volume"], VOLUME_NAMES, set_volume))
+
+    def _contrast(self) -> None:
+        app = self.app
+
+        def set_contrast(percent: int) -> None:
+            app.change_setting("contrast", round(percent * 255 / 100))
+            app.pop()
+
+        percent = round(app.settings["contrast"] * 100 / 255)
+        app.push(StepperScreen(app, "Contrast", "Screen contrast", percent, 10, 100, set_contrast,
+                               step=10, unit="%"))
+
+    def _long_press(self) -> None:
+        app = self.app
+
+        def set_long(tenths: int) -> None:
+            app.change_setting("long_press_s", tenths / 10)
+            app.pop()
+
+        app.push(StepperScreen(app, "Long press", "Hold time (tenths s)",
+                               round(app.settings["long_press_s"] * 10), 5, 20, set_long))
+
+    def _sensor(self) -> None:
+        sensor = self.app.sensor
+        if not sensor.configured:
+            lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
+        else:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(sensor.counters.items()) if v)
+            lines = [
+                f"Status: {'online' if sensor.online else 'offline'}",
+                f"Id: {sensor.sensor_id or '-'} fw {sensor.firmware or '-'}",
+                f"Dice: {' '.join(sensor.kinds) or '-'}",
+                f"Errors: {counts or 'none'}",
+                f"Last: {sensor.last_problem or '-'}",
+            ]
+        self.app.push(MessageScreen(self.app, "Dice sensor", lines))
+
+
+class _NamedStepper(StepperScreen):
+    """A stepper whose values have names (Mute .. Loud)."""
+
+    def __init__(self, app: App, title: str, value: int, names: tuple[str, ...], on_set) -> None:
+        super().__init__(app, title, title, value, 0, len(names) - 1, on_set)
+        self.names = names
+
+    def draw(self, canvas: Canvas) -> None:
+        canvas.center(1, self.prompt)
+        canvas.big(13, self.names[self.value])
+
+

@@ -1,0 +1,136 @@
+"""Crisp pixel fonts from luma's bitmap glyph tables, plus the box's own icons.
+
+Glyphs are trimmed to their ink so text is proportional (about 21 characters a line), and
+scaled by whole pixels for the large fonts: never anti-aliased.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from luma.core.legacy.font import CP437_FONT, LCD_FONT
+from PIL import Image, ImageDraw
+
+# Icons drawn as rows of '#' (ink) and '.', 7 px tall, used inline in text.
+ICONS: dict[str, tuple[str, ...]] = {
+    "♥": (".##.##.", "#######", "#######", ".#####.", "..###..", "...#...", "......."),
+    "★": ("...#...", "..###..", "#######", ".#####.", "..###..", ".##.##.", "#.....#"),
+    "◆": ("...#...", "..###..", ".#####.", "#######", ".#####.", "..###..", "...#..."),
+    "↶": (".#.....", "##.....", "#######", ".#....#", "......#", "......#", "..####."),
+    "▲": (".......", "...#...", "..###..", ".#####.", "#######", ".......", "......."),
+    "▼": (".......", "#######", ".#####.", "..###..", "...#...", ".......", "......."),
+    "◀": ("...#", "..##", ".###", "####", ".###", "..##", "...#"),
+    "▶": ("#...", "##..", "###.", "####", "###.", "##..", "#..."),
+    "✓": (".......", "......#", ".....##", "#...##.", "##.##..", ".###...", "..#...."),
+    "✗": ("#.....#", ".#...#.", "..#.#..", "...#...", "..#.#..", ".#...#.", "#.....#"),
+    "●": (".###.", "#####", "#####", "#####", ".###.", ".....", "....."),
+    "○": (".###.", "#...#", "#...#", "#...#", ".###.", ".....", "....."),
+    "¤": (".###.", "#.#.#", "##.##", "#.#.#", ".###.", ".....", "....."),
+    "⏎": ("......#", "......#", "..#...#", ".##...#", "#######", ".##....", "..#...."),
+    "·": ("..", "..", "..", "##", "##", "..", ".."),
+    "…": (".....", ".....", ".....", ".....", ".....", "#.#.#", "....."),
+    "⚠": ("...#...", "..#.#..", "..#.#..", ".#.#.#.", ".#...#.", "#..#..#", "#######"),
+    "♪": ("..###", "..#.#", "..#..", "..#..", "###..", "###..", "....."),
+    "🔇": ("#.....#", ".#..##.", "..####.", "..###..", ".####..", "##..#..", "#.....#"),
+    "⊘": (".###.", "#..##", "#.#.#", "##..#", ".###.", ".....", "....."),
+    "◎": ("..###..", ".#...#.", "#..#..#", "#.###.#", "#..#..#", ".#...#.", "..###.."),
+}
+
+
+class BitmapFont:
+    """A fixed-height bitmap font drawn onto 1-bit images."""
+
+    def __init__(self, table: list[list[int]], scale: int = 1, spacing: int = 1, space: int = 3):
+        self._table = table
+        self.scale = scale
+        self.spacing = spacing * scale
+        self.space = space * scale
+        self.height = 8 * scale
+
+    @lru_cache(maxsize=512)  # noqa: B019 - fonts are module-level singletons
+    def glyph(self, char: str) -> Image.Image | None:
+        """The trimmed glyph image (mode '1'), or None for a blank (space)."""
+        if char in ICONS:
+            rows = ICONS[char]
+            image = Image.new("1", (len(rows[0]), 8), 0)
+            for y, row in enumerate(rows):
+                for x, cell in enumerate(row):
+                    if cell == "#":
+                        image.putpixel((x, y), 255)
+        else:
+            code = ord(char) if ord(char) < 256 else ord("?")
+            columns = self._table[code]
+            inked = [i for i, col in enumerate(columns) if col]
+            if not inked:
+                return None
+            first, last = inked[0], inked[-1]
+            image = Image.new("1", (last - first + 1, 8), 0)
+            for x, col in enumerate(columns[first : last + 1]):
+                for y in range(8):
+                    if col >> y & 1:
+                        image.putpixel((x, y), 255)
+        if self.scale > 1:
+            image = image.resize((image.width * self.scale, 8 * self.scale), Image.NEAREST)
+        return image
+
+    def width(self, text: str) -> int:
+        """Width in pixels of ``text`` drawn in this font."""
+        total = 0
+        for char in text:
+            glyph = self.glyph(char)
+            total += (glyph.width if glyph else self.space) + self.spacing
+        return max(0, total - self.spacing)
+
+    def draw(self, image: Image.Image, xy: tuple[int, int], text: str, fill: int = 255) -> int:
+        """Draw ``text`` with its top-left at ``xy``; return the x after the last glyph."""
+        x, y = xy
+        for char in text:
+            glyph = self.glyph(char)
+            if glyph is None:
+                x += self.space + self.spacing
+                continue
+            image.paste(fill, (x, y, x + glyph.width, y + glyph.height), glyph)
+            x += glyph.width + self.spacing
+        return x - self.spacing
+
+    def fit(self, text: str, width: int) -> str:
+        """``text`` cut with an ellipsis so it fits in ``width`` pixels."""
+        if self.width(text) <= width:
+            return text
+        while text and self.width(text + "…") > width:
+            text = text[:-1]
+        return text + "…"
+
+    def wrap(self, text: str, width: int) -> list[str]:
+        """Greedy word wrap to ``width`` pixels."""
+        lines: list[str] = []
+        for paragraph in text.split("\n"):
+            line = ""
+            for word in paragraph.split(" "):
+                candidate = f"{line} {word}" if line else word
+                if self.width(candidate) <= width or not line:
+                    line = candidate
+                else:
+                    lines.append(line)
+                    line = word
+            lines.append(line)
+        return lines
+
+
+SMALL = BitmapFont(LCD_FONT)
+"""Body text: 7 px capitals, about 21 characters across."""
+MEDIUM = BitmapFont(CP437_FONT, scale=2, spacing=1)
+"""Numbers that matter (coins, hearts, scores): 16 px tall."""
+LARGE = BitmapFont(CP437_FONT, scale=3, spacing=1)
+"""The timer: 24 px tall, MM:SS fits the width."""
+
+
+def text_image(text: str, font: BitmapFont = SMALL) -> Image.Image:
+    """Render one line of text alone (handy for tests and previews)."""
+    image = Image.new("1", (max(1, font.width(text)), font.height), 0)
+    font.draw(image, (0, 0), text)
+    return image
+
+
+def draw_of(image: Image.Image) -> ImageDraw.ImageDraw:
+    return ImageDraw.Draw(image)

@@ -1,0 +1,242 @@
+"""Reusable screens: a scrolling list, a number stepper, a yes/no confirm, a message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hardware.buttons import ButtonEvent
+
+from .canvas import LINE_H, WIDTH, Canvas
+from .font import MEDIUM, SMALL
+
+if TYPE_CHECKING:
+    from companion.app import App
+
+
+class Screen:
+    """One screen of the box. Subclasses draw their body and react to presses.
+
+    ``on_button`` returns True when it used the press; unused presses get the defaults
+    (BACK short = leave the screen).
+    """
+
+    title: str = ""
+    hint: str = ""
+    owns_long_ok: bool = False  # a screen that asks first may take long OK for itself
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def draw(self, canvas: Canvas) -> None:
+        raise NotImplementedError
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        return False
+
+    def on_enter(self) -> None:
+        """Called when the screen becomes the top one (again)."""
+
+    def on_sensor(self, event: Any) -> None:
+        """A dice-sensor event reached this screen."""
+
+    def on_state_changed(self) -> None:
+        """The game state changed under the screen (undo or resume): rebuild from it."""
+
+    def name(self) -> str:
+        """A stable name, used by the screenshot command and the screen walk."""
+        return type(self).__name__
+
+
+def is_up(event: ButtonEvent) -> bool:
+    return event.button == "UP" and event.kind in ("short", "repeat")
+
+
+def is_down(event: ButtonEvent) -> bool:
+    return event.button == "DOWN" and event.kind in ("short", "repeat")
+
+
+def is_press(event: ButtonEvent, button: str) -> bool:
+    return event.button == button and event.kind == "short"
+
+
+@dataclass
+class MenuItem:
+    label: str
+    on_select: Callable[[], None]
+    detail: str = ""  # right-aligned value, e.g. "On"
+
+
+def draw_list(canvas: Canvas, labels: Sequence[str], details: Sequence[str], selected: int) -> None:
+    """Rows with the selection inverted and a scroll bar when they do not all fit."""
+    visible = canvas.lines
+    first = min(max(0, selected - visible + 1), max(0, len(labels) - visible))
+    first = min(first, selected)
+    scroll = len(labels) > visible
+    right = WIDTH - (4 if scroll else 0)
+    for row, index in enumerate(range(first, min(len(labels), first + visible))):
+        invert = index == selected
+        y = row * LINE_H
+        if invert:
+            canvas.draw.rectangle((0, canvas.top + y, right - 1, canvas.top + y + LINE_H - 1), fill=255)
+        fill = 0 if invert else 255
+        detail = details[index] if index < len(details) else ""
+        detail_w = SMALL.width(detail) + 3 if detail else 0
+        canvas.text(2, y + 1, SMALL.fit(labels[index], right - 4 - detail_w), fill=fill)
+        if detail:
+            canvas.text(right - detail_w + 1, y + 1, detail, fill=fill)
+    if scroll:
+        track = canvas.lines * LINE_H
+        bar = max(4, track * visible // len(labels))
+        offset = (track - bar) * first // max(1, len(labels) - visible)
+        canvas.draw.line((WIDTH - 2, canvas.top, WIDTH - 2, canvas.top + track - 1), fill=255)
+        canvas.draw.rectangle(
+            (WIDTH - 3, canvas.top + offset, WIDTH - 1, canvas.top + offset + bar - 1), fill=255
+        )
+
+
+class MenuScreen(Screen):
+    """A list of choices: UP/DOWN move (wrapping), OK picks, BACK leaves."""
+
+    hint = "▲▼ move  OK pick"
+
+    def __init__(self, app: App, title: str, items: list[MenuItem], selected: int = 0) -> None:
+        super().__init__(app)
+        self.title = title
+        self.items = items
+        self.selected = selected
+
+    def draw(self, canvas: Canvas) -> None:
+        draw_list(
+            canvas, [i.label for i in self.items], [i.detail for i in self.items], self.selected
+        )
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if not self.items:
+            return False
+        if is_up(event):
+            self.selected = (self.selected - 1) % len(self.items)
+        elif is_down(event):
+            self.selected = (self.selected + 1) % len(self.items)
+        elif is_press(event, "OK"):
+            self.items[self.selected].on_select()
+        else:
+            return False
+        return True
+
+
+class ChoiceScreen(Screen):
+    """Pick one of ``options``; ``on_choose(index)`` gets the pick, BACK cancels."""
+
+    hint = "▲▼ move  OK pick  BACK ↶"
+
+    def __init__(
+        self, app: App, title: str, prompt: str, options: Sequence[str],
+        on_choose: Callable[[int], None], selected: int = 0,
+    ) -> None:
+        super().__init__(app)
+        self.title, self.prompt, self.options = title, prompt, list(options)
+        self.on_choose, self.selected = on_choose, selected
+
+    def draw(self, canvas: Canvas) -> None:
+        canvas.text(1, 1, self.prompt)
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
+        draw_list(sub, self.options, [], self.selected)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_up(event):
+            self.selected = (self.selected - 1) % len(self.options)
+        elif is_down(event):
+            self.selected = (self.selected + 1) % len(self.options)
+        elif is_press(event, "OK"):
+            self.on_choose(self.selected)
+        else:
+            return False
+        return True
+
+
+class StepperScreen(Screen):
+    """Change a whole number with UP/DOWN (repeats while held); OK sets it."""
+
+    hint = "▲▼ change  OK set"
+
+    def __init__(
+        self, app: App, title: str, prompt: str, value: int, low: int, high: int,
+        on_set: Callable[[int], None], step: int = 1, unit: str = "",
+    ) -> None:
+        super().__init__(app)
+        self.title, self.prompt = title, prompt
+        self.value, self.low, self.high, self.step, self.unit = value, low, high, step, unit
+        self.on_set = on_set
+
+    def draw(self, canvas: Canvas) -> None:
+        canvas.center(1, self.prompt)
+        canvas.big(LINE_H + 4, f"{self.value}{self.unit}")
+        if self.value > self.low or self.value < self.high:
+            x = (WIDTH + MEDIUM.width(f"{self.value}{self.unit}")) // 2 + 4
+            if self.value < self.high:
+                canvas.text(x, LINE_H + 4, "▲")
+            if self.value > self.low:
+                canvas.text(x, LINE_H + 12, "▼")
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_up(event):
+            self.value = min(self.high, self.value + self.step)
+        elif is_down(event):
+            self.value = max(self.low, self.value - self.step)
+        elif is_press(event, "OK"):
+            self.on_set(self.value)
+        else:
+            return False
+        return True
+
+
+class ConfirmScreen(Screen):
+    """A yes/no question: OK yes, BACK no."""
+
+    hint = "OK yes   BACK no"
+    owns_long_ok = True
+
+    def __init__(
+        self, app: App, title: str, question: str,
+        on_yes: Callable[[], None], on_no: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(app)
+        self.title, self.question = title, question
+        self.on_yes, self.on_no = on_yes, on_no
+
+    def draw(self, canvas: Canvas) -> None:
+        canvas.paragraph(self.question, first_line=1)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            self.app.pop()
+            self.on_yes()
+        elif is_press(event, "BACK"):
+            self.app.pop()
+            if self.on_no:
+                self.on_no()
+        else:
+            return event.button in ("OK", "BACK")  # long presses mean nothing here
+        return True
+
+
+class MessageScreen(Screen):
+    """Text to read; OK or BACK closes it."""
+
+    hint = "OK close"
+
+    def __init__(self, app: App, title: str, lines: Sequence[str]) -> None:
+        super().__init__(app)
+        self.title, self.lines = title, list(lines)
+
+    def draw(self, canvas: Canvas) -> None:
+        for index, line in enumerate(self.lines[: canvas.lines]):
+            canvas.line(index, line)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            self.app.pop()
+            return True
+        return False

@@ -1,0 +1,32 @@
+"""What the sensor link tells the app. Posted on the app's queue by the reader thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SensorOnline:
+    """The sensor said HELLO: who it is and which dice it watches (kinds in die order)."""
+
+    sensor_id: str
+    firmware: str
+    kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SensorOffline:
+    reason: str
+
+
+@dataclass(frozen=True)
+class DieRolling:
+    index: int
+
+
+@dataclass(frozen=True)
+class DiceSettled:
+    """Every die lies still: one face name per die, in die order (None if crooked/unknown)."""
+
+    faces: tuple[str | None, ...]
+    kinds: tuple[str, ...] = field(default=())

@@ -1,0 +1,5 @@
+"""Hardware ports and their adapters: gpiozero buttons and buzzer, luma.oled display, clocks.
+
+`companion` depends only on the ports in :mod:`hardware.ports`; :mod:`hardware.device` builds
+the real adapters and :mod:`hardware.sim` the simulated ones from the same libraries' test devices.
+"""

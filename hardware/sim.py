@@ -1,0 +1,96 @@
+"""The simulated box, built from the libraries' own test devices.
+
+Buttons are gpiozero ``MockFactory`` pins driven low/high like real switches; the display is
+``luma.core.device.dummy`` in 1-bit mode; the buzzer records its patterns. The product code
+cannot tell them from the real parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .buttons import GpioButtons, PinEdge
+from .buzzer import RecordingBuzzer
+from .clock import MonotonicClock, VirtualClock
+from .display import OledDisplay
+
+
+class SimDisplay(OledDisplay):
+    """The dummy luma device, keeping every written frame's count and the last image."""
+
+    def __init__(self, rotate: int = 0) -> None:
+        from luma.core.device import dummy
+
+        super().__init__(dummy(width=128, height=64, rotate=rotate, mode="1"))
+        self.listeners: list[Callable[[Any], None]] = []
+
+    def show(self, image: Any) -> bool:
+        written = super().show(image)
+        if written:
+            for listener in self.listeners:
+                listener(image)
+        return written
+
+    def set_power(self, on: bool) -> None:
+        super().set_power(on)
+        for listener in self.listeners:
+            listener(self.frame())
+
+    def frame(self) -> Any:
+        """What the panel shows now (black when blanked)."""
+        from PIL import Image
+
+        if not self.powered or self.device.image is None:
+            return Image.new("1", (self.width, self.height), 0)
+        return self.device.image
+
+    def save_png(self, path: str, scale: int = 1) -> None:
+        from PIL import Image
+
+        image = self.frame().convert("1")
+        if scale > 1:
+            image = image.resize((image.width * scale, image.height * scale), Image.NEAREST)
+        image.save(path)
+
+    def close(self) -> None:
+        pass
+
+
+class SimFinger:
+    """Presses the simulated buttons by driving their mock pins like a real switch."""
+
+    def __init__(self, factory: Any, pins: dict[str, int]) -> None:
+        self._factory = factory
+        self._pins = pins
+
+    def pin(self, button: str) -> Any:
+        return self._factory.pin(self._pins[button])
+
+    def down(self, button: str) -> None:
+        self.pin(button).drive_low()
+
+    def up(self, button: str) -> None:
+        self.pin(button).drive_high()
+
+
+def build(
+    config: Any,
+    post: Callable[[PinEdge], None],
+    *,
+    virtual_clock: bool = False,
+) -> Any:
+    """A simulated box; ``virtual_clock`` for tests (time moves only when advanced)."""
+    from gpiozero.pins.mock import MockFactory
+
+    from companion.app import Hardware
+
+    clock = VirtualClock() if virtual_clock else MonotonicClock()
+    factory = MockFactory()
+    pins = config.button_pins()
+    buttons = GpioButtons(pins, post, clock.now, bounce_s=config.buttons.bounce_ms / 1000 or None,
+                          pin_factory=factory)
+    display = SimDisplay(rotate=config.display.rotate)
+    buzzer = RecordingBuzzer(clock.now, config.buzzer.volume)
+    return Hardware(clock=clock, display=display, buzzer=buzzer, buttons=buttons,
+                    extras={"pin_factory": factory, "finger": SimFinger(factory, pins)})

@@ -1,0 +1,56 @@
+"""Shared fixtures: gpiozero's MockFactory pattern, a simulated box, golden PNGs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from companion.simbox import SimBox
+
+GOLDEN = Path(__file__).parent / "golden"
+FAILED = Path(__file__).parent / "_failed"
+
+
+@pytest.fixture(autouse=True)
+def mock_pins():
+    """Set MockFactory as gpiozero's default, yield it, then reset it, so pins never leak."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    saved = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = saved
+
+
+@pytest.fixture
+def box(tmp_path):
+    """A simulated box on a virtual clock with its journal in a fresh directory."""
+    sim = SimBox(tmp_path / "state")
+    yield sim
+    sim.close()
+
+
+def assert_golden(image: Image.Image, name: str) -> None:
+    """Compare a frame with tests/golden/NAME.png. UPDATE_GOLDEN=1 rewrites the file.
+
+    A changed screen is a reviewed diff: on mismatch the new frame is saved under
+    tests/_failed/ for a look.
+    """
+    path = GOLDEN / f"{name}.png"
+    image = image.convert("1")
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+        return
+    if not path.exists():
+        pytest.fail(f"no golden picture {path.name}; run with UPDATE_GOLDEN=1 and review it")
+    expected = Image.open(path).convert("1")
+    if ImageChops.difference(expected, image).getbbox() is not None:
+        FAILED.mkdir(exist_ok=True)
+        image.save(FAILED / path.name)
+        pytest.fail(f"screen {name} changed; new frame in tests/_failed/{path.name}")
