@@ -141,14 +141,15 @@ def _check_table(path: Path | str, where: str, raw: Any, schema: Mapping[str, Fi
 
 def _check_pins(path: Path | str, sections: Mapping[str, Section]) -> None:
     used: dict[int, str] = {}
-    claims = [(f"buttons.{k}", sections["buttons"][k]) for k in ("up", "down", "ok", "back", "action")]
+    display = sections["display"]
+    # Fixed-function pins first, so a clash is reported on the key the user can change.
+    if display["interface"] == "i2c":
+        claims = [("display (I2C SDA)", 2), ("display (I2C SCL)", 3)]
+    else:
+        claims = [("display.dc_pin", display["dc_pin"]), ("display.reset_pin", display["reset_pin"])]
+    claims += [(f"buttons.{k}", sections["buttons"][k]) for k in ("up", "down", "ok", "back", "action")]
     if sections["buzzer"]["kind"] != "none":
         claims.append(("buzzer.pin", sections["buzzer"]["pin"]))
-    display = sections["display"]
-    if display["interface"] == "i2c":
-        claims += [("display (I2C SDA)", 2), ("display (I2C SCL)", 3)]
-    else:
-        claims += [("display.dc_pin", display["dc_pin"]), ("display.reset_pin", display["reset_pin"])]
     for key, pin in claims:
         if pin in used:
             raise ConfigError(

@@ -93,7 +93,7 @@ class PressDecoder:
                     events.append(ButtonEvent(name, "repeat"))
                     fast = now - state.since >= self.timing.fast_after_s
                     step = self.timing.fast_interval_s if fast else self.timing.repeat_interval_s
-                    state.next_repeat = max(state.next_repeat + step, now)
+                    state.next_repeat = max(state.next_repeat, now) + step
             elif not state.long_fired and now - state.since >= self.timing.long_press_s:
                 state.long_fired = True
                 events.append(ButtonEvent(name, "long"))

@@ -1,0 +1,27 @@
+"""A box in its own process for the power-cut test: presses ACTION and prints ``ACK n`` each
+time the screen has confirmed an action (after the journal committed it)."""
+
+from __future__ import annotations
+
+import sys
+
+from companion.games import GAMES
+from companion.simbox import SimBox
+from tests.counter_game import SPEC
+
+
+def main(state_dir: str) -> None:
+    GAMES[SPEC.key] = SPEC
+    box = SimBox(state_dir)
+    if box.app.resumable is not None:
+        box.press("OK")
+    else:
+        box.app.push(SPEC.new_game(box.app))
+        box.press("OK")
+    while True:
+        box.press("ACTION")
+        print(f"ACK {box.app.session.state}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,154 @@
+"""The journal: durable actions, undo, resume, and a box that survives a bad database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.games import GAMES
+from companion.journal import Journal, JournalError
+from companion.simbox import SimBox
+from tests.counter_game import SPEC
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tally(monkeypatch):
+    monkeypatch.setitem(GAMES, SPEC.key, SPEC)
+    return SPEC
+
+
+def start_tally(box: SimBox) -> None:
+    box.app.push(SPEC.new_game(box.app))
+    box.press("OK")
+
+
+def test_actions_are_stored_in_order_and_undo_removes_the_last(tmp_path):
+    journal, note = Journal.open(tmp_path)
+    assert note is None
+    game = journal.new_game("tally")
+    for n in (1, 2, 3):
+        journal.append(game, {"type": "add", "n": n}, undoable=True)
+    journal.pop_last(game)
+    assert journal.load(game).actions == [{"type": "add", "n": 1}, {"type": "add", "n": 2}]
+    assert journal.unfinished().id == game
+    journal.set_status(game, "finished")
+    assert journal.unfinished() is None
+    assert journal.history() == [(game, "tally", "finished")]
+    mode = journal._conn.execute("PRAGMA journal_mode").fetchone()[0]
+    sync = journal._conn.execute("PRAGMA synchronous").fetchone()[0]
+    assert (mode, sync) == ("wal", 2)  # 2 = FULL
+
+
+def test_starting_a_game_keeps_the_unfinished_one_as_history(tmp_path):
+    journal, _ = Journal.open(tmp_path)
+    first = journal.new_game("tally")
+    second = journal.new_game("tally")
+    assert journal.history() == [(second, "tally", "playing"), (first, "tally", "abandoned")]
+
+
+def test_power_cut_loses_no_acknowledged_action(tmp_path, tally):
+    """SIGKILL the box mid-game; the restarted box resumes with every action it confirmed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-m", "tests.box_process", str(tmp_path)],
+                             stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    acknowledged = 0
+    for line in child.stdout:
+        acknowledged = int(line.split()[1])
+        if acknowledged >= 25:
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert acknowledged == 25
+    box = SimBox(tmp_path)
+    try:
+        assert box.screen.name() == "ResumeScreen"
+        box.press("OK")
+        assert box.app.session.state >= acknowledged
+        assert box.app.session.actions[:acknowledged] == [{"type": "add", "n": 1}] * acknowledged
+    finally:
+        box.close()
+
+
+def test_undo_says_what_it_undid_and_refuses_dice_rolls(box, tally):
+    start_tally(box)
+    box.press("ACTION")
+    box.press("ACTION")
+    assert box.app.session.state == 2
+    box.press("BACK", long=True)
+    assert box.app.session.state == 1
+    assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
+    box.press("OK")  # a box dice roll
+    rolled = box.app.session.state
+    box.press("BACK", long=True)
+    assert box.app.session.state == rolled, "a dice roll must not be undone"
+    assert box.beeps()[-1] == "error"
+
+
+def test_resume_question_after_restart_and_back_keeps_the_game(tmp_path, tally):
+    box = SimBox(tmp_path)
+    start_tally(box)
+    for _ in range(3):
+        box.press("ACTION")
+    box.close()
+    box = SimBox(tmp_path)
+    try:
+        assert box.screen.name() == "ResumeScreen"
+        box.press("BACK")
+        assert box.screen.name() == "HomeScreen"
+        assert box.screen.items[0].label == "Resume Tally"
+        box.press("OK")
+        assert box.app.session.state == 3
+    finally:
+        box.close()
+
+
+def test_corrupt_database_is_kept_aside_and_a_new_one_started(tmp_path, tally):
+    (tmp_path / "journal.db").write_bytes(b"this is not a database" * 100)
+    box = SimBox(tmp_path)
+    try:
+        assert box.app.journal_ok
+        assert list(tmp_path.glob("journal.db.corrupt-*")), "the damaged file must be kept"
+        start_tally(box)
+        box.press("ACTION")
+        assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
+    finally:
+        box.close()
+
+
+def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tally):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    box = SimBox(blocker / "state")
+    try:
+        assert box.app.journal is None and not box.app.journal_ok
+        assert "⚠" in box.app.status_icons()
+        start_tally(box)
+        box.press("ACTION")
+        assert box.app.session.state == 1
+    finally:
+        box.close()
+
+
+def test_full_disk_turns_the_journal_off_and_keeps_the_game(box, tally):
+    start_tally(box)
+    box.press("ACTION")
+    conn = box.app.journal._conn
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    for _ in range(600):  # fill the last page until SQLite reports the disk full
+        box.press("ACTION")
+        if not box.app.journal_ok:
+            break
+    assert not box.app.journal_ok
+    state = box.app.session.state
+    box.press("ACTION")
+    assert box.app.session.state == state + 1, "the game goes on in memory"
+    with pytest.raises(JournalError, match="disk full"):
+        box.app.journal.append(box.app.session.game_id, {"type": "add", "n": 1}, True)
