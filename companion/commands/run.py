@@ -11,6 +11,7 @@ from companion import config as config_module
 from companion.boot import build_app
 from companion.cli import add_common
 from companion.events import Stop
+from companion.notify import Notifier, supervise
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,12 @@ def handle(args: argparse.Namespace) -> int:
         return 3
     signal.signal(signal.SIGTERM, lambda *_: app.post(Stop("SIGTERM")))
     signal.signal(signal.SIGINT, lambda *_: app.post(Stop("SIGINT")))
+    notifier = Notifier.from_environ()
     app.start()
+    supervise(app, notifier)  # READY=1 now that the first frame is on the panel
     log.info("box running; state in %s", app.state_dir)
     app.run()
+    notifier.stopping("closing the journal")
     app.shutdown()
+    notifier.close()
     return 0
