@@ -76,6 +76,13 @@ class Timer:
         self.cancelled = True
 
 
+@dataclass(frozen=True)
+class _Decoded:
+    """A press decoded on the loop thread, handled like any other event."""
+
+    event: ButtonEvent
+
+
 @dataclass
 class SensorStatus:
     configured: bool = False
@@ -122,6 +129,7 @@ class App:
         self.game_root: Screen | None = None
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0
+        self.errors = 0  # unexpected exceptions recovered from (tests expect none)
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
         self._toast: tuple[list[str], float] | None = None
@@ -256,10 +264,32 @@ class App:
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
+        try:
+            self._dispatch_event(event)
+        except Exception:
+            self._recover(f"event {event!r}")
+
+    def _recover(self, where: str) -> None:
+        """A bug must not take the box down or show a traceback: log it, go home, carry on.
+
+        The game is safe in the journal; the home menu offers to resume it.
+        """
+        log.exception("unexpected error during %s", where)
+        self.errors += 1
+        home = self.stack[0] if self.stack else None
+        if home is not None:
+            self.stack = [home]
+            self.game_root = None
+            home.on_enter()
+        self.toast("Sorry, that went wrong.", "The game is saved.", error=True)
+
+    def _dispatch_event(self, event: object) -> None:
         if isinstance(event, PinEdge):
             self._on_edge(event)
         elif isinstance(event, SENSOR_EVENTS):
             self._on_sensor(event)
+        elif isinstance(event, _Decoded):
+            self._on_button(event.event)
         elif isinstance(event, Call):
             event.fn()
         elif isinstance(event, Stop):
@@ -298,11 +328,14 @@ class App:
         now = self.clock.now()
         for event in self.decoder.poll(now):
             if event.button not in self._swallow:
-                self._on_button(event)
+                self._handle(_Decoded(event))
         while self._timers and self._timers[0].at <= now:
             timer = heapq.heappop(self._timers)
             if not timer.cancelled:
-                timer.fn()
+                try:
+                    timer.fn()
+                except Exception:
+                    self._recover(f"timer {timer.fn!r}")
         if self._toast and now >= self._toast[1]:
             self._toast = None
         self._update_idle(now)
@@ -568,7 +601,13 @@ class App:
         """Draw the top screen; the display skips the write when nothing changed."""
         top = self.stack[-1]
         toast = self._toast[0] if self._toast else None
-        image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
+        try:
+            image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
+        except Exception:
+            self._recover(f"drawing {top.name()}")
+            top = self.stack[-1]
+            toast = self._toast[0] if self._toast else None
+            image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
         self.last_frame = image
         if self.hardware.display.show(image):
             self.frames_shown += 1

@@ -74,3 +74,25 @@ def test_sound_setting_through_the_screens(box):
     assert box.app.settings["volume"] == 0
     assert box.screen.title == "Settings"
     assert box.screen.items[0].detail == "Mute"
+
+
+def test_a_failing_screen_is_logged_and_the_box_goes_home(box, caplog):
+    """Never a traceback on the OLED: an unexpected error returns to the menu with a note."""
+    from companion.ui.widgets import Screen
+
+    class Broken(Screen):
+        title = "Broken"
+
+        def draw(self, canvas):
+            canvas.line(0, "about to fail")
+
+        def on_button(self, event):
+            raise ZeroDivisionError("bug")
+
+    box.app.push(Broken(box.app))
+    box.press("OK")
+    assert box.app.errors == 1
+    assert box.screen.name() == "HomeScreen"
+    assert "unexpected error" in caplog.text
+    box.press("DOWN")
+    assert box.app.running

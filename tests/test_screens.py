@@ -19,6 +19,7 @@ def test_named_screen_matches_golden(name):
     box = render(name, SCREENS[name])
     try:
         assert box.app.running
+        assert box.app.errors == 0
         assert_golden(box.frame(), name)
     finally:
         box.close()
@@ -40,5 +41,6 @@ def test_monkey_presses_never_break_the_box(box):
             box.press(button)
         if rng.random() < 0.02:
             box.jump(rng.uniform(1, 200))
+    assert box.app.errors == 0, "a press raised inside the box (see the log)"
     assert box.app.stack, "the box lost its screen stack"
     assert box.frame().size == (128, 64)
