@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -69,7 +70,7 @@ def compose(
     title: str,
     status: str,
     hint: str,
-    body: callable,
+    body: Callable[[Canvas], None],
     toast: list[str] | None = None,
 ) -> Image.Image:
     """Draw one whole frame. ``body(canvas)`` draws the screen's body."""

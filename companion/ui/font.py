@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from luma.core.legacy.font import CP437_FONT, LCD_FONT
-from PIL import Image, ImageDraw
+from PIL import Image
 
 # Icons drawn as rows of '#' (ink) and '.', 7 px tall, used inline in text.
 ICONS: dict[str, tuple[str, ...]] = {
@@ -123,14 +123,3 @@ MEDIUM = BitmapFont(CP437_FONT, scale=2, spacing=1)
 """Numbers that matter (coins, hearts, scores): 16 px tall."""
 LARGE = BitmapFont(CP437_FONT, scale=3, spacing=1)
 """The timer: 24 px tall, MM:SS fits the width."""
-
-
-def text_image(text: str, font: BitmapFont = SMALL) -> Image.Image:
-    """Render one line of text alone (handy for tests and previews)."""
-    image = Image.new("1", (max(1, font.width(text)), font.height), 0)
-    font.draw(image, (0, 0), text)
-    return image
-
-
-def draw_of(image: Image.Image) -> ImageDraw.ImageDraw:
-    return ImageDraw.Draw(image)
