@@ -70,14 +70,14 @@ class ResumeScreen(Screen):
     hint = "OK resume   BACK menu"
     owns_long_ok = True
 
+    def __init__(self, app: App) -> None:
+        super().__init__(app)
+        saved = app.resumable
+        spec = app.games[saved.game]
+        self.question = f"Resume {spec.title}, {spec.describe(spec.replay(saved.actions))}?"
+
     def draw(self, canvas: Canvas) -> None:
-        saved = self.app.resumable
-        if saved is None:
-            canvas.paragraph("Nothing to resume.", 1)
-            return
-        spec = self.app.games[saved.game]
-        state = spec.replay(saved.actions)
-        canvas.paragraph(f"Resume {spec.title}, {spec.describe(state)}?", 1)
+        canvas.paragraph(self.question, 1)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_press(event, "OK"):

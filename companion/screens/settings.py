@@ -24,7 +24,7 @@ class SettingsScreen(MenuScreen):
         sensor_text = "none" if not sensor.configured else ("online" if sensor.online else "offline")
         self.items = [
             MenuItem("Sound", self._volume, VOLUME_NAMES[s["volume"]]),
-            MenuItem("Contrast", self._contrast, f"{round(s['contrast'] * 100 / 255)}%"),
+            MenuItem("Contrast", self._contrast, f"{round(s['contrast'] * 10 / 255) * 10}%"),
             MenuItem("Long press", self._long_press, f"{s['long_press_s']:.1f}s"),
             MenuItem("Dice sensor", self._sensor, sensor_text),
         ]
@@ -46,7 +46,7 @@ class SettingsScreen(MenuScreen):
             app.change_setting("contrast", round(percent * 255 / 100))
             app.pop()
 
-        percent = round(app.settings["contrast"] * 100 / 255)
+        percent = min(100, max(10, round(app.settings["contrast"] * 10 / 255) * 10))
         app.push(StepperScreen(app, "Contrast", "Screen contrast", percent, 10, 100, set_contrast,
                                step=10, unit="%"))
 

@@ -176,9 +176,9 @@ class StepperScreen(Screen):
         if self.value > self.low or self.value < self.high:
             x = (WIDTH + MEDIUM.width(f"{self.value}{self.unit}")) // 2 + 4
             if self.value < self.high:
-                canvas.text(x, LINE_H + 4, "▲")
+                canvas.text(x, LINE_H + 1, "▲")
             if self.value > self.low:
-                canvas.text(x, LINE_H + 12, "▼")
+                canvas.text(x, LINE_H + 13, "▼")
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_up(event):
@@ -240,3 +240,37 @@ class MessageScreen(Screen):
             self.app.pop()
             return True
         return False
+
+
+class CheckListScreen(Screen):
+    """Tick any of ``options``: OK on a row toggles it, OK on the last row ("Done") hands
+    ``on_done`` the ticked indices; BACK cancels."""
+
+    hint = "▲▼ move  OK tick/done"
+
+    def __init__(
+        self, app: App, title: str, options: Sequence[str], checked: Sequence[bool],
+        on_done: Callable[[tuple[int, ...]], None], done_label: str = "Done",
+    ) -> None:
+        super().__init__(app)
+        self.title, self.options, self.checked = title, list(options), list(checked)
+        self.on_done, self.done_label, self.selected = on_done, done_label, 0
+
+    def draw(self, canvas: Canvas) -> None:
+        ticks = ["✓" if tick else "✗" for tick in self.checked]
+        draw_list(canvas, [*self.options, f"{self.done_label} ▶"], ticks, self.selected)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        rows = len(self.options) + 1
+        if is_up(event):
+            self.selected = (self.selected - 1) % rows
+        elif is_down(event):
+            self.selected = (self.selected + 1) % rows
+        elif is_press(event, "OK"):
+            if self.selected == len(self.options):
+                self.on_done(tuple(i for i, tick in enumerate(self.checked) if tick))
+            else:
+                self.checked[self.selected] = not self.checked[self.selected]
+        else:
+            return False
+        return True
