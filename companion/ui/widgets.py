@@ -61,6 +61,15 @@ def is_press(event: ButtonEvent, button: str) -> bool:
     return event.button == button and event.kind == "short"
 
 
+def step_selection(event: ButtonEvent, selected: int, count: int) -> int | None:
+    """The selection after UP/DOWN (wrapping round), or None if the press is neither."""
+    if is_up(event):
+        return (selected - 1) % count
+    if is_down(event):
+        return (selected + 1) % count
+    return None
+
+
 @dataclass
 class MenuItem:
     label: str
@@ -115,10 +124,9 @@ class MenuScreen(Screen):
     def on_button(self, event: ButtonEvent) -> bool:
         if not self.items:
             return False
-        if is_up(event):
-            self.selected = (self.selected - 1) % len(self.items)
-        elif is_down(event):
-            self.selected = (self.selected + 1) % len(self.items)
+        moved = step_selection(event, self.selected, len(self.items))
+        if moved is not None:
+            self.selected = moved
         elif is_press(event, "OK"):
             self.items[self.selected].on_select()
         else:
@@ -145,10 +153,9 @@ class ChoiceScreen(Screen):
         draw_list(sub, self.options, [], self.selected)
 
     def on_button(self, event: ButtonEvent) -> bool:
-        if is_up(event):
-            self.selected = (self.selected - 1) % len(self.options)
-        elif is_down(event):
-            self.selected = (self.selected + 1) % len(self.options)
+        moved = step_selection(event, self.selected, len(self.options))
+        if moved is not None:
+            self.selected = moved
         elif is_press(event, "OK"):
             self.on_choose(self.selected)
         else:
@@ -261,11 +268,9 @@ class CheckListScreen(Screen):
         draw_list(canvas, [*self.options, f"{self.done_label} ▶"], ticks, self.selected)
 
     def on_button(self, event: ButtonEvent) -> bool:
-        rows = len(self.options) + 1
-        if is_up(event):
-            self.selected = (self.selected - 1) % rows
-        elif is_down(event):
-            self.selected = (self.selected + 1) % rows
+        moved = step_selection(event, self.selected, len(self.options) + 1)
+        if moved is not None:
+            self.selected = moved
         elif is_press(event, "OK"):
             if self.selected == len(self.options):
                 self.on_done(tuple(i for i, tick in enumerate(self.checked) if tick))
