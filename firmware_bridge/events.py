@@ -16,11 +16,15 @@ class SensorOnline:
 
 @dataclass(frozen=True)
 class SensorOffline:
+    """The sensor is gone (unplugged, silent, or never found); ``reason`` says which."""
+
     reason: str
 
 
 @dataclass(frozen=True)
 class DieRolling:
+    """Die ``index`` started moving: any earlier settled set is no longer on the table."""
+
     index: int
 
 
@@ -30,3 +34,11 @@ class DiceSettled:
 
     faces: tuple[str | None, ...]
     kinds: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class SensorHealth:
+    """The link's problem counters (rejected lines, lost frames, reconnects) and the latest problem."""
+
+    counters: tuple[tuple[str, int], ...]
+    last_problem: str = ""

@@ -23,3 +23,20 @@ FACES: dict[str, tuple[str, ...]] = {
 def faces_of(kind: str) -> tuple[str, ...]:
     """The six face names of a die kind (KeyError for an unknown kind)."""
     return FACES[kind]
+
+
+# The dice a sensor watches for each game, in die order (HELLO lists them the same way).
+SETS: dict[str, tuple[str, ...]] = {
+    "cafe": ("yellow", "yellow", "blue", "blue"),
+    "miams": ("white",) * 5 + ("red",),
+}
+
+
+def kinds_of(spec: str) -> tuple[str, ...]:
+    """Die kinds from a set name (cafe, miams) or a comma list (yellow,blue); ValueError if unknown."""
+    kinds = SETS.get(spec) or tuple(k.strip() for k in spec.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in FACES]
+    if unknown or not kinds:
+        raise ValueError(f"unknown die kind {unknown[0] if unknown else spec!r}; "
+                         f"use {', '.join(SETS)} or a list of {', '.join(FACES)}")
+    return kinds

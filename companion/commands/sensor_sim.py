@@ -1,0 +1,73 @@
+"""``companion sensor-sim``: a virtual dice sensor on a pseudo-terminal."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import threading
+from pathlib import Path
+
+from firmware_bridge.faces import SETS, kinds_of
+from firmware_bridge.virtual import VirtualSensor, random_play, run_script
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sensor-sim", help="a virtual dice sensor on a pseudo-terminal",
+        description="Speak the dice-sensor protocol on a new pseudo-terminal and print its path; "
+        "point [sensor] port in the config (or the box) at it. Without --script the dice are "
+        "thrown every --every seconds; a script (see docs/sensor.md) sets faces, unplugs, "
+        "injects noise. Ctrl-C stops it.",
+    )
+    parser.add_argument("--kinds", default="cafe",
+                        help=f"the dice: {' or '.join(SETS)}, or a list like yellow,blue "
+                        "(default cafe)")
+    parser.add_argument("--link", help="keep a symlink at this path to the current pty "
+                        "(stable across unplug/replug, like /dev/serial/by-id)")
+    parser.add_argument("--script", help="commands from this file, or - for standard input")
+    parser.add_argument("--seed", type=int, help="seed the random faces for a repeatable run")
+    parser.add_argument("--every", type=float, default=4.0,
+                        help="seconds between random throws without a script; 0 for none")
+    parser.add_argument("--heartbeat", type=float, default=1.0, help="seconds between heartbeats")
+    parser.add_argument("--id", default="VIRTUAL-0001", help="the sensor's unique id")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        kinds = kinds_of(args.kinds)
+    except ValueError as exc:
+        print(f"companion sensor-sim: --kinds: {exc}", file=sys.stderr)
+        return 2
+    lines = None
+    if args.script and args.script != "-":
+        try:
+            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            print(f"companion sensor-sim: cannot read {args.script}: {exc.strerror}", file=sys.stderr)
+            return 2
+    sensor = VirtualSensor(kinds, link=args.link, heartbeat_s=args.heartbeat, sensor_id=args.id,
+                           seed=args.seed)
+    path = sensor.plug()
+    _say(f"sensor-sim: {path}" + (f" (link {args.link})" if args.link else ""))
+    stop = threading.Event()
+    try:
+        if args.script == "-":
+            run_script(sensor, sys.stdin, _say)
+            return 0
+        if lines is not None and not run_script(sensor, lines, _say):
+            return 0
+        if lines is None and args.every > 0:
+            threading.Thread(target=random_play, args=(sensor, args.every, stop), daemon=True).start()
+        with contextlib.suppress(KeyboardInterrupt):
+            stop.wait()
+        return 0
+    finally:
+        stop.set()
+        sensor.close()
+
+
+def _say(text: str) -> None:
+    """Print a line at once: a test or a script reading our output waits for it."""
+    print(text, flush=True)

@@ -1,0 +1,130 @@
+"""Bytes in, frames out: no transport here (the link feeds it whatever the port gave).
+
+After garbage the parser resynchronises on the next ``$``. Every rejected line is counted by
+kind, and sequence numbers reveal lost and repeated frames.
+"""
+
+from __future__ import annotations
+
+from .firmware.dicecore import MAX_LINE, FrameError, unframe
+from .protocol import Frame, Hello, HelloQuery, ProtocolError, StateQuery, decode
+
+REJECTIONS = ("garbage", "truncated", "too_long", "malformed", "checksum", "unknown_type", "version")
+STREAM = ("dropped", "duplicate")
+QUERIES = (HelloQuery, StateQuery)
+PROBLEMS = {
+    "garbage": "garbage between lines",
+    "truncated": "cut-off line",
+    "too_long": "line too long",
+    "malformed": "malformed line",
+    "checksum": "bad checksum",
+}
+
+
+class Parser:
+    """Incremental parser of the sensor's byte stream; ``counters`` count every problem."""
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        self.max_line = max_line
+        self.counters: dict[str, int] = dict.fromkeys(REJECTIONS + STREAM, 0)
+        self.last_problem = ""
+        self.problems = 0  # every problem, so a reader can tell a new one from the last
+        self.frames = 0
+        self._buffer = b""
+        self._skipping = False  # inside an over-long line: drop bytes up to its end
+        self._last_seq: int | None = None
+
+    def reset(self) -> None:
+        """Forget a half-received line and the sequence (a new connection); keep the counts."""
+        self._buffer = b""
+        self._skipping = False
+        self._last_seq = None
+
+    def feed(self, data: bytes) -> list[Frame]:
+        """Frames completed by ``data``, in order."""
+        lines = (self._buffer + data if self._buffer else bytes(data)).split(b"\n")
+        tail = lines.pop()
+        out: list[Frame] = []
+        for raw in lines:
+            if self._skipping:  # the end of an over-long line, unless a new one began in it
+                self._skipping = False
+                cut = raw.find(b"$")
+                if cut < 0:
+                    continue
+                raw = raw[cut:]
+            line = self._start_of_line(raw)
+            if line is None:
+                continue
+            if len(line) >= self.max_line:  # with its "\n", the line is over the limit
+                self._reject("too_long")
+                continue
+            if line[-1:] == b"\r":
+                line = line[:-1]
+            try:
+                seq, kind, fields = unframe(line)
+                message = decode(kind, fields)
+            except FrameError as exc:
+                self._reject(exc.args[0])
+                continue
+            except ProtocolError as exc:
+                self._reject(exc.kind, str(exc))
+                continue
+            if self._in_sequence(seq, message):
+                self.frames += 1
+                out.append(Frame(seq, message))
+        self._buffer = b""
+        if self._skipping:
+            cut = tail.find(b"$")
+            if cut < 0:
+                return out
+            self._skipping, tail = False, tail[cut:]
+        line = self._start_of_line(tail)
+        if line is not None:
+            if len(line) >= self.max_line:
+                self._reject("too_long")
+                self._skipping = True
+            else:
+                self._buffer = line
+        return out
+
+    def _start_of_line(self, raw: bytes) -> bytes | None:
+        """``raw`` from its last ``$`` on: what came before is garbage or a cut-off line."""
+        start = raw.rfind(b"$")
+        if start == 0:
+            return raw
+        if start < 0:
+            self._garbage(raw)
+            return None
+        first = raw.find(b"$")
+        self._garbage(raw[:first])
+        if first < start:
+            self._reject("truncated")
+        return raw[start:]
+
+    def _in_sequence(self, seq: int, message: object) -> bool:
+        """Count gaps and repeats; False for a repeated frame, which is dropped."""
+        if isinstance(message, QUERIES):
+            return True  # the host's own numbering (seen on loop://) is another stream
+        last, self._last_seq = self._last_seq, seq
+        if last is None or isinstance(message, Hello):
+            return True  # a HELLO starts a new stream: the sensor restarted
+        gap = (seq - last) & 0xFF
+        if gap == 0:
+            self.counters["duplicate"] += 1
+            self.problems += 1
+            self.last_problem = f"repeated frame {seq}"
+            return False
+        if gap != 1:
+            self.counters["dropped"] += gap - 1
+            self.problems += 1
+            self.last_problem = f"{gap - 1} frame(s) lost"
+        return True
+
+    def _garbage(self, chunk: bytes) -> None:
+        if chunk.strip():  # line ends and blanks between frames are not garbage
+            self._reject("garbage")
+
+    def _reject(self, kind: str, detail: str = "") -> None:
+        self.counters[kind] += 1
+        self.problems += 1
+        self.last_problem = detail or PROBLEMS.get(kind, kind)
