@@ -221,11 +221,47 @@ def check_gpio(cfg: config_module.Config, probes: Probes, service_running: bool)
     return [chip, Finding("pins", OK, f"{len(pin_claims(cfg))} pins free")]
 
 
+def sensor_answers(link: Any, wait_s: float = 3.0) -> tuple[bool, str]:
+    """Ask the sensor HELLO? and listen: (True, who it is) or (False, what went wrong)."""
+    import time
+
+    from firmware_bridge.parser import Parser
+    from firmware_bridge.protocol import Hello, HelloQuery, encode
+
+    parser = Parser()
+    link.write(encode(HelloQuery(), 0))
+    heard = 0
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        data = link.read(link.in_waiting or 1)
+        heard += len(data)
+        for frame in parser.feed(data):
+            if isinstance(frame.message, Hello):
+                hello = frame.message
+                return True, (f"sensor {hello.sensor_id} (firmware {hello.firmware}), "
+                              f"{len(hello.kinds)} dice")
+    if parser.problems:
+        return False, f"sends no valid lines ({parser.last_problem})"
+    if heard:
+        return False, f"sent {heard} bytes but no HELLO in {wait_s:g} s"
+    return False, f"sent nothing in {wait_s:g} s"
+
+
+def protocol_check() -> Callable[[Any], tuple[bool, str]] | None:
+    """The sensor protocol check, if this version carries the protocol's parser."""
+    try:
+        import firmware_bridge.parser
+        import firmware_bridge.protocol  # noqa: F401
+    except ImportError:
+        return None
+    return sensor_answers
+
+
 def check_sensor(cfg: config_module.Config, probes: Probes, service_running: bool,
-                 speaks: Callable[[Any], str | None] | None = None) -> Finding:
+                 speaks: Callable[[Any], tuple[bool, str]] | None = None) -> Finding:
     """If a dice sensor is configured: its port opens and, where we can tell, speaks the protocol.
 
-    ``speaks`` listens on the open port and returns a problem, or None if the sensor answered.
+    ``speaks`` talks to the open port: (True, who answered) or (False, the problem).
     """
     port = cfg.sensor.port
     if not port:
@@ -241,13 +277,15 @@ def check_sensor(cfg: config_module.Config, probes: Probes, service_running: boo
         if speaks is None:
             return Finding("sensor", WARN, f"{port} opens; its protocol is not checked by this version",
                            "watch the sensor icon on the title bar")
-        problem = speaks(link)
+        answered, text = speaks(link)
+    except Exception as exc:  # a port that fails mid-conversation (unplugged, I/O error)
+        answered, text = False, f"failed while talking: {exc}"
     finally:
         link.close()
-    if problem:
-        return Finding("sensor", FAIL, f"{port} opens but {problem}",
+    if not answered:
+        return Finding("sensor", FAIL, f"{port} opens but {text}",
                        f"check [sensor] baud = {cfg.sensor.baud} and the sensor's firmware")
-    return Finding("sensor", OK, f"{port} speaks the sensor protocol")
+    return Finding("sensor", OK, f"{port}: {text}")
 
 
 def check_state_dir(directory: Path) -> Finding:
@@ -295,7 +333,7 @@ def check_service(state: str | None) -> Finding:
 
 
 def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None = None,
-             sim: bool = False, speaks: Callable[[Any], str | None] | None = None) -> list[Finding]:
+             sim: bool = False) -> list[Finding]:
     """Run every check; later checks are skipped when the config cannot be read."""
     from .boot import resolve_state_dir
 
@@ -309,7 +347,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         found,
         check_display(cfg, probes),
         *check_gpio(cfg, probes, running),
-        check_sensor(cfg, probes, running, speaks),
+        check_sensor(cfg, probes, running, protocol_check()),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]

@@ -21,6 +21,8 @@ from companion.doctor import (
     check_sensor,
     check_state_dir,
     diagnose,
+    protocol_check,
+    sensor_answers,
 )
 
 
@@ -127,10 +129,32 @@ def test_a_sensor_port_that_does_not_open_fails(tmp_path):
 
 def test_a_sensor_that_opens_is_then_asked_to_speak():
     cfg = config_module.parse({"sensor": {"port": "loop://"}})
-    silent = check_sensor(cfg, SimProbes(), False, speaks=lambda link: "sent nothing in 2 s")
+    silent = check_sensor(cfg, SimProbes(), False, speaks=lambda link: (False, "sent nothing"))
     assert silent.level == FAIL and "sent nothing" in silent.detail
-    talking = check_sensor(cfg, SimProbes(), False, speaks=lambda link: None)
-    assert talking.level == OK
+    talking = check_sensor(cfg, SimProbes(), False, speaks=lambda link: (True, "sensor X"))
+    assert talking.level == OK and talking.detail == "loop://: sensor X"
+    unchecked = check_sensor(cfg, SimProbes(), False, speaks=None)
+    assert unchecked.level == WARN and "not checked" in unchecked.detail
+
+
+def test_the_virtual_sensor_on_a_pty_answers_hello():
+    """The real pyserial path: a pseudo-terminal with the virtual sensor behind it."""
+    virtual = pytest.importorskip("firmware_bridge.virtual")
+    sensor = virtual.VirtualSensor(("white", "red"), sensor_id="VIRTUAL-0042")
+    try:
+        cfg = config_module.parse({"sensor": {"port": sensor.plug()}})
+        finding = check_sensor(cfg, Probes(), False, speaks=protocol_check())
+    finally:
+        sensor.close()
+    assert finding.level == OK and "sensor VIRTUAL-0042" in finding.detail and "2 dice" in finding.detail
+
+
+def test_a_port_that_echoes_is_not_taken_for_a_sensor():
+    """loop:// sends our own HELLO? back: framed, but not a HELLO."""
+    pytest.importorskip("firmware_bridge.parser")
+    cfg = config_module.parse({"sensor": {"port": "loop://"}})
+    finding = check_sensor(cfg, SimProbes(), False, speaks=lambda link: sensor_answers(link, 0.3))
+    assert finding.level == FAIL and "no HELLO" in finding.detail
 
 
 def test_real_probes_read_the_device_files(tmp_path):
