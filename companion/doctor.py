@@ -305,9 +305,12 @@ def check_state_dir(directory: Path) -> Finding:
             probe.flush()
             os.fsync(probe.fileno())
     except OSError as exc:
-        return Finding("state", FAIL, f"{directory} not writable ({exc.strerror or exc})",
-                       f"sudo chown companion: {directory}, or give --state-dir / [state] dir "
-                       "a writable place")
+        fix = (f"sudo chown companion: {directory}, or give --state-dir / [state] dir "
+               "a writable place")
+        if isinstance(exc, PermissionError) and existing.stat().st_uid != os.geteuid():
+            # Usually fine: the directory belongs to the service user, not to whoever asks.
+            fix = f"check as its owner: sudo -u {_user_name(existing.stat().st_uid)} companion doctor"
+        return Finding("state", FAIL, f"{directory} not writable ({exc.strerror or exc})", fix)
     free_mb = shutil.disk_usage(existing).free // 2**20
     if free_mb < MIN_FREE_MB:
         return Finding("state", FAIL, f"{directory}: only {free_mb} MB free",
@@ -316,6 +319,15 @@ def check_state_dir(directory: Path) -> Finding:
         return Finding("state", WARN, f"{directory}: {free_mb} MB free", "free space on the SD card")
     created = "" if existing == directory else " (will be created)"
     return Finding("state", OK, f"{directory} writable{created}, {free_mb} MB free")
+
+
+def _user_name(uid: int) -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 def check_service(state: str | None) -> Finding:
