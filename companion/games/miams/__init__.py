@@ -1,0 +1,60 @@
+"""Miams solo: the box plays Arthur the Insatiable on a data-driven score sheet."""
+
+from __future__ import annotations
+
+from companion.config import Field, _one_of
+
+from .. import register
+from ..base import GameSpec
+from . import rules, screens
+
+CONFIG = {
+    "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
+                        _one_of(*rules.DIFFICULTIES)),
+    "sheet": Field("", str, "your sheet file (TOML, see docs/miams.md); empty for the stand-in"),
+    "tile": Field("", str, "your solo tile file (TOML); empty for the stand-in"),
+    "sheets_dir": Field("/etc/companion/miams", str,
+                        "folder whose *.toml sheet files the setup screen lists"),
+    "tie": Field("top", str, "highest least advanced skewer on a tie: top (Pair first) or bottom",
+                 _one_of(*rules.TIES)),
+    "setup_column": Field("counts", str,
+                          "do setup crosses earn the first-column stars: counts or ignored",
+                          _one_of(*rules.SETUP_COLUMN)),
+}
+
+SETUP = ("game:miams",)
+STARTED = (*SETUP, "menu:Start")
+MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
+# A turn where the player rolled no cross and has not filled their track: two presses.
+QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
+
+SPEC = register(GameSpec(
+    key="miams",
+    title="Miams solo",
+    initial_state=rules.initial_state,
+    apply=rules.apply,
+    is_finished=rules.is_finished,
+    summary=rules.summary,
+    describe=rules.describe,
+    describe_action=rules.describe_action,
+    new_game=screens.SetupScreen,
+    play=screens.PlayScreen,
+    is_undoable=rules.is_undoable,
+    config=CONFIG,
+    walk={
+        "setup": SETUP,
+        "difficulty": (*SETUP, "menu:Difficulty"),
+        "sheet": STARTED,
+        "turn": (*STARTED, "ACTION"),
+        "cross": (*STARTED, "ACTION", "OK"),
+        "crosses": (*STARTED, "ACTION", "OK", "OK"),
+        "filled": (*STARTED, "ACTION", "OK", "OK", "OK"),
+        "munchies-sheet": (*MUNCHIES, *QUIET_TURN * 4),
+        "munchies-gift": (*MUNCHIES, *QUIET_TURN, "ACTION", "OK", "OK", "UP", "UP", "OK", "OK"),
+        "game-over": (*STARTED, "ACTION", "OK", "OK", "OK", "DOWN", "OK"),
+        "result": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
+                   "OK", "OK", "UP", "UP", "UP", "OK"),
+        "result-sheet": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
+                         "OK", "OK", "UP", "UP", "UP", "OK", "DOWN"),
+    },
+))

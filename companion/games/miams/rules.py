@@ -1,0 +1,363 @@
+"""Miams solo, pure: Arthur the Insatiable's sheet, his turns, the player's turns, the end.
+
+States are NamedTuples (immutable, and cheap enough for the simulator's thousands of games a
+second). Chance arrives in actions: the red-die face is drawn by the screen, the simulator,
+a person or the dice sensor, never here. Actions (see docs/miams.md):
+
+- ``{"type": "setup", "difficulty": "lunch", "sheet": {...}, "tile": {...}, "tie": "top",
+  "setup_column": "counts"}`` (sheet and tile as in the TOML files; left out = the stand-ins)
+- ``{"type": "roll", "face": "fruit3", "source": "box" | "hand" | "sensor"}`` Arthur's turn
+- ``{"type": "player", "crosses": 0..5, "filled": false}`` the player's turn
+- ``{"type": "score", "hearts": 0..50, "stars": N}`` the player's final score
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from firmware_bridge.faces import RED
+
+from ..base import Action, RuleError
+from .sheet import (
+    FIRST_COLUMN_STARS,
+    HEARTS_TRACK,
+    SKEWER_NAMES,
+    SKEWERS,
+    Sheet,
+    SheetError,
+    Tile,
+    load_sheet,
+    load_tile,
+    sheet_from_data,
+    tile_from_data,
+)
+
+# "Lunch: Cross off the 2 leftmost free spaces of each of its skewers." Munchies: 4.
+DIFFICULTIES: dict[str, int] = {"snacking": 0, "lunch": 2, "munchies": 4}
+DIFFICULTY_NAMES: dict[str, str] = {"snacking": "Snacking", "lunch": "Lunch", "munchies": "Munchies"}
+TIES = ("top", "bottom")              # docs/rulings.md: "highest least advanced skewer"
+SETUP_COLUMN = ("counts", "ignored")  # docs/rulings.md: setup crosses and the first column
+SOURCES = ("box", "hand", "sensor")
+CIRCLE, CROSS = "o", "x"
+
+# The stand-ins, read once when the package loads so apply() never touches a file.
+DEFAULT_SHEET: Sheet = load_sheet()
+DEFAULT_TILE: Tile = load_tile()
+
+
+class Side(NamedTuple):
+    """Arthur's sheet: the marks of each skewer row (left to right), hearts and stars."""
+
+    rows: tuple[str, ...]   # per row a string of marks, "o" circled, "x" crossed, from the left
+    hearts: int
+    stars: int
+    column: bool            # the first-column stars are settled (taken, or ruled out)
+
+
+class Mark(NamedTuple):
+    """One space marked on Arthur's sheet and what it gave him."""
+
+    row: int
+    space: int      # 0-based; -1 when the row was full and the end-of-row value scored
+    how: str        # CIRCLE or CROSS
+    hearts: int     # hearts filled on the track
+    stars: int      # stars: the bonus icon, hearts past 50, the first column
+    tokens: int     # red die and reroll tokens, discarded at once: one cross each
+
+
+class Turn(NamedTuple):
+    """Arthur's last turn: the face rolled and the marks it led to (circle first)."""
+
+    face: str
+    source: str
+    marks: tuple[Mark, ...]
+
+
+class Options(NamedTuple):
+    """What is fixed for a whole game."""
+
+    sheet: Sheet
+    tile: Tile
+    difficulty: str
+    tie: str
+    setup_column: str
+
+
+class State(NamedTuple):
+    phase: str                  # setup, arthur, player, score (final score entry), over
+    options: Options | None
+    arthur: Side
+    turns: int                  # Arthur's turns taken
+    player_turns: int
+    player_filled: bool         # the player said their 50 hearts are filled
+    player_score: tuple[int, int] | None   # (hearts, stars) entered at the end
+    last: Turn | None           # Arthur's last turn, for the screen
+    gift: tuple[Mark, ...]      # crosses Arthur got in the player's last turn
+
+
+EMPTY_SIDE = Side((), 0, 0, False)
+# NamedTuple's generated __new__ costs more than the rest of a mark; the hot paths build their
+# tuples with tuple.__new__ directly (same objects, positional fields).
+_new = tuple.__new__
+
+
+def initial_state() -> State:
+    return State("setup", None, EMPTY_SIDE, 0, 0, False, None, None, ())
+
+
+# ----- the sheet --------------------------------------------------------------------------------
+
+def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tuple[Side, Mark]:
+    """Circle or cross the leftmost free space of ``row``; a circle on a full row scores its end.
+
+    "Circle the leftmost free box ... Fill as many Hearts ... as the value of the space you
+    circled. Take the Bonus token ... If you had already crossed off or circled all spaces of
+    the row, you still obtain hearts: as many as the value at the end of the row."
+    """
+    rows, hearts, stars, column = side
+    marks = rows[row]
+    space = len(marks)
+    if space < sheet.sizes[row]:
+        value, got, tokens = sheet.gains[how][row][space]
+        if not bonus:
+            got = tokens = 0
+        rows = (*rows[:row], marks + how, *rows[row + 1:])
+    elif how == CIRCLE:
+        value, got, tokens = sheet.gains[how][row][space]
+        space = -1
+    else:
+        raise ValueError("a full row has no space to cross")
+    filled = HEARTS_TRACK - hearts
+    if value < filled:
+        filled = value
+    # "take a Star token for each Heart you cannot fill"
+    got += value - filled
+    if space == 0 and not column and all(rows):
+        got += FIRST_COLUMN_STARS
+        column = True
+    return _new(Side, (rows, hearts + filled, stars + got, column)), _new(
+        Mark, (row, space, how, filled, got, tokens))
+
+
+def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int | None:
+    """The row of the "highest least advanced skewer": fewest marks among rows with a free space.
+
+    On a tie ``top`` takes the highest row on the sheet (Pair first), ``bottom`` the lowest.
+    None when every row is full.
+    """
+    best, fewest = None, 1 << 30
+    sizes = sheet.sizes
+    bottom = tie == "bottom"
+    for index, marks in enumerate(rows):
+        done = len(marks)
+        if done < sizes[index] and (done < fewest or (bottom and done == fewest)):
+            best, fewest = index, done
+    return best
+
+
+def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Side, tuple[Mark, ...]]:
+    """Cross ``count`` spaces for Arthur, each in his highest least advanced skewer, taking bonuses.
+
+    A red die or reroll token from a crossed space is discarded at once and makes one more
+    cross, so bonuses cascade until none are left (or every row is full).
+    """
+    marks: list[Mark] = []
+    while count > 0:
+        count -= 1
+        row = least_advanced(sheet, side.rows, tie)
+        if row is None:
+            break  # every space is marked: the cross has nowhere to go
+        side, made = mark(sheet, side, row, CROSS)
+        marks.append(made)
+        count += made.tokens
+    return side, tuple(marks)
+
+
+# ----- the game ---------------------------------------------------------------------------------
+
+def setup(action: Action) -> State:
+    """Arthur's sheet for the chosen difficulty, with his 1 space circled; he plays first."""
+    difficulty = action.get("difficulty", "snacking")
+    if difficulty not in DIFFICULTIES:
+        raise RuleError("Unknown difficulty")
+    tie = action.get("tie", "top")
+    setup_column = action.get("setup_column", "counts")
+    if tie not in TIES or setup_column not in SETUP_COLUMN:
+        raise RuleError("Unknown ruling option")
+    try:
+        sheet = sheet_from_data(action["sheet"], "setup.sheet") if "sheet" in action else DEFAULT_SHEET
+        tile = tile_from_data(action["tile"], "setup.tile") if "tile" in action else DEFAULT_TILE
+    except SheetError as exc:
+        raise RuleError(f"Bad sheet data:\n{exc.key[:21]}") from None
+    side = Side(("",) * len(SKEWERS), 0, 0, False)
+    # "During this setup, do not take into account the Bonus tokens printed on the spaces you cross."
+    for row in range(len(SKEWERS)):
+        for _ in range(min(DIFFICULTIES[difficulty], len(sheet.rows[row].hearts))):
+            side, _made = mark(sheet, side, row, CROSS, bonus=False)
+    if setup_column == "ignored" and side.column:
+        side = Side(side.rows, side.hearts, side.stars - FIRST_COLUMN_STARS, True)
+    options = Options(sheet, tile, difficulty, tie, setup_column)
+    return State("arthur", options, side, 0, 0, False, None, None, ())
+
+
+def arthur_turn(state: State, face: str, source: str = "box") -> State:
+    """Roll the red die for Arthur: the tile names the skewer; circle it, then cascade crosses."""
+    options = state.options
+    sheet = options.sheet
+    side, circled = mark(sheet, state.arthur, options.tile.skewer_of[face], CIRCLE)
+    marks: tuple[Mark, ...] = (circled,)
+    if circled.tokens:
+        side, crossed = arthur_crosses(sheet, options.tie, side, circled.tokens)
+        marks += crossed
+    return _new(State, ("player", options, side, state.turns + 1, state.player_turns,
+                        state.player_filled, None, _new(Turn, (face, source, marks)), ()))
+
+
+def player_turn(state: State, crosses: int, filled: bool) -> State:
+    """The player's turn: each cross they rolled gives Arthur a cross; then check the end.
+
+    "As soon as a player has filled all 50 Hearts ..., take turns until everyone has taken the
+    same number of turns." Arthur plays first, so the game ends after this turn.
+    """
+    options = state.options
+    side, gift = state.arthur, ()
+    if crosses:
+        side, gift = arthur_crosses(options.sheet, options.tie, side, crosses)
+    filled = filled or state.player_filled
+    ended = filled or side.hearts >= HEARTS_TRACK
+    return _new(State, ("score" if ended else "arthur", options, side, state.turns,
+                        state.player_turns + 1, filled, None, state.last, gift))
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after ``action``, or RuleError with a reason for the screen."""
+    kind = action.get("type")
+    phase = state.phase
+    if kind == "setup":
+        if phase != "setup":
+            raise RuleError("The game has started")
+        return setup(action)
+    if phase == "setup":
+        raise RuleError("Set up the game first")
+    if kind == "roll":
+        if phase != "arthur":
+            raise RuleError("Not Arthur's turn")
+        face = action.get("face")
+        if face not in RED:
+            raise RuleError("Unknown red die face")
+        source = action.get("source", "box")
+        if source not in SOURCES:
+            raise RuleError("Unknown roll source")
+        return arthur_turn(state, face, source)
+    if kind == "player":
+        if phase != "player":
+            raise RuleError("Not your turn")
+        crosses = action.get("crosses", 0)
+        if isinstance(crosses, bool) or not isinstance(crosses, int) or not 0 <= crosses <= 5:
+            raise RuleError("Crosses: 0 to 5")
+        filled = action.get("filled", False)
+        if not isinstance(filled, bool):
+            raise RuleError("filled: true or false")
+        return player_turn(state, crosses, filled)
+    if kind == "score":
+        if phase != "score":
+            raise RuleError("The game is not over")
+        hearts, stars = action.get("hearts"), action.get("stars")
+        if not _whole(hearts, HEARTS_TRACK) or not _whole(stars, 999):
+            raise RuleError("Hearts 0-50 and\nstars 0-999")
+        if state.player_filled and hearts != HEARTS_TRACK:
+            raise RuleError("You filled your 50:\nhearts must be 50")
+        return state._replace(phase="over", player_score=(hearts, stars))
+    raise RuleError(f"Unknown action {kind!r}"[:21])
+
+
+def _whole(value: Any, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high
+
+
+# ----- reading the state ------------------------------------------------------------------------
+
+def is_finished(state: State) -> bool:
+    return state.phase == "over"
+
+
+def score(side: Side) -> int:
+    """ "adding up the filled Hearts on their game sheet and their Star tokens" """
+    return side.hearts + side.stars
+
+
+def winner(state: State) -> str | None:
+    """``player`` only with a higher score ("You win if your score is higher"); else ``arthur``."""
+    if state.player_score is None:
+        return None
+    return "player" if sum(state.player_score) > score(state.arthur) else "arthur"
+
+
+def is_undoable(action: Action) -> bool:
+    """A face typed in from a physical red die can be taken back; a box or sensor roll cannot."""
+    if action.get("type") == "roll":
+        return action.get("source", "box") == "hand"
+    return action.get("type") != "setup"
+
+
+def describe(state: State) -> str:
+    if state.phase == "arthur":
+        return f"Arthur's turn {state.turns + 1}"
+    if state.phase == "player":
+        return f"your turn {state.player_turns + 1}"
+    if state.phase in ("score", "over"):
+        return "final scores"
+    return "setup"
+
+
+def describe_action(action: Action) -> str:
+    kind = action.get("type")
+    if kind == "roll":
+        return f"red die {action.get('face')}"
+    if kind == "player":
+        crosses = action.get("crosses", 0)
+        return f"your turn, {crosses} cross{'es' if crosses != 1 else ''}"
+    if kind == "score":
+        return "your final score"
+    return "new game"
+
+
+def summary(state: State) -> dict[str, Any]:
+    """The state as JSON for ``companion replay``."""
+    options = state.options
+    arthur = state.arthur
+    out: dict[str, Any] = {"game": "miams", "phase": state.phase}
+    if options is None:
+        return out
+    out.update({
+        "difficulty": options.difficulty,
+        "sheet": options.sheet.name, "tile": options.tile.name,
+        "stand_in_values": options.sheet.stand_in or options.tile.stand_in,
+        "rulings": {"tie": options.tie, "setup_column": options.setup_column},
+        "arthur": {
+            "turns": state.turns, "hearts": arthur.hearts, "stars": arthur.stars,
+            "score": score(arthur), "first_column_bonus": arthur.column,
+            "rows": {SKEWERS[i]: marks for i, marks in enumerate(arthur.rows)},
+        },
+        "player": {"turns": state.player_turns, "filled_50": state.player_filled},
+    })
+    if state.player_score is not None:
+        hearts, stars = state.player_score
+        out["player"].update({"hearts": hearts, "stars": stars, "score": hearts + stars})
+        out["winner"] = winner(state)
+    return out
+
+
+def turn_text(options: Options, turn: Turn) -> str:
+    """Arthur's turn in words: "Fruit 3 → Full house: circle space 3, +4♥, takes ★★"."""
+    circled = turn.marks[0]
+    name = SKEWER_NAMES[SKEWERS[circled.row]]
+    where = "row full" if circled.space < 0 else f"circle space {circled.space + 1}"
+    text = f"{options.tile.names[turn.face]} → {name}: {where}, +{circled.hearts}♥"
+    if circled.stars:
+        text += f", takes {star_text(circled.stars)}"
+    return text
+
+
+def star_text(stars: int) -> str:
+    return "★" * stars if stars <= 3 else f"{stars}★"

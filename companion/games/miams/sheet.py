@@ -1,0 +1,303 @@
+"""Miams score sheets and the solo tile as data: the model, TOML loading and validation.
+
+The printed heart values, bonus icons, catch-up spaces and the solo tile are not in the
+rulebook text ("the bonuses are different on each score sheet"), so they live in TOML files a
+player can copy from their own sheet. A bad file raises :class:`SheetError` naming file and key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.faces import RED
+
+# The six skewer rows, top to bottom as the rulebook lists them.
+SKEWERS: tuple[str, ...] = ("pair", "three", "full_house", "four", "straight", "yums")
+SKEWER_NAMES: dict[str, str] = {
+    "pair": "Pair", "three": "Three of a kind", "full_house": "Full house",
+    "four": "Four of a kind", "straight": "Straight", "yums": "Yums",
+}
+# Names that fit one screen line with "space N".
+SKEWER_SHORT: dict[str, str] = {
+    **SKEWER_NAMES, "three": "3 of a kind", "four": "4 of a kind",
+}
+# Two-letter row labels for the 128 px sheet grid.
+SKEWER_LABELS: dict[str, str] = {
+    "pair": "P", "three": "3K", "full_house": "FH", "four": "4K", "straight": "St", "yums": "Y",
+}
+HEARTS_TRACK = 50        # "filled all 50 Hearts of their Hearts track"
+# "You also gain 3 stars for crossing or circling all the spaces in the first column."
+FIRST_COLUMN_STARS = 3
+MAX_SPACES = 12          # more would not fit the grid; no printed row is that long
+MAX_NAME = 12            # fruit display names are shown in one SMALL line with the skewer
+
+DATA_DIR = Path(__file__).parent
+DEFAULT_SHEET = DATA_DIR / "sheets" / "default.toml"
+DEFAULT_TILE = DATA_DIR / "tiles" / "default.toml"
+
+
+class SheetError(Exception):
+    """A mistake in a sheet or tile file: names the file, the key and the problem."""
+
+    def __init__(self, path: str, key: str, problem: str) -> None:
+        self.path, self.key, self.problem = path, key, problem
+        super().__init__(f"{path}: {key}: {problem}")
+
+
+@dataclass(frozen=True)
+class Bonus:
+    """The token icon printed below a space: red die tokens, reroll tokens and stars."""
+
+    red: int = 0
+    reroll: int = 0
+    stars: int = 0
+
+    @property
+    def tokens(self) -> int:
+        """Red die plus reroll tokens: each makes Arthur cross a space."""
+        return self.red + self.reroll
+
+    def label(self) -> str:
+        """Short text for the screen, e.g. ``★★`` or ``red die``; empty for no bonus."""
+        parts = []
+        if self.stars:
+            parts.append("★" * self.stars if self.stars <= 3 else f"{self.stars}★")
+        parts += ["red die"] * self.red + ["reroll"] * self.reroll
+        return " ".join(parts)
+
+    def to_text(self) -> str:
+        """The file spelling: ``""``, ``"red"``, ``"reroll"`` or ``"stars:N"``."""
+        parts = ["red"] * self.red + ["reroll"] * self.reroll
+        if self.stars:
+            parts.append(f"stars:{self.stars}")
+        return "+".join(parts)
+
+
+NO_BONUS = Bonus()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One skewer row: spaces left to right (hearts and bonus) and the end-of-row value."""
+
+    skewer: str
+    hearts: tuple[int, ...]
+    bonuses: tuple[Bonus, ...]
+    end: int
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A whole score sheet layout."""
+
+    name: str
+    stand_in: bool
+    rows: tuple[Row, ...]           # in SKEWERS order
+    catch_up: tuple[Bonus, ...]
+
+    # Flat lookups for the rules' hot path (the simulator marks millions of spaces).
+    @cached_property
+    def sizes(self) -> tuple[int, ...]:
+        """Spaces per row."""
+        return tuple(len(row.hearts) for row in self.rows)
+
+    @cached_property
+    def values(self) -> tuple[tuple[int, ...], ...]:
+        """Per row, the hearts of each space followed by the end-of-row value."""
+        return tuple((*row.hearts, row.end) for row in self.rows)
+
+    @cached_property
+    def gains(self) -> dict[str, tuple[tuple[tuple[int, int, int], ...], ...]]:
+        """``gains[how][row][space]`` = (hearts, stars, tokens) for a circle "o" or cross "x";
+        the extra last space of a circle row is the end-of-row value."""
+        def gain(hearts: int, bonus: Bonus) -> tuple[int, int, int]:
+            return hearts, bonus.stars, bonus.tokens
+
+        return {
+            "o": tuple(tuple(map(gain, (*r.hearts, r.end), (*r.bonuses, NO_BONUS))) for r in self.rows),
+            "x": tuple(tuple(gain(0, b) for b in r.bonuses) for r in self.rows),
+        }
+
+    def to_data(self) -> dict[str, Any]:
+        """The sheet in file form (what the setup action carries, so replays never read files)."""
+        return {
+            "name": self.name, "stand_in": self.stand_in,
+            "catch_up": [b.to_text() for b in self.catch_up],
+            "rows": {
+                row.skewer: {"hearts": list(row.hearts), "bonus": [b.to_text() for b in row.bonuses],
+                             "end": row.end}
+                for row in self.rows
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The solo mini-board: which skewer each red-die face scores, and the fruits' names."""
+
+    name: str
+    stand_in: bool
+    skewer_of: Mapping[str, int]    # red face -> row index
+    names: Mapping[str, str]        # red face -> display name
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "stand_in": self.stand_in,
+            "faces": {face: SKEWERS[row] for face, row in self.skewer_of.items()},
+            "names": dict(self.names),
+        }
+
+
+# ----- validation helpers ---------------------------------------------------------------------
+
+def _table(data: Any, path: str, key: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise SheetError(path, key, "must be a table")
+    return data
+
+
+def _known(data: Mapping[str, Any], allowed: tuple[str, ...], path: str, where: str) -> None:
+    for key in data:
+        if key not in allowed:
+            raise SheetError(path, f"{where}{key}", f"unknown key; known keys: {', '.join(allowed)}")
+
+
+def _int(value: Any, path: str, key: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SheetError(path, key, f"expected a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise SheetError(path, key, f"{value} must be between {low} and {high}")
+    return value
+
+
+def _text(value: Any, path: str, key: str, longest: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SheetError(path, key, f"expected a non-empty string, got {value!r}")
+    if len(value) > longest:
+        raise SheetError(path, key, f"{value!r} is longer than {longest} characters")
+    return value
+
+
+def _bool(value: Any, path: str, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise SheetError(path, key, f"expected true or false, got {value!r}")
+    return value
+
+
+def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
+    """``""``, ``"red"``, ``"reroll"``, ``"stars:N"``, or several joined with ``+``."""
+    if not isinstance(text, str):
+        raise SheetError(path, key, f'expected "", "red", "reroll" or "stars:N", got {text!r}')
+    red = reroll = stars = 0
+    for part in filter(None, (p.strip() for p in text.split("+"))):
+        if part == "red":
+            red += 1
+        elif part == "reroll":
+            reroll += 1
+        elif part.startswith("stars:") and part[6:].isdigit() and 1 <= int(part[6:]) <= 20:
+            stars += int(part[6:])
+        else:
+            raise SheetError(path, key, f'{part!r}: use "", "red", "reroll" or "stars:N" (N 1..20)')
+    return Bonus(red, reroll, stars)
+
+
+def _list(value: Any, path: str, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise SheetError(path, key, f"expected a list, got {value!r}")
+    return value
+
+
+# ----- sheets -----------------------------------------------------------------------------------
+
+def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
+    """Validate a sheet document (parsed TOML or a setup action's copy)."""
+    data = _table(data, path, "(top)")
+    _known(data, ("name", "stand_in", "note", "catch_up", "rows"), path, "")
+    if "name" not in data:
+        raise SheetError(path, "name", "missing; give the sheet a short name")
+    name = _text(data["name"], path, "name", 20)
+    stand_in = _bool(data.get("stand_in", False), path, "stand_in")
+    catch_up = tuple(
+        parse_bonus(b, path, f"catch_up[{i}]")
+        for i, b in enumerate(_list(data.get("catch_up", []), path, "catch_up"))
+    )
+    if len(catch_up) > MAX_SPACES:
+        raise SheetError(path, "catch_up", f"at most {MAX_SPACES} catch-up spaces")
+    rows_data = _table(data.get("rows"), path, "rows")
+    _known(rows_data, SKEWERS, path, "rows.")
+    rows = []
+    for skewer in SKEWERS:
+        where = f"rows.{skewer}"
+        if skewer not in rows_data:
+            raise SheetError(path, where, "missing; every sheet has all six skewer rows")
+        row = _table(rows_data[skewer], path, where)
+        _known(row, ("hearts", "bonus", "end"), path, f"{where}.")
+        if "hearts" not in row or "end" not in row:
+            raise SheetError(path, where, "needs hearts = [...] and end = N")
+        hearts = _list(row["hearts"], path, f"{where}.hearts")
+        if not 1 <= len(hearts) <= MAX_SPACES:
+            raise SheetError(path, f"{where}.hearts", f"a row has 1 to {MAX_SPACES} spaces")
+        hearts_t = tuple(_int(h, path, f"{where}.hearts[{i}]", 0, 50) for i, h in enumerate(hearts))
+        bonus = _list(row.get("bonus", [""] * len(hearts)), path, f"{where}.bonus")
+        if len(bonus) != len(hearts):
+            raise SheetError(path, f"{where}.bonus",
+                             f"has {len(bonus)} entries but hearts has {len(hearts)}; one per space")
+        bonuses = tuple(parse_bonus(b, path, f"{where}.bonus[{i}]") for i, b in enumerate(bonus))
+        end = _int(row["end"], path, f"{where}.end", 0, 50)
+        rows.append(Row(skewer, hearts_t, bonuses, end))
+    return Sheet(name, stand_in, tuple(rows), catch_up)
+
+
+def _read_toml(path: Path | str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SheetError(str(path), "(syntax)", str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SheetError(str(path), "(file)", f"cannot read: {exc}") from None
+
+
+def load_sheet(path: Path | str = DEFAULT_SHEET) -> Sheet:
+    """Read and validate a sheet file."""
+    return sheet_from_data(_read_toml(path), str(path))
+
+
+# ----- the solo tile ----------------------------------------------------------------------------
+
+def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
+    """Validate a tile document: every red-die face maps to one of the six skewers."""
+    data = _table(data, path, "(top)")
+    _known(data, ("name", "stand_in", "note", "faces", "names"), path, "")
+    name = _text(data.get("name", "Solo tile"), path, "name", 20)
+    stand_in = _bool(data.get("stand_in", False), path, "stand_in")
+    faces = _table(data.get("faces"), path, "faces")
+    _known(faces, RED, path, "faces.")
+    skewer_of = {}
+    for face in RED:
+        if face not in faces:
+            raise SheetError(path, f"faces.{face}", "missing; the tile maps all six red-die faces")
+        skewer = faces[face]
+        if skewer not in SKEWERS:
+            raise SheetError(path, f"faces.{face}", f"{skewer!r} is not one of {', '.join(SKEWERS)}")
+        skewer_of[face] = SKEWERS.index(skewer)
+    names_data = _table(data.get("names", {}), path, "names")
+    _known(names_data, RED, path, "names.")
+    names = {face: _text(names_data.get(face, face), path, f"names.{face}", MAX_NAME) for face in RED}
+    return Tile(name, stand_in, skewer_of, names)
+
+
+def load_tile(path: Path | str = DEFAULT_TILE) -> Tile:
+    """Read and validate a tile file."""
+    return tile_from_data(_read_toml(path), str(path))
+
+
+def sheet_files(folder: Path | str) -> list[Path]:
+    """The ``*.toml`` sheet files in a folder, sorted; none if the folder does not exist."""
+    if not str(folder) or not Path(folder).is_dir():
+        return []
+    return sorted(Path(folder).glob("*.toml"))
