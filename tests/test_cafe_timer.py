@@ -1,0 +1,236 @@
+"""Crazy Café on a simulated box with the virtual clock: whole rounds in milliseconds."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.games.crazy_cafe import screens
+from companion.simbox import SimBox
+from companion.walk import run_steps
+from firmware_bridge.events import DiceSettled
+
+STEP = 0.05  # SimBox.advance moves the clock in steps of this size
+
+
+def start_game(box, *choices: str) -> None:
+    """Open the setup, make ``choices`` (menu labels), start the game and the round."""
+    run_steps(box, ("game:cafe", *[f"menu:{c}" for c in choices], "menu:Start", "OK"))
+
+
+def state(box):
+    return box.app.session.state
+
+
+def played(box, pattern=None, since=0.0):
+    return [(t, p) for t, p in box.app.hardware.buzzer.played
+            if (pattern is None or p == pattern) and t >= since]
+
+
+def assert_at(times, expected):
+    """Each cue fired at its instant, or within one loop step after it (never before)."""
+    assert len(times) == len(expected), (times, expected)
+    for got, want in zip(times, expected, strict=True):
+        assert want - 1e-9 <= got <= want + STEP + 1e-9, (got, want)
+
+
+def test_warnings_ticks_and_alarm_at_the_right_instants(box):
+    """Warnings at 1:00 and 0:30, a tick each second from 0:10, the alarm at 0:00."""
+    start_game(box)
+    deadline = state(box).deadline
+    since = box.clock.now()
+    assert deadline == pytest.approx(since + 180, abs=0.2)
+    box.advance(181)
+    assert_at([t for t, _ in played(box, "warn", since)], [deadline - 60, deadline - 30])
+    assert_at([t for t, _ in played(box, "tick", since)], [deadline - s for s in range(10, 0, -1)])
+    assert_at([t for t, _ in played(box, "alarm", since)], [deadline])
+    assert isinstance(box.screen, screens.TimesUpScreen)
+    assert state(box).round == 2 and state(box).carried == 5
+
+
+def test_round_length_from_config(tmp_path):
+    """[games.cafe] round_seconds sets the default length offered at setup."""
+    from companion import config
+
+    box = SimBox(tmp_path / "s", cfg=config.parse({"games": {"cafe": {"round_seconds": 120}}}))
+    try:
+        start_game(box)
+        assert state(box).deadline - box.clock.now() == pytest.approx(120, abs=0.2)
+    finally:
+        box.close()
+
+
+def test_pause_shifts_every_cue(box):
+    """OK pauses and resumes; the deadline moves by the length of the pause."""
+    start_game(box)
+    first_deadline = state(box).deadline
+    box.advance(100)
+    box.press("OK")
+    assert state(box).phase == "paused"
+    shown = box.app.last_frame.copy()
+    box.advance(20)
+    assert box.app.last_frame.tobytes() == shown.tobytes()  # a paused clock stands still
+    box.press("OK")
+    deadline = state(box).deadline
+    paused_at, resumed_at = (a["at"] for a in box.app.session.actions[-2:])
+    assert deadline - first_deadline == pytest.approx(resumed_at - paused_at)
+    assert resumed_at - paused_at >= 20
+    since = box.clock.now()
+    box.advance(deadline - since + 1)
+    assert_at([t for t, _ in played(box, "warn", since)], [deadline - 60, deadline - 30])
+    assert_at([t for t, _ in played(box, "alarm", since)], [deadline])
+
+
+def test_stall_does_not_shift_the_end_and_ticks_do_not_pile_up(box):
+    """A 2-second stall of the loop: the screen shows the true time, one tick (not three)
+    plays, and the alarm still sounds at the deadline."""
+    start_game(box)
+    deadline = state(box).deadline
+    box.advance(deadline - box.clock.now() - 6.5)  # 0:06.5 left
+    ticks_before = len(played(box, "tick"))
+    box.jump(2)  # the loop was stuck through the 0:06 and 0:05 ticks
+    assert len(played(box, "tick")) == ticks_before + 1
+    assert isinstance(box.screen, screens.CafeScreen)
+    left = deadline - box.clock.now()
+    assert screens.mmss(left) == "0:05"
+    assert box.app.last_frame.tobytes() == _frame_showing(box, "0:05")
+    since = box.clock.now()
+    box.advance(6)
+    assert_at([t for t, _ in played(box, "alarm", since)], [deadline])
+
+
+def _frame_showing(box, text):
+    """The current frame's bytes, after checking the big timer shows ``text``."""
+    from PIL import Image
+
+    from companion.ui.font import LARGE
+
+    expected = Image.new("1", (LARGE.width(text), LARGE.height))
+    LARGE.draw(expected, (0, 0), text)
+    frame = box.app.last_frame
+    crop = frame.crop((1, 11, 1 + expected.width, 11 + expected.height))
+    assert crop.tobytes() == expected.tobytes(), f"timer does not show {text}"
+    return frame.tobytes()
+
+
+def test_long_stall_over_the_deadline_sounds_only_the_alarm(box):
+    """Missed cues never add up: after a stall across the end only the alarm sounds."""
+    start_game(box)
+    deadline = state(box).deadline
+    box.advance(deadline - box.clock.now() - 12)
+    count = len(played(box))
+    box.jump(15)
+    assert [p for _, p in played(box)[count:]] == ["alarm"]
+    assert state(box).rounds[0].ended == "time up"
+
+
+def test_times_up_screen_stays_until_ok_and_timer_keeps_screen_awake(tmp_path):
+    """"TIME'S UP" fills the screen until OK; a running timer never dims."""
+    from companion import config
+
+    cfg = config.parse({"display": {"dim_after_min": 1, "blank_after_min": 2}})
+    box = SimBox(tmp_path / "s", cfg=cfg)
+    try:
+        start_game(box)
+        box.advance(170)
+        assert box.app.idle_state == "awake"
+        box.advance(11)
+        box.advance(30)
+        assert isinstance(box.screen, screens.TimesUpScreen)
+        box.press("OK")
+        assert isinstance(box.screen, screens.CafeScreen) and state(box).phase == "ready"
+    finally:
+        box.close()
+
+
+def test_box_dice_reroll_place_and_order_done(box):
+    """Box dice: ACTION rolls the free dice, placed dice stay, an order frees and rerolls its
+    die with no Double Trouble check."""
+    start_game(box, "Double")
+    box.press("DOWN")
+    assert isinstance(box.screen, screens.TableScreen)
+    box.press("OK")  # die 1 goes on an order
+    assert state(box).placed == (True, False, False, False)
+    box.press("BACK")
+    face_1 = state(box).faces[0]
+    for _ in range(5):
+        box.press("ACTION")
+        if isinstance(box.screen, screens.DoubleTroubleScreen):
+            box.press("OK")
+        assert state(box).faces[0] == face_1
+    actions = box.app.session.actions
+    assert [a["kind"] for a in actions if a["type"] == "roll"] == ["reroll"] * 5
+    flips = sum(1 for a in actions if a["type"] == "roll" and len(set(a["faces"])) < 4)
+    assert state(box).dark == flips
+    box.press("ACTION", long=True)
+    if isinstance(box.screen, screens.ChoiceScreen):
+        box.press("OK")
+    assert isinstance(box.screen, screens.DicePickScreen)
+    box.press("ACTION")  # die 1, the only placed die, is ticked already
+    assert state(box).rounds[0].fulfilled == 1
+    assert box.app.session.actions[-1]["kind"] == "freed"
+    assert state(box).placed == (False,) * 4 and state(box).to_roll == ()
+
+
+def test_manual_double_and_undo(box):
+    """Table dice with Double Trouble: ACTION reports a double and the box says what to do;
+    hold BACK takes it back."""
+    start_game(box, "Double", "Dice", "Dice")
+    assert state(box).setup.dice == "manual"
+    box.press("ACTION")
+    assert isinstance(box.screen, screens.DoubleTroubleScreen)
+    assert (state(box).light, state(box).dark) == (4, 1)
+    box.press("OK")
+    box.press("BACK", long=True)
+    assert (state(box).light, state(box).dark) == (5, 0)
+    box.press("ACTION", long=True)  # order done, light side (the only side open)
+    assert state(box).light == 4 and state(box).rounds[0].fulfilled == 1
+
+
+def test_sensor_reading_enters_as_a_roll(box):
+    """A DiceSettled reading is the same roll action a box roll is, with the same checks."""
+    start_game(box, "Double", "Dice")
+    assert state(box).setup.dice == "sensor"
+    box.app.post(DiceSettled(("cake", "cake", "water", "bill"),
+                             ("yellow", "yellow", "blue", "blue")))
+    box.app.pump()
+    last = box.app.session.actions[-1]
+    assert last == {"type": "roll", "kind": "reroll", "faces": ["cake", "cake", "water", "bill"],
+                    "source": "sensor"}
+    assert state(box).dark == 1 and isinstance(box.screen, screens.DoubleTroubleScreen)
+    box.app.post(DiceSettled(("cake", None, "water", "bill"), ()))
+    box.app.pump()
+    assert box.app.session.actions[-1] is last  # an unreadable die is refused, nothing changes
+
+
+def test_clock_runs_on_while_the_menu_is_shown(box):
+    """Leaving to the home menu keeps the game saved and its clock running."""
+    start_game(box)
+    box.press("OK", long=True)
+    box.press("OK")  # "Leave the game?" yes
+    assert box.app.game_root not in box.app.stack
+    box.advance(181)
+    assert [p for _, p in played(box)][-1] == "alarm"
+    assert state(box).round == 2
+
+
+def test_power_cut_resumes_paused_at_the_last_reading(tmp_path):
+    """After a restart the old deadline means nothing: the round comes back paused with the
+    time left at its last recorded action."""
+    first = SimBox(tmp_path / "s")
+    start_game(first, "Dice", "Dice")
+    first.advance(30)
+    first.press("ACTION")  # order done: a clock reading in the journal
+    done = first.app.session.actions[-1]
+    left = state(first).deadline - done["at"]
+    first.advance(10)
+    first.close()  # the power goes: nothing records those 10 s
+    second = SimBox(tmp_path / "s")
+    try:
+        second.press("OK")  # "Resume Crazy Café, round 1?"
+        assert state(second).phase == "paused" and state(second).light == 4
+        assert state(second).remaining == pytest.approx(left)
+        second.press("OK")
+        assert state(second).phase == "running"
+        assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
+    finally:
+        second.close()
