@@ -1,0 +1,69 @@
+"""Makan Mania referee: table order, the Queue, the coin ledger and final scoring."""
+
+from __future__ import annotations
+
+from companion.config import Field, _between, _one_of
+from companion.games import GameSpec, register
+
+from . import rules, screens
+
+CONFIG = {
+    "push": Field("shift", str, "a jump moves everyone it passes one table (shift) or only "
+                  "trades seats with the target table (swap)", _one_of("shift", "swap")),
+    "discount": Field("pool", str, "a dice discount is one total for the turn's purchases (pool) "
+                      "or applies to each drink (each)", _one_of("pool", "each")),
+    "new_drinks": Field("next_queue", str, "a bought Bandung/Ice Kachang/Milo Dino/Chendol acts "
+                        "from the next Queue (next_queue) or at once (at_once)",
+                        _one_of("next_queue", "at_once")),
+    "double_88": Field("all", str, "the doubling tray at Table 88 doubles the pot coin, bonus die "
+                       "and round-5 pot (all), only the bonus die (dice), or nothing (none)",
+                       _one_of("all", "dice", "none")),
+    "coin_supply": Field(30, int, "coins in the pile (the box has 30); 0 for a pile that never "
+                         "runs out", _between(0, 999)),
+}
+
+
+def _walk() -> dict[str, tuple[str, ...]]:
+    """Named screens: a 4-player game with drinks entered by hand, default trays."""
+    setup = ("game:makan",)
+    start = (*setup, "OK")
+    # Open, then Cola, Bandung, Milo Dino, Kopi O and the private Teh O (list order of drinks.toml).
+    enter = ("OK", *("DOWN",) * 7, "OK", "DOWN", "DOWN", "OK", *("DOWN",) * 4, "OK", "OK", "DOWN", "OK")
+    # Seats in sitting order: Ana T1 with 2 dice, Ben T2 1 die, Cai T3, Dee (last) T88 3 dice.
+    seats = ("OK", "OK", "OK", "UP", "UP", "OK",
+             "OK", "OK", "OK", "UP", "OK",
+             "OK", "OK", "OK", "OK",
+             "OK", "UP", "UP", "UP", "OK")
+    rush = (*start, *enter)
+    jumps = (*rush, *seats)
+    queue = (*jumps, "OK")                    # Ana (red) jumps from Table 1 to 88
+    round_1 = (*queue, "ACTION", "ACTION", "ACTION", "ACTION")
+    return {
+        "setup": setup,
+        "setup-trays": (*setup, "menu:Trays"),
+        "round-start": start,
+        "reveal-drink": (*start, "OK"),
+        "rush": (*rush, "OK", "OK", "OK", "UP", "UP", "OK"),
+        "rush-who": (*rush, "OK"),
+        "rush-table": (*rush, "OK", "OK"),
+        "jumps": jumps,
+        "queue": queue,
+        "scoreboard": (*round_1, "+3"),
+    }
+
+
+SPEC = register(GameSpec(
+    key="makan",
+    title="Makan Mania",
+    initial_state=rules.initial_state,
+    apply=rules.apply,
+    is_finished=rules.is_finished,
+    summary=rules.summary,
+    describe=rules.describe,
+    describe_action=rules.describe_action,
+    new_game=screens.new_game,
+    play=screens.play,
+    is_undoable=rules.is_undoable,
+    config=CONFIG,
+    walk=_walk(),
+))

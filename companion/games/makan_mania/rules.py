@@ -1,0 +1,595 @@
+"""Makan Mania rules: table order, the Queue, the coin ledger and final scoring. Pure.
+
+``apply(state, action) -> state`` or :class:`RuleError`; states are frozen. Chance (a virtual
+deal of drink cards) arrives inside the action. The action vocabulary is in docs/makan_mania.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
+
+from companion.games.base import Action, RuleError
+
+from .data import DRINK_BY_KEY, DRINKS, TRAY_BY_COLOUR
+
+ROUNDS = 5
+DICE_PER_PLAYER = 3
+JUMP_ORDER = ("jump_88", "jump_1")  # "activates before black tray"
+# Table number -> (benefit kind, amount); Table 88 is handled on its own.
+TABLE_BENEFITS: dict[int, tuple[str, int]] = {
+    1: ("coins", 1), 2: ("discount", 1), 3: ("coins", 2), 4: ("discount", 2), 5: ("coins", 3),
+}
+JUMP_88_FROM_1_COINS = 4
+
+
+@dataclass(frozen=True)
+class Options:
+    """House readings of unclear rules (docs/rulings.md), fixed for a game at setup."""
+
+    push: str = "shift"             # shift: everyone between moves one table; swap: trade seats
+    discount: str = "pool"          # pool: one turn total spent across buys; each: per drink
+    new_drinks: str = "next_queue"  # next_queue: a bought drink acts from the next Queue; at_once
+    double_88: str = "all"          # all: pot coin, bonus die and round-5 pot doubled; dice; none
+    coin_supply: int = 30           # coins in the pile; 0: a pile that never runs out
+
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"push": ("shift", "swap"), "discount": ("pool", "each"),
+               "new_drinks": ("next_queue", "at_once"), "double_88": ("all", "dice", "none")}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Options:
+        """Options from a setup action; RuleError on an unknown key or value."""
+        known = {f.name for f in fields(cls)}
+        for key, value in raw.items():
+            if key not in known:
+                raise _err(f"Unknown option {key}")
+            if key in cls.CHOICES and value not in cls.CHOICES[key]:
+                raise _err(f"Bad {key}: {value}")
+            if key == "coin_supply" and (not isinstance(value, int) or value < 0):
+                raise _err("Bad coin_supply")
+        return cls(**raw)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Card:
+    """A revealed drink card; ``owner`` is set on the private drink, ``buyer`` once bought."""
+
+    drink: str
+    owner: int | None = None
+    buyer: int | None = None
+
+
+@dataclass(frozen=True)
+class Gained:
+    """What the current turn's start gave, so the screen can tell the table what to do."""
+
+    coins: int = 0      # taken from the pile (table and drinks)
+    short: int = 0      # coins owed but not in the pile (a limited supply ran out)
+    pot_in: int = 0     # put from the pile onto Table 88
+    pot_out: int = 0    # taken from Table 88 in round 5
+    bonus: int = 0      # bonus dice for next round
+    discount: int = 0   # dice discount for this turn
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    tray: str            # tray colour
+    ability: str
+    coins: int = 0
+    drinks: tuple[str, ...] = ()
+    table: int | None = None
+    dice: int = 0        # unplaced dice brought to the Queue, less those spent
+    bonus: int = 0       # bonus dice this round (from Table 88 last round)
+    next_bonus: int = 0
+    score: tuple[tuple[str, int], ...] | None = None  # scoring breakdown
+
+    @property
+    def total(self) -> int:
+        return sum(points for _, points in self.score or ())
+
+
+@dataclass(frozen=True)
+class State:
+    phase: str = "setup"   # setup, reveal, rush, jumps, queue, scoring, over
+    players: tuple[Player, ...] = ()
+    options: Options = Options()
+    deal: bool = False     # drinks dealt from the box's virtual deck (else entered by hand)
+    deck: tuple[int, ...] = ()  # copies left per drink in DRINKS order (virtual deck)
+    round: int = 0
+    row: tuple[Card, ...] = ()
+    supply: int = 0
+    pot: int = 0
+    jumps: tuple[str, ...] = ()  # jump abilities still to decide at the start of the Queue
+    turn: int = 0          # index into order(state) during the Queue
+    discount: int = 0      # dice discount left this turn
+    gained: Gained = Gained()
+
+
+def initial_state() -> State:
+    return State()
+
+
+# ----- queries the screens, tests and replays share -----------------------------------------
+def tables_for(count: int) -> tuple[int, ...]:
+    """The Table cards in play: 1..n-1 and 88 ("Always use Tables 1 and 88")."""
+    return (*range(1, count), 88)
+
+
+def order(state: State) -> tuple[int, ...]:
+    """Player indices in Queue order: lowest table first."""
+    seated = [i for i, p in enumerate(state.players) if p.table is not None]
+    return tuple(sorted(seated, key=lambda i: state.players[i].table))
+
+
+def current(state: State) -> int | None:
+    """The player whose Queue turn it is."""
+    return order(state)[state.turn] if state.phase == "queue" else None
+
+
+def free_tables(state: State) -> tuple[int, ...]:
+    taken = {p.table for p in state.players}
+    return tuple(t for t in tables_for(len(state.players)) if t not in taken)
+
+
+def unseated(state: State) -> tuple[int, ...]:
+    return tuple(i for i, p in enumerate(state.players) if p.table is None)
+
+
+def max_dice(state: State, player: int) -> int:
+    """Unplaced dice a player can bring: 3, plus last round's Table 88 bonus dice."""
+    return DICE_PER_PLAYER + state.players[player].bonus
+
+
+def holder(state: State, ability: str) -> int | None:
+    return next((i for i, p in enumerate(state.players) if p.ability == ability), None)
+
+
+def pending_jump(state: State) -> tuple[int, int, tuple[int, ...]] | None:
+    """(jumper, target table, players jumped over) of the next jump decision."""
+    if state.phase != "jumps" or not state.jumps:
+        return None
+    jumper = holder(state, state.jumps[0])
+    target = 88 if state.jumps[0] == "jump_88" else 1
+    seq = order(state)
+    k = seq.index(jumper)
+    over = seq[k + 1:] if target == 88 else seq[:k]
+    return jumper, target, over
+
+
+def visible_slots(state: State, player: int) -> tuple[int, ...]:
+    """Row slots a player may still buy: not bought, and the private drink only for its owner."""
+    return tuple(s for s, c in enumerate(state.row)
+                 if c.buyer is None and c.owner in (None, player))
+
+
+def dice_price(state: State, drink: str) -> int | None:
+    """Dice the current player pays for ``drink`` now, after discounts (None: not with dice)."""
+    cost = DRINK_BY_KEY[drink].dice
+    return None if cost is None else max(0, cost - state.discount)
+
+
+def pay_options(state: State, slot: int) -> tuple[str, ...]:
+    """The ways the current player can pay for ``slot`` right now ("dice", "coins")."""
+    who = current(state)
+    if who is None or slot not in visible_slots(state, who):
+        return ()
+    player, drink = state.players[who], DRINK_BY_KEY[state.row[slot].drink]
+    ways = []
+    price = dice_price(state, drink.key)
+    if price is not None and player.dice >= price:
+        ways.append("dice")
+    if drink.coins is not None and player.coins >= drink.coins:
+        ways.append("coins")
+    return tuple(ways)
+
+
+def score_needs(state: State, player: int) -> tuple[bool, bool, tuple[int, ...]]:
+    """What a player's scoring needs besides food points: (snacks?, meals?, die faces)."""
+    p = state.players[player]
+    owned = [DRINK_BY_KEY[k] for k in p.drinks]
+    faces: set[int] = set(range(1, 7)) if p.ability == "face_bonus" else set()
+    for d in owned:
+        faces.update(d.faces)
+    return (any(d.pairs_with == "snack" for d in owned), any(d.pairs_with == "meal" for d in owned),
+            tuple(sorted(faces)))
+
+
+def winners(state: State) -> tuple[int, ...]:
+    """Players tied for the highest score ("share the victory"); empty before scoring ends."""
+    if state.phase != "over":
+        return ()
+    best = max(p.total for p in state.players)
+    return tuple(i for i, p in enumerate(state.players) if p.total == best)
+
+
+# ----- the coin ledger ----------------------------------------------------------------------
+def _take(state: State, amount: int) -> tuple[State, int]:
+    """Take up to ``amount`` coins from the pile; a limited pile gives what it has."""
+    got = amount if state.options.coin_supply == 0 else max(0, min(amount, state.supply))
+    return replace(state, supply=state.supply - got), got
+
+
+def _err(*lines: str) -> RuleError:
+    """A refusal of at most two short lines for the OLED."""
+    return RuleError("\n".join(lines))
+
+
+def _with_player(state: State, index: int, **changes: Any) -> State:
+    players = list(state.players)
+    players[index] = replace(players[index], **changes)
+    return replace(state, players=tuple(players))
+
+
+def _name(state: State, index: int) -> str:
+    return state.players[index].name
+
+
+# ----- action fields ------------------------------------------------------------------------
+def _int(action: Action, key: str, low: int, high: int, what: str | None = None) -> int:
+    value = action.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _err(f"Missing {key}")
+    if not low <= value <= high:
+        raise _err(f"{what or key.capitalize()} must be", f"{low}..{high}")
+    return value
+
+
+def _player(state: State, action: Action) -> int:
+    return _int(action, "player", 0, len(state.players) - 1, "Player")
+
+
+def _phase(state: State, *phases: str) -> None:
+    if state.phase not in phases:
+        raise _err(f"Not now: game is at {state.phase}")
+
+
+# ----- setup and start of round -------------------------------------------------------------
+def _setup(state: State, action: Action) -> State:
+    _phase(state, "setup")
+    seats = action.get("players")
+    if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
+        raise _err("2 to 6 players")
+    players = []
+    for seat in seats:
+        if not isinstance(seat, dict):
+            raise _err("Bad player entry")
+        name, colour = str(seat.get("name", "")).strip(), seat.get("tray")
+        if not name or len(name) > 10:
+            raise _err("Names: 1 to 10 letters")
+        if colour not in TRAY_BY_COLOUR:
+            raise _err(f"No tray {colour}")
+        players.append(Player(name, colour, TRAY_BY_COLOUR[colour].ability))
+    if len({p.name for p in players}) < len(players):
+        raise _err("Names must differ")
+    if len({p.tray for p in players}) < len(players):
+        raise _err("Each player needs", "their own tray")
+    mode = action.get("drinks", "enter")
+    if mode not in ("enter", "deal"):
+        raise _err("drinks: enter or deal")
+    options = Options.from_dict(dict(action.get("options", {})))
+    return State(phase="reveal", players=tuple(players), options=options, deal=mode == "deal",
+                 deck=tuple(d.copies for d in DRINKS) if mode == "deal" else (),
+                 round=1, supply=options.coin_supply)
+
+
+def _reveal(state: State, action: Action, dealt: bool) -> State:
+    _phase(state, "reveal")
+    if dealt != state.deal:
+        raise _err("The box deals drinks" if state.deal else "Drinks are entered", "in this game")
+    keys = action.get("drinks")
+    count = len(state.players)
+    if not isinstance(keys, list) or len(keys) != count:
+        raise _err(f"Reveal {count} drinks")
+    owner = holder(state, "private_drink")
+    private = action.get("private")
+    if (private is None) != (owner is None):
+        raise _err("Private drink needed" if owner is not None else "No private drink tray")
+    row = [Card(k) for k in keys] + ([Card(private, owner)] if owner is not None else [])
+    for card in row:
+        if card.drink not in DRINK_BY_KEY:
+            raise _err(f"No drink {card.drink}")
+    deck = state.deck
+    if dealt:
+        left = list(deck)
+        index = {d.key: i for i, d in enumerate(DRINKS)}
+        for card in row:
+            left[index[card.drink]] -= 1
+            if left[index[card.drink]] < 0:
+                raise _err(f"No {DRINK_BY_KEY[card.drink].name}", "left in the deck")
+        deck = tuple(left)
+    players = tuple(replace(p, table=None, dice=0) for p in state.players)
+    return replace(state, phase="rush", row=tuple(row), deck=deck, players=players,
+                   gained=Gained(), discount=0, turn=0)
+
+
+def deck_cards(state: State) -> list[str]:
+    """The virtual deck as a list of drink keys (what a deal draws from)."""
+    return [d.key for d, left in zip(DRINKS, state.deck, strict=True) for _ in range(left)]
+
+
+# ----- the end of the Rush and the jumps ----------------------------------------------------
+def _seat(state: State, action: Action) -> State:
+    _phase(state, "rush")
+    who = _player(state, action)
+    if state.players[who].table is not None:
+        raise _err(f"{_name(state, who)} already sat", f"at Table {state.players[who].table}")
+    free = free_tables(state)
+    table = action.get("table", free[0] if len(free) == 1 else None)
+    if table is None:
+        raise _err("Pick a table")
+    if table not in free:
+        raise _err(f"Table {table} is not free" if table in tables_for(len(state.players))
+                        else f"No Table {table}")
+    dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
+    state = _with_player(state, who, table=table, dice=dice)
+    return _after_seat(state) if not unseated(state) else state
+
+
+def _after_seat(state: State) -> State:
+    jumps = tuple(a for a in JUMP_ORDER if holder(state, a) is not None)
+    return _next_jump(replace(state, phase="jumps", jumps=jumps))
+
+
+def _next_jump(state: State) -> State:
+    """Skip jumps that cannot move anyone (already on the target table); then the Queue."""
+    while state.jumps:
+        jumper, target, _ = pending_jump(state)
+        if state.players[jumper].table != target:
+            return state
+        state = replace(state, jumps=state.jumps[1:])
+    return _begin_turn(replace(state, phase="queue", turn=0))
+
+
+def _jump(state: State, action: Action) -> State:
+    _phase(state, "jumps")
+    jumper, target, over = pending_jump(state)
+    if action.get("to", target) != target:
+        raise _err(f"First: jump to {target}?")
+    tch = action.get("tch", [])
+    if not isinstance(tch, list) or any(i not in over for i in tch) or len(set(tch)) < len(tch):
+        raise _err("Only players jumped", "over may say tch")
+    if tch and target == 88:
+        raise _err("No tch for a jump", "to Table 88")
+    state = replace(state, jumps=state.jumps[1:])
+    if not action.get("go", False):
+        if tch:
+            raise _err("No jump, no tch")
+        return _next_jump(state)
+    from_table = state.players[jumper].table
+    seq = list(order(state))
+    k = seq.index(jumper)
+    end = len(seq) - 1 if target == 88 else 0
+    if state.options.push == "swap":
+        seq[k], seq[end] = seq[end], seq[k]
+    else:  # everyone between moves one table towards the jumper's old place
+        seq.pop(k)
+        seq.insert(end, jumper)
+    tables = tables_for(len(state.players))
+    for position, index in enumerate(seq):
+        state = _with_player(state, index, table=tables[position])
+    if target == 88 and from_table == 1:
+        state, got = _take(state, JUMP_88_FROM_1_COINS)
+        state = _with_player(state, jumper, coins=state.players[jumper].coins + got)
+    for index in tch:
+        state, got = _take(state, 1)
+        state = _with_player(state, index, coins=state.players[index].coins + got)
+    return _next_jump(state)
+
+
+# ----- the Queue ----------------------------------------------------------------------------
+def _begin_turn(state: State) -> State:
+    """The turn's start: the table benefit (doubled by the doubling tray), then owned drinks."""
+    who = current(state)
+    p = state.players[who]
+    factor = 2 if p.ability == "double" else 1
+    coins = discount = pot_in = pot_out = bonus = 0
+    if p.table in TABLE_BENEFITS:
+        kind, amount = TABLE_BENEFITS[p.table]
+        if kind == "coins":
+            coins += amount * factor
+        else:
+            discount += amount * factor
+    else:  # Table 88
+        coin_factor = factor if state.options.double_88 == "all" else 1
+        dice_factor = factor if state.options.double_88 in ("all", "dice") else 1
+        if state.round < ROUNDS:
+            state, pot_in = _take(state, coin_factor)
+            bonus = dice_factor
+        else:
+            pot_out = state.pot
+            coins += state.pot * (coin_factor - 1)  # the doubled half comes from the pile
+    for key in p.drinks:
+        drink = DRINK_BY_KEY[key]
+        if drink.effect == "discount":
+            discount += drink.amount
+        elif drink.effect == "coins" and p.table != 1:
+            coins += drink.amount
+    state, got = _take(state, coins)
+    state = replace(state, pot=state.pot + pot_in - pot_out, discount=discount,
+                    gained=Gained(got, coins - got, pot_in, pot_out, bonus, discount))
+    return _with_player(state, who, coins=p.coins + got + pot_out, next_bonus=bonus)
+
+
+def _buy(state: State, action: Action) -> State:
+    _phase(state, "queue")
+    who = current(state)
+    slot = _int(action, "slot", 0, len(state.row) - 1, "Slot")
+    card = state.row[slot]
+    drink = DRINK_BY_KEY[card.drink]
+    if action.get("drink", card.drink) != card.drink:
+        raise _err(f"Slot {slot} holds", drink.name)
+    if card.buyer is not None:
+        raise _err(f"{drink.name} was bought", f"by {_name(state, card.buyer)}")
+    if card.owner not in (None, who):
+        raise _err(f"Only {_name(state, card.owner)}", f"may buy this {drink.name}")
+    p = state.players[who]
+    pay = action.get("pay")
+    if pay == "dice":
+        if drink.dice is None:
+            raise _err(f"{drink.name} costs coins", "not dice")
+        price = dice_price(state, drink.key)
+        if p.dice < price:
+            raise _err(f"{drink.name}: {price} dice", f"{p.name} has {p.dice}")
+        used = drink.dice - price if state.options.discount == "pool" else 0
+        state = replace(state, discount=state.discount - used)
+        state = _with_player(state, who, dice=p.dice - price)
+    elif pay == "coins":
+        if drink.coins is None:
+            raise _err(f"{drink.name} costs dice", "not coins")
+        if p.coins < drink.coins:
+            raise _err(f"{drink.name}: {drink.coins} coins", f"{p.name} has {p.coins}")
+        state = replace(state, supply=state.supply + drink.coins)
+        state = _with_player(state, who, coins=p.coins - drink.coins)
+    else:
+        raise _err("Pay with dice or coins")
+    row = list(state.row)
+    row[slot] = replace(card, buyer=who)
+    p = state.players[who]
+    state = replace(_with_player(state, who, drinks=(*p.drinks, drink.key)), row=tuple(row))
+    if state.options.new_drinks == "at_once":
+        if drink.effect == "discount":
+            state = replace(state, discount=state.discount + drink.amount)
+        elif drink.effect == "coins" and p.table != 1:
+            state, got = _take(state, drink.amount)
+            state = _with_player(state, who, coins=p.coins + got)
+    return state
+
+
+def _end_turn(state: State, action: Action) -> State:
+    _phase(state, "queue")
+    who = current(state)
+    if action.get("player", who) != who:
+        raise _err(f"It is {_name(state, who)}'s turn")
+    p = state.players[who]
+    state, got = _take(state, p.dice)  # "For each leftover die unspent ... earn 1 coin"
+    state = _with_player(state, who, coins=p.coins + got, dice=0)
+    if state.turn + 1 < len(state.players):
+        return _begin_turn(replace(state, turn=state.turn + 1))
+    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in state.players)
+    last = state.round >= ROUNDS
+    return replace(state, players=players, row=(), discount=0, gained=Gained(),
+                   phase="scoring" if last else "reveal", round=state.round + (0 if last else 1))
+
+
+# ----- scoring ------------------------------------------------------------------------------
+def _score(state: State, action: Action) -> State:
+    _phase(state, "scoring")
+    who = _player(state, action)
+    p = state.players[who]
+    if p.score is not None:
+        raise _err(f"{p.name} is scored")
+    food = _int(action, "food", 0, 300, "Food points")
+    wants_snacks, wants_meals, faces = score_needs(state, who)
+    snacks = _int(action, "snacks", 0, 60, "Snacks") if wants_snacks else 0
+    meals = _int(action, "meals", 0, 60, "Meals") if wants_meals else 0
+    raw_faces = action.get("faces", {})
+    if not isinstance(raw_faces, dict):
+        raise _err("Missing faces")
+    counts = {f: _int({f"face {f}": raw_faces.get(str(f))}, f"face {f}", 0, 60, f"Face {f} count")
+              for f in faces}
+    owned = [DRINK_BY_KEY[k] for k in p.drinks]
+    face_points = sum(counts[f] for d in owned for f in d.faces)
+    pair_points = sum(_pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals))
+    tray = 0
+    if p.ability == "face_bonus":
+        tray = max(counts.values())
+    elif p.ability == "drink_bonus":
+        tray = len(p.drinks)
+    breakdown = (("Food", food), ("Faces", face_points), ("Pairs", pair_points),
+                 ("Tray", tray), ("Coins", p.coins))
+    state = _with_player(state, who, score=breakdown)
+    done = all(q.score is not None for q in state.players)
+    return replace(state, phase="over") if done else state
+
+
+def _pairs(owned: list[Any], kind: str, cards: int) -> list[int]:
+    """Points of pairing drinks matched with unpaired cards, best drinks first."""
+    values = sorted((d.amount for d in owned if d.pairs_with == kind), reverse=True)
+    return values[:cards]
+
+
+_HANDLERS: dict[str, Callable[[State, Action], State]] = {
+    "setup": _setup,
+    "reveal": lambda s, a: _reveal(s, a, dealt=False),
+    "deal": lambda s, a: _reveal(s, a, dealt=True),
+    "seat": _seat,
+    "jump": _jump,
+    "buy": _buy,
+    "end_turn": _end_turn,
+    "score": _score,
+}
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after ``action``, or RuleError with a reason for the screen."""
+    if not isinstance(action, dict):
+        raise _err("Not an action")
+    handler = _HANDLERS.get(action.get("type"))
+    if handler is None:
+        raise _err(f"Unknown action {action.get('type')}")
+    return handler(state, action)
+
+
+def is_finished(state: State) -> bool:
+    return state.phase == "over"
+
+
+def is_undoable(action: Action) -> bool:
+    """A virtual deal is chance and stays; everything typed in can be taken back."""
+    return action.get("type") != "deal"
+
+
+# ----- words for the resume question, undo toast and replay ---------------------------------
+def describe(state: State) -> str:
+    if state.phase == "over":
+        return "finished"
+    if state.phase == "scoring":
+        return "final scoring"
+    return f"round {state.round}"
+
+
+def describe_action(action: Action) -> str:
+    kind = action.get("type")
+    drink = DRINK_BY_KEY.get(str(action.get("drink")))
+    texts = {
+        "setup": "game setup",
+        "reveal": "drinks entered",
+        "deal": "drinks dealt",
+        "seat": f"seat at Table {action.get('table', '?')}",
+        "jump": f"jump to {action.get('to', '?')}" if action.get("go") else "no jump",
+        "buy": f"bought {drink.name if drink else 'a drink'}",
+        "end_turn": "next player",
+        "score": "a score",
+    }
+    return texts.get(kind, str(kind))
+
+
+def summary(state: State) -> dict[str, Any]:
+    """The state as JSON: coins, pot, seats, drinks and scores."""
+    return {
+        "round": state.round,
+        "phase": state.phase,
+        "pot": state.pot,
+        "supply": None if state.options.coin_supply == 0 else state.supply,
+        "options": state.options.as_dict(),
+        "players": [
+            {
+                "name": p.name, "tray": p.tray, "ability": p.ability, "coins": p.coins,
+                "table": p.table, "drinks": [DRINK_BY_KEY[k].name for k in p.drinks],
+                "score": None if p.score is None else {**dict(p.score), "total": p.total},
+            }
+            for p in state.players
+        ],
+        "winners": [state.players[i].name for i in winners(state)],
+    }
+
+
+def drink_counts(state: State) -> Counter[str]:
+    """Drinks bought so far, by key, over all players."""
+    return Counter(k for p in state.players for k in p.drinks)

@@ -1,0 +1,497 @@
+"""Makan Mania screens: quick setup, round start, Rush end, the Queue, scoreboard, final scores.
+
+Screens read ``app.session.state`` and turn presses into rules actions; they never change the
+state themselves, so undo and resume only need :meth:`MakanScreen.on_state_changed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.font import MEDIUM, SMALL
+from companion.ui.widgets import (
+    CheckListScreen,
+    ChoiceScreen,
+    MenuItem,
+    MenuScreen,
+    MessageScreen,
+    Screen,
+    StepperScreen,
+    draw_list,
+    is_down,
+    is_up,
+    step_selection,
+)
+
+from . import rules
+from .data import DRINK_BY_KEY, DRINKS, TRAY_BY_COLOUR, TRAYS
+
+if TYPE_CHECKING:
+    from companion.app import App
+    from hardware.buttons import ButtonEvent
+
+KEY = "makan"
+PRESET_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay")
+ABILITY_TEXT = {
+    "private_drink": "private drink", "jump_88": "jump to 88", "jump_1": "jump to 1",
+    "double": "double table", "face_bonus": "face points", "drink_bonus": "drink points",
+}
+FOOD_MAX = 150
+
+
+def _back_to(app: App, screen: Screen) -> None:
+    """Close the question screens a flow pushed, back to ``screen``."""
+    while app.stack[-1] is not screen and len(app.stack) > 1:
+        app.pop()
+
+
+def _ask_numbers(app: App, questions: list[tuple[str, str, int, int]],
+                 on_done: Callable[[list[int]], None]) -> None:
+    """Ask (title, prompt, start, high) numbers one after another; BACK returns to the last one."""
+    answers: list[int] = []
+
+    def ask(k: int) -> None:
+        title, prompt, start, high = questions[k]
+
+        def answered(value: int) -> None:
+            del answers[k:]
+            answers.append(value)
+            if k + 1 < len(questions):
+                ask(k + 1)
+            else:
+                on_done(answers)
+
+        app.push(StepperScreen(app, title, prompt, start, 0, high, answered))
+
+    ask(0)
+
+
+def _price(state: rules.State, key: str) -> str:
+    """A drink's price for the current player: dice after discount and/or coins."""
+    drink, dice = DRINK_BY_KEY[key], rules.dice_price(state, key)
+    parts = ([f"{dice}d"] if dice is not None else []) + (
+        [f"{drink.coins}¤"] if drink.coins is not None else [])
+    return "/".join(parts)
+
+
+# ----- setup --------------------------------------------------------------------------------
+class SetupScreen(MenuScreen):
+    """Start at once with the shown defaults, or change players, names, trays or drink mode."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(app, "Makan Mania setup", [])
+        self.count = 4
+        self.preset = True
+        self.deal = False
+        self.trays = [t.colour for t in TRAYS]
+        self.trays_chosen = False
+        self.on_enter()
+
+    def names(self) -> list[str]:
+        return [PRESET_NAMES[i] if self.preset else f"P{i + 1}" for i in range(self.count)]
+
+    def on_enter(self) -> None:
+        self.items = [
+            MenuItem("Start game", self._start),
+            MenuItem("Players", self._players, str(self.count)),
+            MenuItem("Names", self._toggle_names, "Ana.." if self.preset else "P1.."),
+            MenuItem("Trays", self._pick_trays, "chosen" if self.trays_chosen else "in order"),
+            MenuItem("Drinks", self._toggle_deal, "box deals" if self.deal else "enter"),
+        ]
+
+    def action(self) -> dict[str, Any]:
+        """The setup action these choices make, with the [games.makan] house rules."""
+        options = dict(self.app.config.games.get(KEY, {}))
+        players = [{"name": n, "tray": t} for n, t in zip(self.names(), self.trays, strict=False)]
+        return {"type": "setup", "players": players, "drinks": "deal" if self.deal else "enter",
+                "options": options}
+
+    def _start(self) -> None:
+        self.app.new_game(self.app.games[KEY], self.action())
+
+    def _players(self) -> None:
+        def chosen(value: int) -> None:
+            self.count = value
+            self.app.pop()
+
+        self.app.push(StepperScreen(self.app, "Players", "How many players?", self.count, 2, 6, chosen))
+
+    def _toggle_names(self) -> None:
+        self.preset = not self.preset
+        self.on_enter()
+
+    def _toggle_deal(self) -> None:
+        self.deal = not self.deal
+        self.on_enter()
+
+    def _pick_trays(self) -> None:
+        names, picked = self.names(), []
+
+        def ask(k: int) -> None:
+            free = [t for t in TRAYS if t.colour not in picked[:k]]
+
+            def chosen(index: int) -> None:
+                del picked[k:]
+                picked.append(free[index].colour)
+                if k + 1 < self.count:
+                    ask(k + 1)
+                else:
+                    self.trays = picked + [t.colour for t in TRAYS if t.colour not in picked]
+                    self.trays_chosen = True
+                    _back_to(self.app, self)
+                    self.on_enter()
+
+            labels = [f"{t.name}: {ABILITY_TEXT[t.ability]}" for t in free]
+            self.app.push(ChoiceScreen(self.app, f"{names[k]}'s tray", "Tray colour:", labels, chosen))
+
+        ask(0)
+
+
+# ----- the game ------------------------------------------------------------------------------
+class MakanScreen(Screen):
+    """The game's root: one view per step of the round, chosen from the state's phase."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(app)
+        self.board_seen = 1   # the round whose scoreboard was closed with OK
+        self.selected = 0     # drink in the Queue, player at scoring
+
+    @property
+    def state(self) -> rules.State:
+        return self.app.session.state
+
+    @property
+    def view(self) -> str:
+        s = self.state
+        if s.phase == "reveal" and s.round > self.board_seen:
+            return "board"
+        return s.phase
+
+    @property
+    def title(self) -> str:  # type: ignore[override]
+        s = self.state
+        if self.view == "board":
+            return f"After round {s.round - 1}"
+        if s.phase == "setup":
+            return "Makan Mania"
+        label = {"reveal": "Start", "rush": "Rush", "jumps": "Jumps",
+                 "queue": f"Queue {s.turn + 1}/{len(s.players)}"}.get(s.phase)
+        if label is None:
+            return "Final scores" if s.phase == "over" else "Final scoring"
+        return f"Makan R{s.round}/{rules.ROUNDS} · {label}"
+
+    @property
+    def hint(self) -> str:  # type: ignore[override]
+        return {
+            "setup": "OK set up",
+            "board": "OK next round",
+            "reveal": "OK deal drinks" if self.state.deal else "OK enter drinks",
+            "rush": "OK someone sat down",
+            "jumps": "OK jump  ◆ stay",
+            "queue": "▲▼ drink OK buy ◆ next",
+            "scoring": "▲▼ player  OK score",
+            "over": "▲▼ player  OK details",
+        }[self.view]
+
+    def on_state_changed(self) -> None:
+        self.selected = 0
+
+    def on_enter(self) -> None:
+        self.selected = max(0, min(self.selected, self._rows() - 1))
+
+    def _rows(self) -> int:
+        s = self.state
+        if s.phase == "queue":
+            return len(rules.visible_slots(s, rules.current(s)))
+        return len(s.players)
+
+    def _commit(self, action: dict[str, Any]) -> bool:
+        _back_to(self.app, self)
+        done = self.app.dispatch(action)
+        if done:
+            self.app.beep("tick")
+            self.on_enter()
+        return done
+
+    def draw(self, canvas: Canvas) -> None:
+        getattr(self, f"_draw_{self.view}")(canvas)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        view = self.view
+        if view in ("board", "queue", "scoring", "over") and (is_up(event) or is_down(event)):
+            rows = self._rows()
+            if rows:
+                self.selected = step_selection(event, self.selected, rows)
+            return True
+        handler = getattr(self, f"_{view}_{event.button.lower()}", None)
+        if handler is None or event.kind != "short":
+            return False
+        handler()
+        return True
+
+    # ----- setup taken back by undo --------------------------------------------------------
+    def _draw_setup(self, canvas: Canvas) -> None:
+        canvas.paragraph("Setup undone. Press OK to set up the game again.", 1)
+
+    def _setup_ok(self) -> None:
+        self.app.push(SetupScreen(self.app))
+
+    # ----- scoreboard between rounds ------------------------------------------------------
+    def _draw_board(self, canvas: Canvas) -> None:
+        s = self.state
+        canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
+        details = [f"{p.coins}¤ {len(p.drinks)}dr" + (f" +{p.bonus}d" if p.bonus else "")
+                   for p in s.players]
+        draw_list(sub, [p.name for p in s.players], details, self.selected)
+
+    def _board_ok(self) -> None:
+        self.board_seen = self.state.round
+
+    # ----- start of round -----------------------------------------------------------------
+    def _draw_reveal(self, canvas: Canvas) -> None:
+        s = self.state
+        n = len(s.players)
+        canvas.center(0, f"Round {s.round}: reveal")
+        for centre, number, label in ((32, 2 * n, "Food"), (96, n, "Drinks")):
+            text = str(number)
+            canvas.text(centre - MEDIUM.width(text) // 2, 10, text, MEDIUM)
+            canvas.text(centre - SMALL.width(label) // 2, 27, label)
+        canvas.center(14, "+")
+        owner = rules.holder(s, "private_drink")
+        if owner is not None:
+            canvas.center(37, f"+1 Drink for {s.players[owner].name}")
+
+    def _reveal_ok(self) -> None:
+        s = self.state
+        owner = rules.holder(s, "private_drink")
+        count = len(s.players) + (owner is not None)
+        if s.deal:
+            # Chance is drawn here, from the box's RNG, and recorded in the action.
+            cards = self.app.rng.sample(rules.deck_cards(s), count)
+            self._commit({"type": "deal", "drinks": cards[: len(s.players)],
+                          "private": cards[-1] if owner is not None else None})
+            return
+        picks: list[str] = []
+
+        def ask(k: int) -> None:
+            def chosen(index: int) -> None:
+                del picks[k:]
+                picks.append(DRINKS[index].key)
+                if k + 1 < count:
+                    ask(k + 1)
+                else:
+                    self._commit({"type": "reveal", "drinks": picks[: len(s.players)],
+                                  "private": picks[-1] if owner is not None else None})
+
+            private = owner is not None and k == count - 1
+            title = f"{s.players[owner].name}'s drink" if private else f"Drink {k + 1} of {len(s.players)}"
+            self.app.push(ChoiceScreen(self.app, title, "Which drink is it?",
+                                       [d.name for d in DRINKS], chosen))
+
+        ask(0)
+
+    # ----- the Rush ----------------------------------------------------------------------
+    def _draw_rush(self, canvas: Canvas) -> None:
+        s = self.state
+        seated = rules.order(s)
+        if s.deal and not seated:
+            names = ", ".join(DRINK_BY_KEY[c.drink].name for c in s.row if c.owner is None)
+            line = canvas.paragraph(f"Lay out: {names}", 0)
+            owner = rules.holder(s, "private_drink")
+            if owner is not None and line < canvas.lines:
+                canvas.paragraph(f"{s.players[owner].name}: {DRINK_BY_KEY[s.row[-1].drink].name}", line)
+            return
+        canvas.line(0, "Roll dice, grab Food!")
+        free = " ".join(str(t) for t in rules.free_tables(s))
+        canvas.line(1, f"Free tables: {free}")
+        for row, index in enumerate(seated[: canvas.lines - 2], 2):
+            p = s.players[index]
+            canvas.line(row, f"T{p.table} {p.name}: {p.dice} dice left")
+
+    def _rush_ok(self) -> None:
+        s = self.state
+        waiting = rules.unseated(s)
+
+        def pick_player(i: int) -> None:
+            who, free = waiting[i], rules.free_tables(s)
+            if len(free) == 1:
+                ask_dice(who, free[0])
+            else:
+                self.app.push(ChoiceScreen(self.app, f"{s.players[who].name} sits at", "Free table:",
+                                           [f"Table {t}" for t in free],
+                                           lambda j: ask_dice(who, free[j])))
+
+        def ask_dice(who: int, table: int) -> None:
+            name = s.players[who].name
+            self.app.push(StepperScreen(
+                self.app, f"{name} · Table {table}", "Unplaced dice?", 0, 0, rules.max_dice(s, who),
+                lambda dice: self._commit({"type": "seat", "player": who, "table": table, "dice": dice})))
+
+        if len(waiting) == 1:
+            pick_player(0)
+        else:
+            self.app.push(ChoiceScreen(self.app, "Rush", "Who sat down?",
+                                       [s.players[i].name for i in waiting], pick_player))
+
+    # ----- start of the Queue: the jumps --------------------------------------------------
+    def _draw_jumps(self, canvas: Canvas) -> None:
+        s = self.state
+        jumper, target, over = rules.pending_jump(s)
+        p = s.players[jumper]
+        canvas.center(0, f"{p.name} ({TRAY_BY_COLOUR[p.tray].name}) at Table {p.table}")
+        canvas.center(LINE_H, "may jump to Table")
+        canvas.big(2 * LINE_H, str(target))
+        if target == 88:
+            note = f"+{rules.JUMP_88_FROM_1_COINS}¤, " if p.table == 1 else ""
+            canvas.center(4 * LINE_H, f"{note}{len(over)} pushed forward")
+        else:
+            canvas.center(4 * LINE_H, f"{len(over)} pushed back, tch +1¤")
+
+    def _jumps_ok(self) -> None:
+        s = self.state
+        _, target, over = rules.pending_jump(s)
+        if target == 88:
+            self._commit({"type": "jump", "to": 88, "go": True})
+            return
+        self.app.push(CheckListScreen(
+            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [True] * len(over),
+            lambda ticked: self._commit({"type": "jump", "to": 1, "go": True,
+                                         "tch": [over[i] for i in ticked]})))
+
+    def _jumps_action(self) -> None:
+        _, target, _ = rules.pending_jump(self.state)
+        self._commit({"type": "jump", "to": target, "go": False})
+
+    # ----- the Queue ---------------------------------------------------------------------
+    def _draw_queue(self, canvas: Canvas) -> None:
+        s = self.state
+        who = rules.current(s)
+        p = s.players[who]
+        coins = f"{p.coins}¤"
+        coins_x = WIDTH - MEDIUM.width(coins) - 1
+        canvas.text(coins_x, 1, coins, MEDIUM)
+        canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
+        canvas.text(1, LINE_H + 1, SMALL.fit(_gain_text(s.gained), coins_x - 3))
+        bonus = f"  +{s.gained.bonus}d next" if s.gained.bonus else ""
+        canvas.text(1, 2 * LINE_H + 1, f"Dice {p.dice}  Off {s.discount}{bonus}")
+        slots = rules.visible_slots(s, who)
+        sub = Canvas(canvas.image, canvas.top + 3 * LINE_H, canvas.bottom)
+        if not slots:
+            sub.line(0, "No drinks left")
+            return
+        labels = [DRINK_BY_KEY[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
+                  for i in slots]
+        details = [_price(s, s.row[i].drink) + (" ✓" if rules.pay_options(s, i) else " ✗")
+                   for i in slots]
+        draw_list(sub, labels, details, min(self.selected, len(slots) - 1))
+
+    def _queue_ok(self) -> None:
+        s = self.state
+        slots = rules.visible_slots(s, rules.current(s))
+        if not slots:
+            self.app.refuse("No drinks left")
+            return
+        slot = slots[min(self.selected, len(slots) - 1)]
+        drink = DRINK_BY_KEY[s.row[slot].drink]
+        ways = rules.pay_options(s, slot)
+        if len(ways) == 2:
+            labels = [f"{rules.dice_price(s, drink.key)} dice", f"{drink.coins} coins"]
+            self.app.push(ChoiceScreen(self.app, f"Buy {drink.name}", "Pay with:", labels,
+                                       lambda i: self._buy(slot, ways[i])))
+            return
+        # One way, or none: the rules give the reason a purchase is refused.
+        self._buy(slot, ways[0] if ways else ("dice" if drink.dice is not None else "coins"))
+
+    def _buy(self, slot: int, pay: str) -> None:
+        drink = self.state.row[slot].drink
+        if self._commit({"type": "buy", "slot": slot, "drink": drink, "pay": pay}):
+            self.app.toast(f"Bought {DRINK_BY_KEY[drink].name}", f"paid with {pay}")
+
+    def _queue_action(self) -> None:
+        s = self.state
+        who = rules.current(s)
+        before = s.players[who].coins
+        if self._commit({"type": "end_turn", "player": who}):
+            got = self.state.players[who].coins - before
+            if got:
+                self.app.toast(f"{s.players[who].name} takes {got}¤", "for unspent dice")
+
+    # ----- final scoring -----------------------------------------------------------------
+    def _draw_scoring(self, canvas: Canvas) -> None:
+        s = self.state
+        details = [f"{p.total}" if p.score is not None else "?" for p in s.players]
+        draw_list(canvas, [p.name for p in s.players], details, self.selected)
+
+    def _scoring_ok(self) -> None:
+        s = self.state
+        who = self.selected
+        p = s.players[who]
+        if p.score is not None:
+            self._show_breakdown(who)
+            return
+        snacks, meals, faces = rules.score_needs(s, who)
+        questions = [(p.name, "Food card points?", 0, FOOD_MAX)]
+        if snacks:
+            questions.append((p.name, "Snack cards?", 0, 60))
+        if meals:
+            questions.append((p.name, "Meal cards?", 0, 60))
+        questions += [(p.name, f"Dice faces {f} on Food?", 0, 60) for f in faces]
+
+        def done(answers: list[int]) -> None:
+            action: dict[str, Any] = {"type": "score", "player": who, "food": answers[0]}
+            rest = answers[1:]
+            if snacks:
+                action["snacks"], rest = rest[0], rest[1:]
+            if meals:
+                action["meals"], rest = rest[0], rest[1:]
+            if faces:
+                action["faces"] = {str(f): n for f, n in zip(faces, rest, strict=True)}
+            self._commit(action)
+
+        _ask_numbers(self.app, questions, done)
+
+    def _show_breakdown(self, who: int) -> None:
+        p = self.state.players[who]
+        lines = [f"{label}: {points}" for label, points in p.score or ()]
+        self.app.push(MessageScreen(self.app, f"{p.name}: {p.total} points", lines))
+
+    def _draw_over(self, canvas: Canvas) -> None:
+        s = self.state
+        best = rules.winners(s)
+        names = " & ".join(s.players[i].name for i in best)
+        verb = "share the win" if len(best) > 1 else "wins"
+        canvas.line(0, SMALL.fit(f"{names} {verb}: {s.players[best[0]].total}", WIDTH - 2), invert=True)
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
+        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
+        draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],
+                  self.selected)
+
+    def _over_ok(self) -> None:
+        s = self.state
+        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
+        self._show_breakdown(ranked[self.selected])
+
+
+def _gain_text(gained: rules.Gained) -> str:
+    """What the table does at the start of a turn: "Take 2¤", "Put 1¤ on 88"."""
+    parts = []
+    if gained.pot_out:
+        parts.append(f"Take 88 pot {gained.pot_out}¤")
+    if gained.coins:
+        parts.append(f"Take {gained.coins}¤")
+    if gained.pot_in:
+        parts.append(f"Put {gained.pot_in}¤ on 88")
+    if gained.short:
+        parts.append(f"pile short {gained.short}¤")
+    return ", ".join(parts) or ("Discount turn" if gained.discount else "No table coins")
+
+
+def new_game(app: App) -> Screen:
+    return SetupScreen(app)
+
+
+def play(app: App) -> Screen:
+    return MakanScreen(app)
