@@ -208,7 +208,11 @@ def check_gpio(cfg: config_module.Config, probes: Probes, service_running: bool)
     busy = []
     from gpiozero import DigitalInputDevice
 
-    factory = probes.pin_factory()
+    try:
+        factory = probes.pin_factory()
+    except Exception as exc:  # gpiozero's BadPinFactory: no backend library could load
+        return [chip, Finding("pins", FAIL, f"gpiozero cannot drive pins: {exc}",
+                              "sudo apt install python3-lgpio (the venv sees system packages)")]
     for pin, key in sorted(pin_claims(cfg).items()):
         try:
             # Floating input: the lightest claim, it drives nothing.

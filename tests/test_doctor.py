@@ -165,3 +165,12 @@ def test_real_probes_read_the_device_files(tmp_path):
     spi = config_module.parse({"display": {"interface": "spi"}})
     assert check_display(spi, probes).level == OK
     assert check_display(config_module.parse({}), probes).level == FAIL  # no i2c-1 here
+
+
+def test_a_machine_without_a_gpio_library_says_which_package(tmp_path):
+    class NoBackend(SimProbes):
+        def pin_factory(self):
+            raise ImportError("no module named lgpio")
+
+    pins = by_check(diagnose(None, NoBackend(), state_dir=str(tmp_path), sim=True))["pins"]
+    assert pins.level == FAIL and "python3-lgpio" in pins.fix
