@@ -291,3 +291,16 @@ def test_orders_are_never_negative_and_accounted(moves):
         supplied = sum(r.laid_out + r.extra_drawn + r.corrections for r in state.rounds)
         gone = sum(r.fulfilled + r.left for r in state.rounds)
         assert supplied - carried_in == gone + state.open_orders + pending
+
+
+def test_no_double_trouble_on_round_preparation_roll():
+    """"You prepare the subsequent round 2 and the following round 3 as described in the game
+    setup section" and "Double Trouble does not apply: When rolling the dice for the first
+    time during game setup": the preparation roll of round 2 makes no Double Trouble."""
+    state = box_game(start(), time_up(T0 + 180))
+    state = apply(state, roll("setup", ["donut", "donut", "bill", "bill"]))
+    assert state.trouble == "" and state.faces == ("donut", "donut", "bill", "bill")
+    state = apply(state, start(T0 + 300))
+    assert (state.light, state.dark) == (6, 0)
+    with pytest.raises(RuleError, match="before the round"):
+        apply(state, roll("setup", SETUP_FACES))
