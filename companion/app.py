@@ -19,7 +19,13 @@ from typing import Any
 
 from PIL import Image
 
-from firmware_bridge.events import DiceSettled, DieRolling, SensorOffline, SensorOnline
+from firmware_bridge.events import (
+    DiceSettled,
+    DieRolling,
+    SensorHealth,
+    SensorOffline,
+    SensorOnline,
+)
 from hardware.buttons import ButtonEvent, PinEdge, PressDecoder, PressTiming
 from hardware.ports import Buttons, Buzzer, Clock, Display
 
@@ -33,7 +39,7 @@ from .ui.widgets import ConfirmScreen, Screen
 
 log = logging.getLogger(__name__)
 
-SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled)
+SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth)
 TOAST_S = 2.5
 DIM_CONTRAST = 8
 
@@ -85,6 +91,8 @@ class _Decoded:
 
 @dataclass
 class SensorStatus:
+    """What the settings screen tells about the dice sensor; kept up to date by its events."""
+
     configured: bool = False
     online: bool = False
     sensor_id: str = ""
@@ -92,6 +100,7 @@ class SensorStatus:
     kinds: tuple[str, ...] = ()
     last_problem: str = ""
     counters: dict[str, int] = field(default_factory=dict)
+    faces: tuple[str | None, ...] = ()  # the last settled set, in die order
 
 
 class App:
@@ -414,6 +423,12 @@ class App:
         elif isinstance(event, SensorOffline):
             self.sensor.online = False
             self.sensor.last_problem = event.reason
+        elif isinstance(event, DiceSettled):
+            self.sensor.faces = event.faces
+        elif isinstance(event, SensorHealth):
+            self.sensor.counters = dict(event.counters)
+            self.sensor.last_problem = event.last_problem or self.sensor.last_problem
+            return  # bookkeeping for the settings screen; nothing for a game to do
         for screen in {id(s): s for s in (self.stack[-1], self.game_root) if s}.values():
             screen.on_sensor(event)
 

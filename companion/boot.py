@@ -57,5 +57,25 @@ def build_app(
         from hardware import device as backend
 
         hardware = backend.build(cfg, events.put)
+    if cfg.sensor.port:
+        start_sensor(cfg, hardware, events.put)
     return App(hardware, events, cfg, opened, journal_note=note, rng=random.Random(seed),
                state_dir=directory)
+
+
+def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
+    """Connect the dice sensor in the background, posting onto the queue; closing the
+    hardware (at shutdown) stops it."""
+    from firmware_bridge.link import SensorLink
+
+    link = SensorLink(cfg.sensor.port, post, baud=cfg.sensor.baud)
+    link.start()
+    hardware.extras["sensor"] = link
+    close = hardware.close
+
+    def close_with_sensor() -> None:
+        link.stop()
+        close()
+
+    hardware.close = close_with_sensor
+    return link

@@ -32,12 +32,13 @@ class Parser:
         self.frames = 0
         self._buffer = b""
         self._skipping = False  # inside an over-long line: drop bytes up to its end
+        self._in_garbage = False
         self._last_seq: int | None = None
 
     def reset(self) -> None:
         """Forget a half-received line and the sequence (a new connection); keep the counts."""
         self._buffer = b""
-        self._skipping = False
+        self._skipping = self._in_garbage = False
         self._last_seq = None
 
     def feed(self, data: bytes) -> list[Frame]:
@@ -91,12 +92,14 @@ class Parser:
         """``raw`` from its last ``$`` on: what came before is garbage or a cut-off line."""
         start = raw.rfind(b"$")
         if start == 0:
+            self._in_garbage = False
             return raw
         if start < 0:
             self._garbage(raw)
             return None
         first = raw.find(b"$")
         self._garbage(raw[:first])
+        self._in_garbage = False
         if first < start:
             self._reject("truncated")
         return raw[start:]
@@ -121,7 +124,9 @@ class Parser:
         return True
 
     def _garbage(self, chunk: bytes) -> None:
-        if chunk.strip():  # line ends and blanks between frames are not garbage
+        """Count a burst of noise once, however many reads (and line feeds) it spans."""
+        if chunk.strip() and not self._in_garbage:  # line ends between frames are no noise
+            self._in_garbage = True
             self._reject("garbage")
 
     def _reject(self, kind: str, detail: str = "") -> None:

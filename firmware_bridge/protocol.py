@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .faces import FACES
 from .firmware.dicecore import MAX_LINE, PROTOCOL_VERSION, checksum, clean, frame
@@ -87,8 +88,9 @@ class StateQuery:
 Message = Hello | Roll | Face | Crooked | Heartbeat | Error | HelloQuery | StateQuery
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
+    """A message and the sequence number it came with (a pair: cheap to make by the thousand)."""
+
     seq: int
     message: Message
 
@@ -122,7 +124,7 @@ def _hello(fields: list[str]) -> Hello:
 
 
 def _die(fields: list[str]) -> int:
-    return _int(fields[0], "die", 15)
+    return _int(fields[0], "die", 99)
 
 
 def _roll(fields: list[str]) -> Roll:
@@ -131,6 +133,11 @@ def _roll(fields: list[str]) -> Roll:
 
 
 def _face(fields: list[str]) -> Face:
+    # the line a sensor sends most: checked inline, without helper calls
+    if len(fields) == 3:
+        die, face, settle = fields
+        if die.isdigit() and settle.isdigit() and die.isascii() and settle.isascii() and len(die) < 3:
+            return Face(int(die), face, int(settle))
     _count(fields, 3, "FACE")
     return Face(_die(fields), fields[1], _int(fields[2], "settle ms", 10**7))
 

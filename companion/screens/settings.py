@@ -65,12 +65,17 @@ class SettingsScreen(MenuScreen):
         if not sensor.configured:
             lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
         else:
-            counts = ", ".join(f"{k} {v}" for k, v in sorted(sensor.counters.items()) if v)
+            # the biggest counts first: what an installer should look at (cable, baud, noise)
+            counts = sorted(((v, k.replace("_", " ")) for k, v in sensor.counters.items() if v),
+                            reverse=True)
+            kinds = dict.fromkeys(sensor.kinds)
+            dice = " ".join(f"{sensor.kinds.count(k)} {k}" for k in kinds)
             lines = [
-                f"Status: {'online' if sensor.online else 'offline'}",
-                f"Id: {sensor.sensor_id or '-'} fw {sensor.firmware or '-'}",
-                f"Dice: {' '.join(sensor.kinds) or '-'}",
-                f"Errors: {counts or 'none'}",
+                ("Online" if sensor.online else "Offline")
+                + (f", fw {sensor.firmware}" if sensor.firmware else ""),
+                f"Id {sensor.sensor_id or '-'}",
+                f"Dice {dice or '-'}",
+                "Errors " + (", ".join(f"{k} {v}" for v, k in counts) if counts else "none"),
                 f"Last: {sensor.last_problem or '-'}",
             ]
         self.app.push(MessageScreen(self.app, "Dice sensor", lines))
