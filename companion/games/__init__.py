@@ -13,7 +13,7 @@ __all__ = ["GAMES", "GameSpec", "RuleError", "register"]
 GAMES: dict[str, GameSpec] = {}
 
 # One line per game package; the home menu lists them in this order.
-_PACKAGES: tuple[str, ...] = ("makan_mania",)
+_PACKAGES: tuple[str, ...] = ("makan_mania", "crazy_cafe", "miams")
 
 
 def register(spec: GameSpec) -> GameSpec:

@@ -89,12 +89,14 @@ class PlayerModel:
     def cross_for_arthur(self, side: Side) -> Side:
         """Arthur's crossing phase: cross the cheapest next space (top row on a tie)."""
         sheet = self.sheet
-        sizes, values = sheet.sizes, sheet.values
+        values = sheet.values
         best, cheapest = -1, 1 << 30
         for row, marks in enumerate(side.rows):
+            next_values = values[row]
             done = len(marks)
-            if done < sizes[row] and values[row][done] < cheapest:
-                best, cheapest = row, values[row][done]
+            # the last value of a row is its end value: a full row has no space to cross
+            if done < len(next_values) - 1 and next_values[done] < cheapest:
+                best, cheapest = row, next_values[done]
         return side if best < 0 else mark(sheet, side, best, "x")[0]
 
     def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
@@ -127,14 +129,14 @@ def play_game(start: State, model: PlayerModel, rng: random.Random) -> GameResul
     state = start
     player = EMPTY_SIDE._replace(rows=("",) * len(SKEWERS))
     catch_up = 0
-    table = model.table
-    getrandbits = rng.getrandbits
-    draw = rng.random
+    # Bound once: this loop runs a few hundred thousand times a second.
+    table, getrandbits, draw = model.table, rng.getrandbits, rng.random
+    cross, own = model.cross_for_arthur, model.own_turn
     while True:
         state = arthur_turn(state, RED[int(draw() * 6)])
-        player = model.cross_for_arthur(player)
+        player = cross(player)
         made, crosses = table[getrandbits(TABLE_BITS)]
-        player, catch_up = model.own_turn(player, catch_up, made)
+        player, catch_up = own(player, catch_up, made)
         state = player_turn(state, crosses, player.hearts >= HEARTS_TRACK)
         if state.phase == "score":
             return GameResult(score(state.arthur), score(player), state.turns)

@@ -117,16 +117,16 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tu
     rows, hearts, stars, column = side
     marks = rows[row]
     space = len(marks)
-    if space < sheet.sizes[row]:
-        value, got, tokens = sheet.gains[how][row][space]
+    try:
+        value, got, tokens, end = sheet.gains[how][row][space]
+    except IndexError:
+        raise ValueError("a full row has no space to cross") from None
+    if end:
+        space = -1
+    else:
         if not bonus:
             got = tokens = 0
         rows = (*rows[:row], marks + how, *rows[row + 1:])
-    elif how == CIRCLE:
-        value, got, tokens = sheet.gains[how][row][space]
-        space = -1
-    else:
-        raise ValueError("a full row has no space to cross")
     filled = HEARTS_TRACK - hearts
     if value < filled:
         filled = value

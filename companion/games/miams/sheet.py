@@ -112,14 +112,14 @@ class Sheet:
         return tuple((*row.hearts, row.end) for row in self.rows)
 
     @cached_property
-    def gains(self) -> dict[str, tuple[tuple[tuple[int, int, int], ...], ...]]:
-        """``gains[how][row][space]`` = (hearts, stars, tokens) for a circle "o" or cross "x";
-        the extra last space of a circle row is the end-of-row value."""
-        def gain(hearts: int, bonus: Bonus) -> tuple[int, int, int]:
-            return hearts, bonus.stars, bonus.tokens
+    def gains(self) -> dict[str, tuple[tuple[tuple[int, int, int, bool], ...], ...]]:
+        """``gains[how][row][space]`` = (hearts, stars, tokens, end) for a circle "o" or a cross
+        "x"; a circle row has one more entry, the end-of-row value (end = True)."""
+        def gain(hearts: int, bonus: Bonus, end: bool = False) -> tuple[int, int, int, bool]:
+            return hearts, bonus.stars, bonus.tokens, end
 
         return {
-            "o": tuple(tuple(map(gain, (*r.hearts, r.end), (*r.bonuses, NO_BONUS))) for r in self.rows),
+            "o": tuple((*map(gain, r.hearts, r.bonuses), gain(r.end, NO_BONUS, True)) for r in self.rows),
             "x": tuple(tuple(gain(0, b) for b in r.bonuses) for r in self.rows),
         }
 
@@ -248,7 +248,8 @@ def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
             raise SheetError(path, f"{where}.bonus",
                              f"has {len(bonus)} entries but hearts has {len(hearts)}; one per space")
         bonuses = tuple(parse_bonus(b, path, f"{where}.bonus[{i}]") for i, b in enumerate(bonus))
-        end = _int(row["end"], path, f"{where}.end", 0, 50)
+        # at least 1, so every turn of Arthur's fills a heart and the game always ends
+        end = _int(row["end"], path, f"{where}.end", 1, 50)
         rows.append(Row(skewer, hearts_t, bonuses, end))
     return Sheet(name, stand_in, tuple(rows), catch_up)
 

@@ -1,0 +1,52 @@
+"""Headless Miams: ``companion replay miams`` and ``companion simulate miams``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from companion.cli import main
+
+EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "miams_game.jsonl"
+
+
+def test_replay_example_prints_the_final_state(capsys):
+    """The example game: the player fills their 50 on turn 12, "take turns until everyone has
+    taken the same number of turns", then both scores are counted."""
+    assert main(["replay", "miams", str(EXAMPLE)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["phase"] == "over" and out["difficulty"] == "lunch"
+    assert out["arthur"]["turns"] == out["player"]["turns"] == 12
+    assert out["player"]["score"] == 59
+    assert out["arthur"]["score"] == out["arthur"]["hearts"] + out["arthur"]["stars"]
+    assert out["winner"] == ("player" if out["player"]["score"] > out["arthur"]["score"] else "arthur")
+
+
+def test_replay_refuses_a_bad_action(tmp_path, capsys):
+    """"Take a game sheet for you and one for Arthur" comes first: a roll before the setup is
+    refused, with its line number."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "roll", "face": "fruit1"}\n', encoding="utf-8")
+    assert main(["replay", "miams", str(bad)]) == 1
+    assert "bad.jsonl:1: refused: Set up the game first" in capsys.readouterr().err
+
+
+def test_simulate_prints_rates_and_distributions(capsys):
+    """``companion simulate miams`` plays whole games; the same seed gives the same figures."""
+    args = ["simulate", "miams", "--games", "300", "--difficulty", "lunch", "--seed", "4"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    lunch = first["difficulties"]["lunch"]
+    assert lunch["games"] == 300
+    assert abs(lunch["player_win_rate"] + lunch["arthur_win_rate"] - 1) < 1e-9
+    assert lunch["arthur_score"]["min"] <= lunch["arthur_score"]["p50"] <= lunch["arthur_score"]["max"]
+    assert sum(lunch["player_score"]["histogram_10"].values()) == 300
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == first
+
+
+def test_simulate_all_difficulties(capsys):
+    """Without --difficulty the three levels are compared side by side."""
+    assert main(["simulate", "miams", "--games", "50"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["difficulties"]) == ["snacking", "lunch", "munchies"]

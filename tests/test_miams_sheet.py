@@ -1,0 +1,127 @@
+"""Miams sheet and tile files: the shipped stand-ins load, and mistakes name file and key."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from companion.games.base import RuleError
+from companion.games.miams import rules
+from companion.games.miams.sheet import (
+    DEFAULT_SHEET,
+    DEFAULT_TILE,
+    SKEWERS,
+    Bonus,
+    SheetError,
+    load_sheet,
+    load_tile,
+    parse_bonus,
+    sheet_files,
+    tile_from_data,
+)
+
+GOOD_SHEET = DEFAULT_SHEET.read_text(encoding="utf-8")
+
+
+def test_stand_ins_load_and_say_they_are_stand_ins():
+    """The printed values "are not in the rulebook text", so the shipped files are marked
+    stand-ins, in the data and in the file's first line."""
+    sheet, tile = load_sheet(), load_tile()
+    assert sheet.stand_in and tile.stand_in
+    assert [row.skewer for row in sheet.rows] == list(SKEWERS)
+    assert "STAND-IN" in GOOD_SHEET.splitlines()[0]
+    assert "STAND-IN" in DEFAULT_TILE.read_text(encoding="utf-8").splitlines()[0]
+
+
+def test_sheet_round_trips_through_the_setup_action():
+    """The setup action carries the sheet as data, so a replay never reads a file."""
+    sheet = load_sheet()
+    state = rules.apply(rules.initial_state(), {"type": "setup", "sheet": sheet.to_data(),
+                                                "tile": load_tile().to_data()})
+    assert state.options.sheet == sheet
+
+
+@pytest.mark.parametrize("bonus, expected", [
+    ("", Bonus()), ("red", Bonus(red=1)), ("reroll", Bonus(reroll=1)),
+    ("stars:3", Bonus(stars=3)), ("red+stars:1", Bonus(red=1, stars=1)),
+])
+def test_bonus_spellings(bonus, expected):
+    """"Bonus tokens — the token icons printed below certain spaces": red die, reroll, stars."""
+    assert parse_bonus(bonus) == expected
+
+
+@pytest.mark.parametrize("edit, key, problem", [
+    (lambda t: t.replace('[rows.yums]', '[rows.yum]'), "rows.yum", "unknown key"),
+    (lambda t: t.replace('bonus  = ["", "", "stars:2", ""]', 'bonus  = ["", "", "star", ""]'),
+     "rows.yums.bonus[2]", "'star'"),
+    (lambda t: t.replace('bonus  = ["", "", "stars:2", ""]', 'bonus  = ["", ""]'),
+     "rows.yums.bonus", "one per space"),
+    (lambda t: t.replace('hearts = [3, 4, 6, 7]', 'hearts = [3, "4", 6, 7]'),
+     "rows.yums.hearts[1]", "whole number"),
+    (lambda t: t.rstrip().removesuffix("end = 3") + "end = 0\n", "rows.yums.end",
+     "between 1 and 50"),
+    (lambda t: t.replace('stand_in = true', 'stand_in = "yes"'), "stand_in", "true or false"),
+    (lambda t: t.replace('name = "Stand-in sheet"', 'colour = "red"'), "colour", "unknown key"),
+    (lambda t: t.replace('hearts = [3, 4, 6, 7]', 'hearts = [3, 4, 6, 7'), "(syntax)", ""),
+])
+def test_sheet_errors_name_the_file_and_key(tmp_path, edit, key, problem):
+    """A mistake in a copied sheet names the file, the key and the problem."""
+    path = tmp_path / "my_sheet.toml"
+    path.write_text(edit(GOOD_SHEET), encoding="utf-8")
+    with pytest.raises(SheetError) as error:
+        load_sheet(path)
+    assert error.value.path == str(path)
+    assert error.value.key == key
+    assert problem in error.value.problem
+    assert str(error.value).startswith(f"{path}: {key}: ")
+
+
+def test_missing_row_is_named(tmp_path):
+    """Every sheet has the six skewers: "Pair, Three of a kind, Full house, Four of a kind,
+    Straight, Yums"."""
+    path = tmp_path / "short.toml"
+    text = GOOD_SHEET[: GOOD_SHEET.index("[rows.yums]")]
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SheetError, match=r"rows\.yums: missing"):
+        load_sheet(path)
+
+
+def test_unreadable_file_is_named(tmp_path):
+    with pytest.raises(SheetError, match=r"nope\.toml: \(file\): cannot read"):
+        load_sheet(tmp_path / "nope.toml")
+
+
+def test_tile_must_map_every_red_face_to_a_skewer():
+    """"The solo mini-board indicates which skewer is scored" for each red-die face."""
+    data = load_tile().to_data()
+    missing = copy.deepcopy(data)
+    del missing["faces"]["marshmallow"]
+    with pytest.raises(SheetError, match=r"faces\.marshmallow: missing"):
+        tile_from_data(missing, "tile.toml")
+    wrong = copy.deepcopy(data)
+    wrong["faces"]["fruit2"] = "triple"
+    with pytest.raises(SheetError, match=r"faces\.fruit2: 'triple' is not one of"):
+        tile_from_data(wrong, "tile.toml")
+    named = copy.deepcopy(data)
+    named["names"]["fruit1"] = "A very long fruit name"
+    with pytest.raises(SheetError, match=r"names\.fruit1: .* longer than 12"):
+        tile_from_data(named, "tile.toml")
+
+
+def test_bad_sheet_in_a_setup_action_is_refused_shortly():
+    """A replayed file with bad sheet data is refused with a two-line reason naming the key."""
+    data = load_sheet().to_data()
+    data["rows"]["pair"]["end"] = -1
+    with pytest.raises(RuleError, match=r"Bad sheet data:\nrows\.pair\.end"):
+        rules.apply(rules.initial_state(), {"type": "setup", "sheet": data})
+
+
+def test_sheets_folder_lists_toml_files(tmp_path):
+    """The setup screen lists the *.toml files of the sheets folder; a missing folder lists none."""
+    (tmp_path / "b.toml").write_text(GOOD_SHEET, encoding="utf-8")
+    (tmp_path / "a.toml").write_text(GOOD_SHEET, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    assert [p.name for p in sheet_files(tmp_path)] == ["a.toml", "b.toml"]
+    assert sheet_files(tmp_path / "absent") == []
+    assert sheet_files("") == []
