@@ -234,3 +234,26 @@ def test_power_cut_resumes_paused_at_the_last_reading(tmp_path):
         assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
     finally:
         second.close()
+
+
+def test_undone_pause_after_the_deadline_ends_the_round_at_once(box):
+    """Undoing a pause restores the old deadline; if it has passed, time is up now."""
+    start_game(box)
+    box.press("OK")  # pause
+    box.advance(200)
+    box.press("BACK")  # the paused screen has dimmed: this press only wakes it
+    box.press("BACK", long=True)  # "Undone: pause"
+    box.advance(0.1)
+    assert state(box).round == 2 and state(box).rounds[0].ended == "time up"
+    assert played(box)[-1][1] == "alarm"
+
+
+def test_times_up_closes_an_open_menu(box):
+    """"TIME'S UP" fills the screen even when the dice menu was open; OK leads to round 2."""
+    start_game(box)
+    box.press("DOWN")
+    assert isinstance(box.screen, screens.TableScreen)
+    box.advance(181)
+    assert isinstance(box.screen, screens.TimesUpScreen)
+    box.press("OK")
+    assert box.screen is box.app.game_root

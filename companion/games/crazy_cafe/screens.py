@@ -122,10 +122,12 @@ class RoundClock:
 
     def _arm(self, now: float) -> None:
         left = self.deadline - now
-        # The next change of the whole seconds shown; cues all sit on whole seconds.
-        redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
-        upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
-        wake = min([redraw, *upcoming[:1]])
+        wake = now  # a deadline already behind us (e.g. an undone pause): time is up now
+        if left > 0:
+            # The next change of the whole seconds shown; cues all sit on whole seconds.
+            redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
+            upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
+            wake = min([redraw, *upcoming[:1]])
         self._timer = self.app.schedule(max(wake, now), self._wake)
 
     def _wake(self) -> None:
@@ -137,7 +139,7 @@ class RoundClock:
         due = [(at, pattern) for at, pattern in self.cues(self.deadline)
                if self.handled_until < at <= now]
         self.handled_until = max(self.handled_until, now)
-        if due and due[-1][1] == "alarm":
+        if now >= self.deadline:
             self._time_up(now)
             return
         if due:
@@ -148,6 +150,8 @@ class RoundClock:
         app = self.app
         app.beep("alarm")
         if act(app, {"type": "time_up", "at": now}) and app.in_game():
+            while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
+                app.pop()
             app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 
@@ -313,9 +317,6 @@ def new_game(app: App) -> Screen:
 
 class CafeScreen(Screen):
     """The game's root: round preparation, the running timer, and the result."""
-
-    def __init__(self, app: App) -> None:
-        super().__init__(app)
 
     @property
     def state(self) -> CafeState:
@@ -497,7 +498,6 @@ class TimesUpScreen(Screen):
 
     hint = "OK next round"
     keeps_awake = True
-    owns_long_ok = False
 
     def __init__(self, app: App, log: rules.RoundLog) -> None:
         super().__init__(app)
@@ -566,7 +566,7 @@ class TableScreen(MenuScreen):
 
     def __init__(self, app: App) -> None:
         super().__init__(app, "Dice & orders", [])
-        self.hint = "OK change  ◆roll  BACK ↶" if _state(app).setup.dice == "box" else (
+        self.hint = "OK change  ◆ roll dice" if _state(app).setup.dice == "box" else (
             "OK change  BACK back")
         self.on_enter()
 
@@ -662,6 +662,7 @@ _MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Dice", "menu:Start"
 WALK: dict[str, tuple[str, ...]] = {
     "setup": ("game:cafe",),
     "ready": ("game:cafe", "menu:Start"),
+    "ready-special-menu": ("game:cafe", "menu:Special", "menu:Start"),
     "timer": ("game:cafe", "menu:Start", "OK", "+65"),
     "timer-last-seconds": ("game:cafe", "menu:Start", "OK", "+172.5"),
     "paused": ("game:cafe", "menu:Start", "OK", "+20", "OK"),
