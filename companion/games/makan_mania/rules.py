@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from companion.games.base import Action, RuleError
@@ -106,7 +106,8 @@ class State:
     supply: int = 0
     pot: int = 0
     jumps: tuple[str, ...] = ()  # jump abilities still to decide at the start of the Queue
-    turn: int = 0          # index into order(state) during the Queue
+    queue: tuple[int, ...] = ()  # player indices in Queue order, fixed once the jumps are done
+    turn: int = 0          # index into ``queue``
     discount: int = 0      # dice discount left this turn
     gained: Gained = Gained()
 
@@ -129,7 +130,7 @@ def order(state: State) -> tuple[int, ...]:
 
 def current(state: State) -> int | None:
     """The player whose Queue turn it is."""
-    return order(state)[state.turn] if state.phase == "queue" else None
+    return state.queue[state.turn] if state.phase == "queue" else None
 
 
 def free_tables(state: State) -> tuple[int, ...]:
@@ -208,11 +209,24 @@ def winners(state: State) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(state.players) if p.total == best)
 
 
+def replace(obj: Any, **changes: Any) -> Any:
+    """A copy of a frozen dataclass with ``changes``: dataclasses.replace without re-running
+    __init__, which made whole-game replays (undo, resume) several times slower."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
+    return new
+
+
 # ----- the coin ledger ----------------------------------------------------------------------
-def _take(state: State, amount: int) -> tuple[State, int]:
-    """Take up to ``amount`` coins from the pile; a limited pile gives what it has."""
-    got = amount if state.options.coin_supply == 0 else max(0, min(amount, state.supply))
-    return replace(state, supply=state.supply - got), got
+def _available(state: State, amount: int, supply: int | None = None) -> int:
+    """How many of ``amount`` coins the pile can give; a limited pile gives what it has."""
+    supply = state.supply if supply is None else supply
+    return amount if state.options.coin_supply == 0 else max(0, min(amount, supply))
+
+
+def _swap(items: tuple, index: int, item: Any) -> tuple:
+    """``items`` with the one at ``index`` replaced."""
+    return (*items[:index], item, *items[index + 1:])
 
 
 def _err(*lines: str) -> RuleError:
@@ -221,9 +235,7 @@ def _err(*lines: str) -> RuleError:
 
 
 def _with_player(state: State, index: int, **changes: Any) -> State:
-    players = list(state.players)
-    players[index] = replace(players[index], **changes)
-    return replace(state, players=tuple(players))
+    return replace(state, players=_swap(state.players, index, replace(state.players[index], **changes)))
 
 
 def _name(state: State, index: int) -> str:
@@ -343,7 +355,7 @@ def _next_jump(state: State) -> State:
         if state.players[jumper].table != target:
             return state
         state = replace(state, jumps=state.jumps[1:])
-    return _begin_turn(replace(state, phase="queue", turn=0))
+    return _begin_turn(replace(state, phase="queue", turn=0, queue=order(state)))
 
 
 def _jump(state: State, action: Action) -> State:
@@ -370,16 +382,16 @@ def _jump(state: State, action: Action) -> State:
     else:  # everyone between moves one table towards the jumper's old place
         seq.pop(k)
         seq.insert(end, jumper)
-    tables = tables_for(len(state.players))
-    for position, index in enumerate(seq):
-        state = _with_player(state, index, table=tables[position])
+    seat_of = dict(zip(seq, tables_for(len(seq)), strict=True))
+    earned = dict.fromkeys(tch, 1)
     if target == 88 and from_table == 1:
-        state, got = _take(state, JUMP_88_FROM_1_COINS)
-        state = _with_player(state, jumper, coins=state.players[jumper].coins + got)
-    for index in tch:
-        state, got = _take(state, 1)
-        state = _with_player(state, index, coins=state.players[index].coins + got)
-    return _next_jump(state)
+        earned[jumper] = JUMP_88_FROM_1_COINS
+    supply, players = state.supply, []
+    for index, p in enumerate(state.players):
+        got = _available(state, earned.get(index, 0), supply)
+        supply -= got
+        players.append(replace(p, table=seat_of[index], coins=p.coins + got))
+    return _next_jump(replace(state, players=tuple(players), supply=supply))
 
 
 # ----- the Queue ----------------------------------------------------------------------------
@@ -389,6 +401,7 @@ def _begin_turn(state: State) -> State:
     p = state.players[who]
     factor = 2 if p.ability == "double" else 1
     coins = discount = pot_in = pot_out = bonus = 0
+    supply = state.supply
     if p.table in TABLE_BENEFITS:
         kind, amount = TABLE_BENEFITS[p.table]
         if kind == "coins":
@@ -399,7 +412,8 @@ def _begin_turn(state: State) -> State:
         coin_factor = factor if state.options.double_88 == "all" else 1
         dice_factor = factor if state.options.double_88 in ("all", "dice") else 1
         if state.round < ROUNDS:
-            state, pot_in = _take(state, coin_factor)
+            pot_in = _available(state, coin_factor)
+            supply -= pot_in
             bonus = dice_factor
         else:
             pot_out = state.pot
@@ -410,10 +424,11 @@ def _begin_turn(state: State) -> State:
             discount += drink.amount
         elif drink.effect == "coins" and p.table != 1:
             coins += drink.amount
-    state, got = _take(state, coins)
-    state = replace(state, pot=state.pot + pot_in - pot_out, discount=discount,
-                    gained=Gained(got, coins - got, pot_in, pot_out, bonus, discount))
-    return _with_player(state, who, coins=p.coins + got + pot_out, next_bonus=bonus)
+    got = _available(state, coins, supply)
+    player = replace(p, coins=p.coins + got + pot_out, next_bonus=bonus)
+    return replace(state, players=_swap(state.players, who, player), supply=supply - got,
+                   pot=state.pot + pot_in - pot_out, discount=discount,
+                   gained=Gained(got, coins - got, pot_in, pot_out, bonus, discount))
 
 
 def _buy(state: State, action: Action) -> State:
@@ -429,36 +444,35 @@ def _buy(state: State, action: Action) -> State:
     if card.owner not in (None, who):
         raise _err(f"Only {_name(state, card.owner)}", f"may buy this {drink.name}")
     p = state.players[who]
+    dice, coins, supply, discount = p.dice, p.coins, state.supply, state.discount
     pay = action.get("pay")
     if pay == "dice":
         if drink.dice is None:
             raise _err(f"{drink.name} costs coins", "not dice")
         price = dice_price(state, drink.key)
-        if p.dice < price:
-            raise _err(f"{drink.name}: {price} dice", f"{p.name} has {p.dice}")
-        used = drink.dice - price if state.options.discount == "pool" else 0
-        state = replace(state, discount=state.discount - used)
-        state = _with_player(state, who, dice=p.dice - price)
+        if dice < price:
+            raise _err(f"{drink.name}: {price} dice", f"{p.name} has {dice}")
+        dice -= price
+        if state.options.discount == "pool":
+            discount -= drink.dice - price
     elif pay == "coins":
         if drink.coins is None:
             raise _err(f"{drink.name} costs dice", "not coins")
-        if p.coins < drink.coins:
-            raise _err(f"{drink.name}: {drink.coins} coins", f"{p.name} has {p.coins}")
-        state = replace(state, supply=state.supply + drink.coins)
-        state = _with_player(state, who, coins=p.coins - drink.coins)
+        if coins < drink.coins:
+            raise _err(f"{drink.name}: {drink.coins} coins", f"{p.name} has {coins}")
+        coins -= drink.coins
+        supply += drink.coins
     else:
         raise _err("Pay with dice or coins")
-    row = list(state.row)
-    row[slot] = replace(card, buyer=who)
-    p = state.players[who]
-    state = replace(_with_player(state, who, drinks=(*p.drinks, drink.key)), row=tuple(row))
     if state.options.new_drinks == "at_once":
         if drink.effect == "discount":
-            state = replace(state, discount=state.discount + drink.amount)
+            discount += drink.amount
         elif drink.effect == "coins" and p.table != 1:
-            state, got = _take(state, drink.amount)
-            state = _with_player(state, who, coins=p.coins + got)
-    return state
+            got = _available(state, drink.amount, supply)
+            coins, supply = coins + got, supply - got
+    player = replace(p, dice=dice, coins=coins, drinks=(*p.drinks, drink.key))
+    return replace(state, players=_swap(state.players, who, player), supply=supply, discount=discount,
+                   row=_swap(state.row, slot, replace(card, buyer=who)))
 
 
 def _end_turn(state: State, action: Action) -> State:
@@ -467,13 +481,14 @@ def _end_turn(state: State, action: Action) -> State:
     if action.get("player", who) != who:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]
-    state, got = _take(state, p.dice)  # "For each leftover die unspent ... earn 1 coin"
-    state = _with_player(state, who, coins=p.coins + got, dice=0)
+    got = _available(state, p.dice)  # "For each leftover die unspent ... earn 1 coin"
+    players = _swap(state.players, who, replace(p, coins=p.coins + got, dice=0))
+    state = replace(state, players=players, supply=state.supply - got)
     if state.turn + 1 < len(state.players):
         return _begin_turn(replace(state, turn=state.turn + 1))
     players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in state.players)
     last = state.round >= ROUNDS
-    return replace(state, players=players, row=(), discount=0, gained=Gained(),
+    return replace(state, players=players, row=(), discount=0, gained=Gained(), queue=(),
                    phase="scoring" if last else "reveal", round=state.round + (0 if last else 1))
 
 
