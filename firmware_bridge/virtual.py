@@ -73,7 +73,7 @@ class VirtualSensor:
                 temporary.replace(self.link)  # atomic: a reader never sees no link mid-swap
             self.reporter.seq = 0
             self._booted = time.monotonic()
-            self._write(self.reporter.hello())
+            self._send(self.reporter.hello)
         if self._thread is None:
             self._stop.clear()
             self._thread = threading.Thread(target=self._serve, name="virtual-sensor", daemon=True)
@@ -105,7 +105,7 @@ class VirtualSensor:
         for index in range(len(self.kinds)) if dice is None else dice:
             if self.reporter.states[index] != (ROLL,):
                 self._roll_started[index] = now
-                self._write(self.reporter.die(index, (ROLL,)))
+                self._send(self.reporter.die, index, (ROLL,))
 
     def settle(self, index: int, face: str | None) -> None:
         """Die ``index`` comes to rest on ``face`` (None: crooked), after a ROLL if none was sent."""
@@ -113,11 +113,11 @@ class VirtualSensor:
             raise ValueError(f"die {index} ({self.kinds[index]}) has no face {face!r}")
         self.roll([index])
         if face is None:
-            self._write(self.reporter.die(index, (CROOKED,)))
+            self._send(self.reporter.die, index, (CROOKED,))
             return
         settle_ms = int((time.monotonic() - self._roll_started[index]) * 1000)
         event = (FACE, faces_of(self.kinds[index]).index(face), settle_ms)
-        self._write(self.reporter.die(index, event))
+        self._send(self.reporter.die, index, event)
 
     def throw(self, faces: Sequence[str | None] | None = None) -> tuple[str | None, ...]:
         """Roll every die and settle them on ``faces`` (random ones when None)."""
@@ -150,11 +150,11 @@ class VirtualSensor:
         pairs = count // 2
         for n in range(pairs):
             index = n % len(self.kinds)
-            self._write(self.reporter.die(index, (ROLL,)))
+            self._send(self.reporter.die, index, (ROLL,))
             face = self.rng.randrange(len(faces_of(self.kinds[index])))
-            self._write(self.reporter.die(index, (FACE, face, 5)))
+            self._send(self.reporter.die, index, (FACE, face, 5))
         if count % 2:
-            self._write(self.heartbeat())
+            self._send(self.heartbeat)
 
     def heartbeat(self) -> bytes:
         return self.reporter.heartbeat(int(time.monotonic() - self._booted))
@@ -164,14 +164,23 @@ class VirtualSensor:
         self._quiet_until = time.monotonic() + seconds
 
     def error(self, code: str, text: str) -> None:
-        self._write(self.reporter.error(code, text))
+        self._send(self.reporter.error, code, text)
 
     def hello(self) -> None:
         """Say HELLO again, as after a reset."""
-        self.reporter.seq = 0
-        self._write(self.reporter.hello())
+        with self._lock:
+            self.reporter.seq = 0
+            self._write(self.reporter.hello())
 
     # ----- the wire -----------------------------------------------------------------------
+    def _send(self, make: Callable[..., bytes], *args: object) -> None:
+        """Number and write a frame in one step, so threads never interleave sequence numbers."""
+        with self._lock:
+            self._write(make(*args))
+
+    def _answer(self, data: bytes) -> bytes:
+        return b"".join(self.reporter.receive(data))
+
     def _write(self, data: bytes) -> None:
         with self._lock:
             if self._master is None or time.monotonic() < self._quiet_until:
@@ -206,12 +215,11 @@ class VirtualSensor:
                 except (OSError, ValueError):
                     data = b""  # unplugged under us, or the host closed its side
                 if data and time.monotonic() >= self._quiet_until:
-                    for reply in self.reporter.receive(data):
-                        self._write(reply)
+                    self._send(self._answer, data)
             if time.monotonic() >= next_beat:
                 next_beat += self.heartbeat_s
                 if self._master is not None:
-                    self._write(self.heartbeat())
+                    self._send(self.heartbeat)
 
 
 def run_script(sensor: VirtualSensor, lines: Iterable[str], say: Callable[[str], None]) -> bool:

@@ -1,0 +1,116 @@
+"""The dice sensor end to end: a virtual sensor process → pty → link → app queue → game.
+
+The box is built by ``companion.boot.build_app`` (through SimBox) with ``[sensor] port`` set, as
+on a Pi. Quotes are from issue 6 and the 3 Minute Crazy Café rulebook.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from companion import config
+from companion.simbox import SimBox
+from companion.walk import run_steps
+from tests.test_sensor_link import SimProcess
+
+
+@pytest.fixture
+def sensor_path(tmp_path):
+    return tmp_path / "dice-sensor"
+
+
+@pytest.fixture
+def sim(sensor_path):
+    process = SimProcess(sensor_path)
+    yield process
+    process.close()
+
+
+@pytest.fixture
+def sensor_box(tmp_path, sensor_path):
+    box = SimBox(tmp_path / "state", cfg=config.parse({"sensor": {"port": str(sensor_path)}}))
+    yield box
+    box.close()
+
+
+def pump_until(box: SimBox, done: Callable[[], bool], timeout: float = 3.0) -> None:
+    """Let the loop take the link's events (they arrive in real time) until ``done``."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out; sensor status {box.app.sensor}")
+        box.app.pump()
+        time.sleep(0.005)
+
+
+def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, sensor_box):
+    """"The app sees: sensor online/offline, die rolling, dice settled (a stable set of faces).
+    The settings screen shows sensor status, id, dice, and error counts"."""
+    status = sensor_box.app.sensor
+    pump_until(sensor_box, lambda: status.online)
+    assert (status.sensor_id, status.kinds) == ("VIRTUAL-0001", ("yellow", "yellow", "blue", "blue"))
+    sim.do("raw $DS,1,HB,1*00")
+    sim.do("settle salad cake water cola")
+    pump_until(sensor_box, lambda: status.faces == ("salad", "cake", "water", "cola"))
+    pump_until(sensor_box, lambda: status.counters.get("checksum") == 1)
+    assert "◎" in sensor_box.app.status_icons()
+    run_steps(sensor_box, ("menu:Settings", "menu:Dice sensor"))
+    lines = sensor_box.screen.lines
+    assert lines[0] == "Online, fw sim-1.0"
+    assert lines[1:3] == ["Id VIRTUAL-0001", "Dice 2 yellow 2 blue"]
+    assert lines[3].startswith("Errors ") and "checksum 1" in lines[3]
+    assert lines[4] == "Last: bad checksum"
+
+
+def test_unplugging_shows_offline_and_the_reason(sim, sensor_box):
+    """"The app sees: sensor online/offline" — and the settings say why."""
+    status = sensor_box.app.sensor
+    pump_until(sensor_box, lambda: status.online)
+    sim.do("unplug")
+    pump_until(sensor_box, lambda: not status.online)
+    assert status.last_problem in ("unplugged", "port not found")
+    assert "⊘" in sensor_box.app.status_icons()
+    sim.do("plug")
+    pump_until(sensor_box, lambda: status.online)
+
+
+def test_shutdown_stops_the_link(sim, tmp_path, sensor_path):
+    """"stop it on shutdown": no reader thread outlives the box."""
+    box = SimBox(tmp_path / "other", cfg=config.parse({"sensor": {"port": str(sensor_path)}}))
+    link = box.app.hardware.extras["sensor"]
+    pump_until(box, lambda: box.app.sensor.online)
+    box.app.shutdown()
+    assert link._thread is None
+
+
+def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim, sensor_box):
+    """Café: "If, as an action, you re-roll all dice that were not used and two dice then show
+    the same drink, dish or bill, you must immediately turn one order over to show the dark
+    side" — "Double Trouble does not apply when rolling the dice for the first time during game
+    setup". With the sensor, the box reads the dice and calls it."""
+    app = sensor_box.app
+    pump_until(sensor_box, lambda: app.sensor.online)
+    run_steps(sensor_box, ("game:cafe", "menu:Double", "menu:Dice", "menu:Start"))
+
+    def state():
+        return app.session.state
+
+    assert state().setup.dice == "sensor" and state().setup.double_trouble
+    sim.do("settle pizza pizza bill bill")  # the setup roll: doubles, but no trouble
+    pump_until(sensor_box, lambda: state().faces == ("pizza", "pizza", "bill", "bill"))
+    assert state().dark == 0 and not state().trouble
+    sensor_box.press("OK")  # the round starts
+    assert state().phase == "running"
+    sim.do("settle burger fries cola water")  # a reroll without a double
+    pump_until(sensor_box, lambda: state().faces == ("burger", "fries", "cola", "water"))
+    assert state().dark == 0
+    sim.do("settle - - coffee coffee")  # yellow dice stay; the blue pair shows a double
+    pump_until(sensor_box, lambda: state().faces == ("burger", "fries", "coffee", "coffee"))
+    assert state().dark == 1 and state().trouble == "flip"
+    assert sensor_box.screen.title == "DOUBLE TROUBLE!"
+    assert app.session.actions[-1] == {"type": "roll", "kind": "reroll",
+                                       "faces": ["burger", "fries", "coffee", "coffee"],
+                                       "source": "sensor"}

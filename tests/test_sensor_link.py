@@ -1,0 +1,246 @@
+"""The serial link against a virtual sensor in another process, on a real pseudo-terminal.
+
+``companion sensor-sim`` runs as a subprocess; the link opens its pty through pyserial, so the
+real code path runs: hot-unplug and replug, heartbeat loss, garbage, a flood of frames.
+Quotes are from issue 6.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import serial
+
+from firmware_bridge.events import DiceSettled, DieRolling, SensorHealth, SensorOffline, SensorOnline
+from firmware_bridge.link import SensorLink
+from firmware_bridge.protocol import Face, Hello, Roll, encode
+
+CAFE = ("yellow", "yellow", "blue", "blue")
+FAST = {"heartbeat_s": 0.05, "backoff_s": (0.02, 0.2), "health_every_s": 0.02}
+
+
+class SimProcess:
+    """``companion sensor-sim --script -`` in a subprocess: commands in, "ok ..." acks out."""
+
+    def __init__(self, link: Path, *extra: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "companion", "sensor-sim", "--link", str(link),
+             "--heartbeat", "0.05", "--script", "-", *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+        )
+        self.banner = self.process.stdout.readline().strip()
+
+    def do(self, command: str) -> None:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        reply = self.process.stdout.readline().strip()
+        assert reply == f"ok {command}", reply
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(5)
+
+
+class Events:
+    """The link's posts, as the app's queue would receive them."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue = queue.Queue()
+        self.seen: list = []
+
+    def post(self, event: object) -> None:
+        self.queue.put(event)
+
+    def wait(self, match: Callable[[object], bool], timeout: float = 3.0) -> object:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                event = self.queue.get(timeout=max(0.0, left))
+            except queue.Empty:
+                raise AssertionError(f"no matching event in {timeout}s; saw {self.seen[-5:]}") from None
+            self.seen.append(event)
+            if match(event):
+                return event
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.seen if isinstance(e, kind)]
+
+
+@pytest.fixture
+def port_path(tmp_path):
+    return tmp_path / "dice-sensor"
+
+
+@pytest.fixture
+def sim(port_path):
+    process = SimProcess(port_path)
+    yield process
+    process.close()
+
+
+@pytest.fixture
+def events():
+    return Events()
+
+
+@pytest.fixture
+def link(port_path, events):
+    made = SensorLink(str(port_path), events.post, **FAST)
+    yield made
+    made.stop()
+
+
+def online(e: object) -> bool:
+    return isinstance(e, SensorOnline)
+
+
+def test_settled_dice_arrive_as_one_set_of_faces(sim, link, events):
+    """"The app sees: sensor online/offline, die rolling, dice settled (a stable set of faces)"."""
+    assert sim.banner.startswith("sensor-sim: /dev/pts/")
+    link.start()
+    hello = events.wait(online)
+    assert hello == SensorOnline("VIRTUAL-0001", "sim-1.0", CAFE)
+    sim.do("settle pizza donut ? bill")
+    settled = events.wait(lambda e: isinstance(e, DiceSettled))
+    assert settled == DiceSettled(("pizza", "donut", None, "bill"), CAFE)
+    assert sorted(e.index for e in events.of(DieRolling)) == [0, 1, 2, 3]
+    assert link.online
+
+
+def test_after_hello_the_link_asks_state_so_one_die_completes_the_set(sim, port_path, events):
+    """"on HELLO it asks STATE?": dice lying still when the link connects are known, so one
+    rerolled die gives a full set — and lying dice alone are no roll."""
+    sim.do("settle burger cake milkshake water")
+    made = SensorLink(str(port_path), events.post, **FAST)
+    made.start()
+    try:
+        events.wait(online)
+        sim.do("face 2 coffee")
+        settled = events.wait(lambda e: isinstance(e, DiceSettled))
+        assert settled.faces == ("burger", "cake", "coffee", "water")
+        assert len(events.of(DiceSettled)) == 1
+    finally:
+        made.stop()
+
+
+def test_hot_unplug_and_replug(sim, link, events):
+    """"reconnection with back-off when the device disappears (SerialException/OSError)"."""
+    link.start()
+    events.wait(online)
+    sim.do("unplug")
+    gone = events.wait(lambda e: isinstance(e, SensorOffline))
+    assert gone.reason == "unplugged"
+    assert not link.online
+    time.sleep(0.3)  # a few failed reopen attempts while the cable is out
+    sim.do("plug")
+    replugged = time.monotonic()
+    events.wait(online)
+    assert time.monotonic() - replugged < 2.0
+    sim.do("settle fries salad juice cola")
+    assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("fries", "salad", "juice", "cola")
+    assert link.counters()["reconnects"] == 1
+
+
+def test_three_missed_heartbeats_mean_offline_then_it_reconnects(sim, link, events):
+    """"or falls silent (3 missed heartbeats)"."""
+    link.start()
+    events.wait(online)
+    sim.do("quiet 0.6")
+    silent = events.wait(lambda e: isinstance(e, SensorOffline))
+    assert silent.reason == "no heartbeat"
+    events.wait(online)
+    assert link.counters()["silent"] >= 1
+
+
+def test_a_garbage_burst_is_counted_and_the_link_carries_on(sim, link, events):
+    """"resynchronising on the next $ after garbage"; "counting each kind of rejection"."""
+    link.start()
+    events.wait(online)
+    sim.do("garbage 3000")
+    sim.do("raw $DS,99,FACE,0,pizza,10*00")
+    sim.do("settle donut donut bill bill")
+    assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("donut", "donut", "bill", "bill")
+    health = events.wait(lambda e: isinstance(e, SensorHealth) and dict(e.counters)["checksum"])
+    counters = dict(health.counters)
+    assert counters["garbage"] >= 1 and counters["checksum"] == 1
+    assert health.last_problem
+    assert not events.of(SensorOffline)
+
+
+def test_a_flood_of_ten_thousand_frames(sim, link, events):
+    """"a flood of 10⁴ frames": every frame is read, none lost, and the last set is right."""
+    link.start()
+    events.wait(online)
+    sim.do("settle burger burger cola cola")
+    events.wait(lambda e: isinstance(e, DiceSettled))
+    events.seen.clear()
+    started = time.monotonic()
+    sim.do("flood 10000")
+    sim.do("settle cake pizza ? juice")
+    final = ("cake", "pizza", None, "juice")  # a crooked die: no set in the flood looks like it
+    last = events.wait(lambda e: isinstance(e, DiceSettled) and e.faces == final, timeout=10)
+    assert last.kinds == CAFE
+    assert time.monotonic() - started < 5
+    counters = link.counters()
+    assert counters["dropped"] == counters["duplicate"] == counters["garbage"] == 0
+    assert sum(counters.values()) == 0, counters
+    assert len(events.of(DiceSettled)) == 5000 + 1  # each ROLL+FACE pair makes a new set
+
+
+def test_a_sensor_plugged_in_later_is_found(port_path, link, events):
+    """The box starts without its sensor: offline at once, online when it is plugged in."""
+    link.start()
+    assert events.wait(lambda e: isinstance(e, SensorOffline)).reason == "port not found"
+    late = SimProcess(port_path)
+    try:
+        events.wait(online)
+    finally:
+        late.close()
+
+
+def test_spy_url_logs_the_traffic(sim, port_path, tmp_path, events):
+    """"serial.serial_for_url (so loop://, spy:// and by-id device paths all work)"."""
+    log = tmp_path / "spy.txt"
+    made = SensorLink(f"spy://{port_path}?file={log}", events.post, **FAST)
+    made.start()
+    try:
+        events.wait(online)
+    finally:
+        made.stop()
+    text = log.read_text()
+    assert "$DS,0,HELLO?*" in text and "STATE?" in text  # what the link sent ...
+    assert " RX " in text  # ... and what the sensor answered, dumped in hex
+
+
+def test_loop_url_and_bounded_writes(events):
+    """loop:// echoes what is written, so a test can play the sensor in-process; and "No write
+    may block forever": the port is opened with read and write timeouts."""
+    opened: list = []
+
+    def opener(url: str, **options: object) -> serial.SerialBase:
+        port = serial.serial_for_url(url, **options)
+        opened.append(port)
+        return port
+
+    made = SensorLink("loop://", events.post, opener=opener, **FAST)
+    made.start()
+    try:
+        deadline = time.monotonic() + 2
+        while not opened and time.monotonic() < deadline:
+            time.sleep(0.01)
+        port = opened[0]
+        assert port.timeout is not None and port.write_timeout is not None
+        port.write(encode(Hello(1, "t", "LOOP", ("red",)), 0))
+        assert events.wait(online).kinds == ("red",)
+        port.write(encode(Roll(0), 1) + encode(Face(0, "marshmallow", 300), 2))
+        assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("marshmallow",)
+    finally:
+        made.stop()
