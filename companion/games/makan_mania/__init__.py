@@ -38,6 +38,11 @@ def _walk() -> dict[str, tuple[str, ...]]:
     jumps = (*rush, *seats)
     queue = (*jumps, "OK")                    # Ana (red) jumps from Table 1 to 88
     round_1 = (*queue, "ACTION", "ACTION", "ACTION", "ACTION")
+    later = ("+3", "OK", *("OK",) * 6, *seats, "OK", *("ACTION",) * 4)   # rounds 2-5, no buys
+    scoring = (*round_1, *later * 4, "+3")
+    # Food points by UP presses: Ana 12, Ben 9, then Cai 15 and Dee 9.
+    first_two = ("OK", *("UP",) * 12, "OK", "DOWN", "OK", *("UP",) * 9, "OK")
+    final = (*scoring, *first_two, "DOWN", "OK", *("UP",) * 15, "OK", "DOWN", "OK", *("UP",) * 9, "OK")
     return {
         "setup": setup,
         "setup-trays": (*setup, "menu:Trays"),
@@ -49,6 +54,9 @@ def _walk() -> dict[str, tuple[str, ...]]:
         "jumps": jumps,
         "queue": queue,
         "scoreboard": (*round_1, "+3"),
+        "scoring": (*scoring, *first_two, "+3"),
+        "final": (*final, "+3"),
+        "breakdown": (*final, "OK"),
     }
 
 

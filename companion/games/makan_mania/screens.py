@@ -209,9 +209,12 @@ class MakanScreen(Screen):
 
     def _commit(self, action: dict[str, Any]) -> bool:
         _back_to(self.app, self)
+        phase = self.state.phase
         done = self.app.dispatch(action)
         if done:
             self.app.beep("tick")
+            if self.state.phase != phase:
+                self.selected = 0   # a new step starts at the top of its list
             self.on_enter()
         return done
 
@@ -415,6 +418,7 @@ class MakanScreen(Screen):
         who = rules.current(s)
         before = s.players[who].coins
         if self._commit({"type": "end_turn", "player": who}):
+            self.selected = 0   # the next player starts at the top of the drinks
             got = self.state.players[who].coins - before
             if got:
                 self.app.toast(f"{s.players[who].name} takes {got}¤", "for unspent dice")
@@ -463,7 +467,7 @@ class MakanScreen(Screen):
         best = rules.winners(s)
         names = " & ".join(s.players[i].name for i in best)
         verb = "share the win" if len(best) > 1 else "wins"
-        canvas.line(0, SMALL.fit(f"{names} {verb}: {s.players[best[0]].total}", WIDTH - 2), invert=True)
+        canvas.center(1, SMALL.fit(f"★ {names} {verb}: {s.players[best[0]].total} ★", WIDTH - 2))
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
         draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],

@@ -1,0 +1,77 @@
+"""A round of Makan Mania played on the simulated box by button presses, with undo (long BACK)."""
+
+from __future__ import annotations
+
+from companion.games.makan_mania import rules
+from companion.walk import run_steps
+
+
+def state(box) -> rules.State:
+    return box.app.session.state
+
+
+def press(box, *buttons: str) -> None:
+    run_steps(box, buttons)
+
+
+def test_a_round_by_buttons_with_undo(box):
+    """Setup, round start, Rush end, jumps, the Queue and the scoreboard, all by presses."""
+    press(box, "game:makan", "OK")                       # quick setup: 4 players, trays in order
+    s = state(box)
+    assert (s.phase, len(s.players), s.round) == ("reveal", 4, 1)
+    assert "Start" in box.screen.title
+
+    # "Reveal 8 Food + 4 Drinks", then the drinks by hand: Cola, Bandung, Milo Dino, Kopi O and
+    # Cai's private Teh O.
+    press(box, "OK", *["DOWN"] * 7, "OK", "DOWN", "DOWN", "OK", *["DOWN"] * 4, "OK", "OK", "DOWN", "OK")
+    s = state(box)
+    assert [c.drink for c in s.row] == ["cola", "bandung", "milo_dino", "kopi_o", "teh_o"]
+    assert s.phase == "rush"
+
+    # Ana sits first at Table 1 with 2 dice; undo it with a long BACK, then seat her again.
+    press(box, "OK", "OK", "OK", "UP", "UP", "OK")
+    assert (state(box).players[0].table, state(box).players[0].dice) == (1, 2)
+    box.press("BACK", long=True)
+    assert state(box).players[0].table is None and box.screen is box.app.game_root
+    press(box, "OK", "OK", "OK", "UP", "UP", "OK")
+    # Ben: Table 2 with 1 die; Cai: Table 3; Dee is last and takes Table 88 with 3 dice.
+    press(box, "OK", "OK", "OK", "UP", "OK")
+    press(box, "OK", "OK", "OK", "OK")
+    press(box, "OK", "UP", "UP", "UP", "OK")
+    s = state(box)
+    assert [p.table for p in s.players] == [1, 2, 3, 88] and s.phase == "jumps"
+
+    # Ana (red) stays; Ben (black) jumps to Table 1 and Ana says tch.
+    press(box, "ACTION", "OK", "DOWN", "OK")
+    s = state(box)
+    assert [p.table for p in s.players] == [2, 1, 3, 88]
+    assert s.phase == "queue" and rules.current(s) == 1
+    assert s.players[0].coins == 1 and s.players[1].coins == 1    # tch, and Table 1's coin
+
+    # Ben cannot afford the Cola (2 dice, he has 1): refused, nothing changes.
+    before = state(box)
+    press(box, "OK")
+    assert box.beeps()[-1] == "error" and state(box) is before
+    # He buys Bandung with his die (two ways to pay: the box asks), then next player.
+    press(box, "+3", "DOWN", "OK", "OK")
+    assert state(box).players[1].drinks == ("bandung",) and state(box).players[1].dice == 0
+    press(box, "ACTION")
+    # Ana on Table 2: Cola costs 2 dice less the 1-die discount.
+    press(box, "OK")
+    assert state(box).players[0].drinks == ("cola",) and state(box).players[0].dice == 1
+    press(box, "ACTION")
+    assert state(box).players[0].coins == 2                      # 1 unspent die -> 1 coin
+    press(box, "DOWN", "DOWN", "OK")                              # Cai's private Teh O, 1 coin
+    assert state(box).players[2].drinks == ("teh_o",)
+    press(box, "ACTION", "ACTION")                                # Cai, then Dee (doubled 88)
+    s = state(box)
+    assert (s.phase, s.round, s.pot) == ("reveal", 2, 2)
+    assert box.screen.title == "After round 1"
+
+    # Undo the last "next player": back to Dee's turn; then finish the round again.
+    box.press("BACK", long=True)
+    assert state(box).phase == "queue" and rules.current(state(box)) == 3
+    press(box, "ACTION", "+3")
+    assert box.screen.title == "After round 1"
+    press(box, "OK")
+    assert "R2/5" in box.screen.title and state(box).players[3].bonus == 2
