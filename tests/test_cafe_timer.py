@@ -257,3 +257,24 @@ def test_times_up_closes_an_open_menu(box):
     assert isinstance(box.screen, screens.TimesUpScreen)
     box.press("OK")
     assert box.screen is box.app.game_root
+
+
+def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
+    """The box rolls round 2's dice when round 2 starts, so a mistaken last "order done" of
+    round 1 is still undoable; then OK rolls "all 4 dice once" (no Double Trouble)."""
+    start_game(box, "Double")
+    for _ in range(5):
+        box.press("ACTION", long=True)
+        box.press("OK")  # tick die 1
+        box.press("ACTION")  # order done
+    assert state(box).round == 2 and state(box).phase == "ready"
+    box.press("BACK", long=True)
+    assert state(box).round == 1 and state(box).light == 1 and state(box).phase == "running"
+    box.press("ACTION", long=True)
+    box.press("OK")
+    box.press("ACTION")
+    box.press("OK")  # start round 2
+    setup_roll, start = box.app.session.actions[-2:]
+    assert setup_roll["kind"] == "setup" and start["type"] == "round_start"
+    assert state(box).faces == tuple(setup_roll["faces"])
+    assert (state(box).light, state(box).dark) == (6, 0)

@@ -175,7 +175,6 @@ def roll_faces(app: App, dice: tuple[int, ...]) -> list[str | None]:
 
 def act(app: App, action: Action) -> bool:
     """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
-    before = _state(app)
     if not app.dispatch(action):
         return False
     after = _state(app)
@@ -184,11 +183,19 @@ def act(app: App, action: Action) -> bool:
         app.beep("warn")
         if app.in_game():
             app.push(DoubleTroubleScreen(app, after.trouble))
-    if after.round != before.round and after.phase == "ready" and after.setup.dice == "box":
+    return True
+
+
+def start_round(app: App) -> None:
+    """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
+    state = _state(app)
+    if state.setup.dice == "box" and state.rounds:
         # "You prepare the subsequent round ... as described in the game setup": roll all 4.
+        # Rolled at the start rather than at the end of the last round, so that a mistaken
+        # last "order done" can still be undone.
         app.dispatch({"type": "roll", "kind": "setup", "faces": roll_faces(app, (0, 1, 2, 3)),
                       "source": "box"})
-    return True
+    act(app, {"type": "round_start", "at": app.clock.now()})
 
 
 def _reroll(app: App) -> None:
@@ -384,6 +391,8 @@ class CafeScreen(Screen):
             canvas.text(1, y + 27, f"Draw a round {state.round} menu")
         elif state.setup.dice == "sensor" and None in state.faces:
             canvas.text(1, y + 27, "Roll all 4 dice")
+        elif state.setup.dice == "box" and state.rounds:
+            canvas.text(1, y + 27, "OK rolls all 4 dice")
         elif state.setup.dice == "box":
             draw_dice(canvas, 1, y + 27, state)
             canvas.text(52, y + 28, "dice rolled")
@@ -430,7 +439,7 @@ class CafeScreen(Screen):
             return False
         if state.phase == "ready":
             if is_press(event, "OK"):
-                act(app, {"type": "round_start", "at": app.clock.now()})
+                start_round(app)
                 return True
             return event.button == "ACTION"
         return self._in_round(event)
