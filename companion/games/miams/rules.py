@@ -21,7 +21,6 @@ from ..base import Action, RuleError
 from .sheet import (
     FIRST_COLUMN_STARS,
     HEARTS_TRACK,
-    SKEWER_NAMES,
     SKEWERS,
     Sheet,
     SheetError,
@@ -346,17 +345,6 @@ def summary(state: State) -> dict[str, Any]:
         out["player"].update({"hearts": hearts, "stars": stars, "score": hearts + stars})
         out["winner"] = winner(state)
     return out
-
-
-def turn_text(options: Options, turn: Turn) -> str:
-    """Arthur's turn in words: "Fruit 3 → Full house: circle space 3, +4♥, takes ★★"."""
-    circled = turn.marks[0]
-    name = SKEWER_NAMES[SKEWERS[circled.row]]
-    where = "row full" if circled.space < 0 else f"circle space {circled.space + 1}"
-    text = f"{options.tile.names[turn.face]} → {name}: {where}, +{circled.hearts}♥"
-    if circled.stars:
-        text += f", takes {star_text(circled.stars)}"
-    return text
 
 
 def star_text(stars: int) -> str:

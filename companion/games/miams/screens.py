@@ -27,7 +27,6 @@ from .sheet import (
     DEFAULT_TILE,
     HEARTS_TRACK,
     SKEWER_LABELS,
-    SKEWER_NAMES,
     SKEWER_SHORT,
     SKEWERS,
     Sheet,
@@ -263,13 +262,13 @@ class PlayScreen(Screen):
 
     def _ask_face(self) -> None:
         tile = self.state.options.tile
-        labels = [f"{tile.names[f]} → {SKEWER_NAMES[SKEWERS[tile.skewer_of[f]]]}" for f in RED]
+        labels = [tile.names[f] for f in RED]
 
         def chosen(index: int) -> None:
             self.app.pop()
             self._roll(RED[index], "hand")
 
-        self.app.push(ChoiceScreen(self.app, f"{TITLE} · Arthur's red die", "Red die shows:",
+        self.app.push(ChoiceScreen(self.app, f"{TITLE} · Arthur's die", "Red die shows:",
                                    labels, chosen))
 
     def _ask_crosses(self) -> None:
@@ -342,11 +341,11 @@ class PlayScreen(Screen):
         if circled.stars:
             gain += f" {rules.star_text(circled.stars)}"
         canvas.big(2 * LINE_H + 1, gain)
-        crosses = turn.marks[1:]
-        if crosses:
-            canvas.center(4 * LINE_H, f"then ✗ {marks_text(crosses)}")
-        elif circled.tokens:
-            canvas.center(4 * LINE_H, "token: no space left")
+        if circled.tokens:
+            # the token itself is discarded; what the table sees is where its crosses went
+            token = options.sheet.rows[circled.row].bonuses[circled.space].label()
+            crosses = marks_text(turn.marks[1:]) if len(turn.marks) > 1 else "no space left"
+            canvas.center(4 * LINE_H, f"{token} ▶ ✗ {crosses}")
 
     @staticmethod
     def _draw_result(canvas: Canvas, state: rules.State) -> None:
