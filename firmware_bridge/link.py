@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 ROLLING = "rolling"  # a die's state while it moves; otherwise a face name, CROOKED or None
 CROOKED = "crooked"
+DICE_MESSAGES = (Roll, Face, Crooked)
 LINK_COUNTERS = ("reconnects", "silent", "write_timeout", "bad_die", "bad_face", "sensor_error")
 
 
@@ -175,7 +176,7 @@ class SensorLink:
             self._counts["sensor_error"] += 1
             self._problem = f"sensor {message.code}: {message.text}"
             return
-        if not isinstance(message, Roll | Face | Crooked):
+        if not isinstance(message, DICE_MESSAGES):
             return  # heartbeats only keep the link alive; queries are ours (loop://)
         die = message.die
         if die >= len(self._dice):

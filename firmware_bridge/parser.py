@@ -12,6 +12,7 @@ from .protocol import Frame, Hello, HelloQuery, ProtocolError, StateQuery, decod
 REJECTIONS = ("garbage", "truncated", "too_long", "malformed", "checksum", "unknown_type", "version")
 STREAM = ("dropped", "duplicate")
 QUERIES = (HelloQuery, StateQuery)
+RESTARTS = (Hello, *QUERIES)  # frames outside the plain sequence check
 PROBLEMS = {
     "garbage": "garbage between lines",
     "truncated": "cut-off line",
@@ -46,6 +47,7 @@ class Parser:
         lines = (self._buffer + data if self._buffer else bytes(data)).split(b"\n")
         tail = lines.pop()
         out: list[Frame] = []
+        append, max_line = out.append, self.max_line
         for raw in lines:
             if self._skipping:  # the end of an over-long line, unless a new one began in it
                 self._skipping = False
@@ -53,16 +55,19 @@ class Parser:
                 if cut < 0:
                     continue
                 raw = raw[cut:]
-            line = self._start_of_line(raw)
-            if line is None:
-                continue
-            if len(line) >= self.max_line:  # with its "\n", the line is over the limit
+            if raw.rfind(b"$") != 0:  # noise before the line, or a cut-off one: the slow path
+                raw = self._start_of_line(raw)
+                if raw is None:
+                    continue
+            else:
+                self._in_garbage = False
+            if len(raw) >= max_line:  # with its "\n", the line is over the limit
                 self._reject("too_long")
                 continue
-            if line[-1:] == b"\r":
-                line = line[:-1]
+            if raw[-1:] == b"\r":
+                raw = raw[:-1]
             try:
-                seq, kind, fields = unframe(line)
+                seq, kind, fields = unframe(raw)
                 message = decode(kind, fields)
             except FrameError as exc:
                 self._reject(exc.args[0])
@@ -70,9 +75,13 @@ class Parser:
             except ProtocolError as exc:
                 self._reject(exc.kind, str(exc))
                 continue
-            if self._in_sequence(seq, message):
-                self.frames += 1
-                out.append(Frame(seq, message))
+            last = self._last_seq
+            if last is not None and seq == (last + 1) & 0xFF and not isinstance(message, RESTARTS):
+                self._last_seq = seq  # the usual case, checked inline
+            elif not self._in_sequence(seq, message):
+                continue
+            append(Frame(seq, message))
+        self.frames += len(out)
         self._buffer = b""
         if self._skipping:
             cut = tail.find(b"$")

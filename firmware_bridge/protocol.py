@@ -7,7 +7,6 @@ board and the host share one implementation; this module gives the lines their t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .faces import FACES
@@ -27,8 +26,25 @@ class ProtocolError(ValueError):
         self.kind = kind
 
 
-@dataclass(frozen=True, slots=True)
-class Hello:
+def _record(cls: type) -> type:
+    """A message is an immutable named tuple whose equality includes its type, so Roll(0) is
+    not Crooked(0). Tuples rather than frozen dataclasses: a sensor floods thousands a second."""
+
+    def eq(self: tuple, other: object) -> bool:
+        return type(self) is type(other) and tuple.__eq__(self, other)
+
+    def ne(self: tuple, other: object) -> bool:
+        return not eq(self, other)
+
+    def hash_(self: tuple) -> int:
+        return hash((cls.__name__, *self))
+
+    cls.__eq__, cls.__ne__, cls.__hash__ = eq, ne, hash_
+    return cls
+
+
+@_record
+class Hello(NamedTuple):
     """Sensor → host at start-up and on HELLO?: who it is and which dice it watches."""
 
     version: int
@@ -37,15 +53,15 @@ class Hello:
     kinds: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Roll:
+@_record
+class Roll(NamedTuple):
     """A die started moving."""
 
     die: int
 
 
-@dataclass(frozen=True, slots=True)
-class Face:
+@_record
+class Face(NamedTuple):
     """A die came to rest showing ``face``, ``settle_ms`` after it started moving."""
 
     die: int
@@ -53,35 +69,35 @@ class Face:
     settle_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class Crooked:
+@_record
+class Crooked(NamedTuple):
     """A die came to rest with no face up (leaning on something)."""
 
     die: int
 
 
-@dataclass(frozen=True, slots=True)
-class Heartbeat:
+@_record
+class Heartbeat(NamedTuple):
     """Sent every second; three missing ones mean the sensor is gone."""
 
     uptime_s: int
 
 
-@dataclass(frozen=True, slots=True)
-class Error:
+@_record
+class Error(NamedTuple):
     """The sensor reports a fault of its own (e.g. an accelerometer not answering)."""
 
     code: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class HelloQuery:
+@_record
+class HelloQuery(NamedTuple):
     """Host → sensor: say HELLO (the host opened the port after the sensor's start-up)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StateQuery:
+@_record
+class StateQuery(NamedTuple):
     """Host → sensor: report every die's current state."""
 
 

@@ -1,0 +1,204 @@
+"""Dice sensor figures: parse rate, FACE-to-app latency over a real pty, reconnect after replug.
+
+- parse: lines per second through ``firmware_bridge.parser.Parser`` (target >= 100,000), on
+  wall time and on this process's CPU time (the second is steadier on a busy machine).
+- latency: a virtual sensor in another process writes a FACE line on its pty; the box (built
+  by ``build_app`` with ``[sensor] port``, ``App.run`` in a thread) applies the settled set on
+  its loop thread. From the end of that write to the loop's state change; target p99 < 20 ms.
+- reconnect: the sensor is unplugged, left out, plugged back; from the new pty being ready to
+  the app seeing the sensor online; target < 2 s (the link's default back-off).
+
+    python bench/bench_sensor.py [--lines 100000] [--samples 300] [--replugs 5]
+
+Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from companion import config
+from companion.boot import build_app
+from companion.events import Call, Stop
+from companion.ui.widgets import Screen
+from firmware_bridge.events import DiceSettled, SensorOnline
+from firmware_bridge.faces import FACES, SETS, faces_of
+from firmware_bridge.firmware.dicecore import FACE, ROLL, Reporter
+from firmware_bridge.parser import Parser
+from firmware_bridge.virtual import VirtualSensor
+
+KINDS = SETS["cafe"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]  # nearest rank
+
+
+def bench_parse(lines: int, repeats: int = 5) -> dict[str, Any]:
+    reporter = Reporter("E6614103E7452D2F", "1.0.0", KINDS, FACES)
+    rng = random.Random(1)
+    out = [reporter.hello()]
+    for n in range(lines - 1):
+        die = n % len(KINDS)
+        if n % 50 == 49:
+            out.append(reporter.heartbeat(n // 50))
+        elif n % 2:
+            out.append(reporter.die(die, (FACE, rng.randrange(6), rng.randrange(200, 900))))
+        else:
+            out.append(reporter.die(die, (ROLL,)))
+    stream = b"".join(out)
+    chunks = [stream[i:i + 4096] for i in range(0, len(stream), 4096)]  # as a port read gives
+    wall, cpu = [], []
+    for _ in range(repeats):
+        parser = Parser()
+        started, started_cpu = time.perf_counter(), time.process_time()
+        parsed = sum(len(parser.feed(chunk)) for chunk in chunks)
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+        assert parsed == lines and not any(parser.counters.values()), parser.counters
+    best = lines / min(wall)
+    return {
+        "lines": lines, "bytes_per_line": round(len(stream) / lines, 1),
+        "lines_per_s_wall_best": round(best),
+        "lines_per_s_wall_median": round(lines / statistics.median(wall)),
+        "lines_per_s_cpu_median": round(lines / statistics.median(cpu)),
+        "target": 100_000, "ok": best >= 100_000,
+    }
+
+
+def sensor_process(conn: Any, link: str) -> None:
+    """The virtual sensor, in its own process like a real one: commands in, write times out."""
+    sensor = VirtualSensor(KINDS, link=link, seed=2)
+    sensor.plug()
+    conn.send("ready")
+    while True:
+        command = conn.recv()
+        if command[0] == "face":
+            _, die, face = command
+            sensor.roll([die])
+            sensor.settle(die, face)
+            conn.send(time.monotonic())  # the FACE line's last byte is in the pty now
+        elif command[0] == "unplug":
+            sensor.unplug()
+            conn.send(time.monotonic())
+        elif command[0] == "plug":
+            sensor.plug()
+            conn.send(time.monotonic())
+        else:
+            sensor.close()
+            conn.send("bye")
+            return
+
+
+class Probe(Screen):
+    """Top screen of the benchmarked box: notes when the loop applied each sensor event."""
+
+    title = "Sensor bench"
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app)
+        self.settled: list[tuple[float, tuple]] = []
+        self.online: list[float] = []
+        self.changed = threading.Condition()
+
+    def draw(self, canvas: Any) -> None:
+        canvas.text(1, 1, f"{len(self.settled)} readings")
+
+    def on_sensor(self, event: Any) -> None:
+        now = time.monotonic()
+        with self.changed:
+            if isinstance(event, DiceSettled):
+                self.settled.append((now, event.faces))
+            elif isinstance(event, SensorOnline):
+                self.online.append(now)
+            self.changed.notify_all()
+
+    def wait(self, done: Any, timeout: float = 5.0) -> None:
+        with self.changed:
+            if not self.changed.wait_for(done, timeout):
+                raise RuntimeError("the box did not see the sensor event in time")
+
+
+def bench_link(samples: int, replugs: int) -> dict[str, Any]:
+    directory = Path(tempfile.mkdtemp(prefix="sensor-bench-"))
+    link = str(directory / "dice-sensor")
+    parent, child = multiprocessing.Pipe()
+    process = multiprocessing.Process(target=sensor_process, args=(child, link), daemon=True)
+    process.start()
+    assert parent.recv() == "ready"
+    app = build_app(config.parse({"sensor": {"port": link}}), sim=True, state_dir=directory,
+                    journal=False)
+    probe = Probe(app)
+    app.post(Call(lambda: app.push(probe)))
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    probe.wait(lambda: probe.online)
+    rng = random.Random(3)
+    for die, kind in enumerate(KINDS):  # every die read once, so each FACE completes a set
+        parent.send(("face", die, faces_of(kind)[0]))
+        parent.recv()
+    probe.wait(lambda: probe.settled)
+    time.sleep(0.3)  # let the last of these first sets arrive before timing starts
+    latencies = []
+    for _ in range(samples):
+        die = rng.randrange(len(KINDS))
+        face = rng.choice(faces_of(KINDS[die]))
+        before = len(probe.settled)
+        parent.send(("face", die, face))
+        written = parent.recv()
+        probe.wait(lambda before=before: len(probe.settled) > before)
+        seen, faces = probe.settled[-1]
+        assert faces[die] == face
+        latencies.append((seen - written) * 1000)
+        time.sleep(rng.uniform(0.005, 0.02))
+    reconnects = []
+    for _ in range(replugs):
+        online_before = len(probe.online)
+        parent.send(("unplug",))
+        parent.recv()
+        time.sleep(0.5)  # the cable stays out a moment: the link is retrying with back-off
+        parent.send(("plug",))
+        plugged = parent.recv()
+        probe.wait(lambda n=online_before: len(probe.online) > n)
+        reconnects.append(probe.online[-1] - plugged)
+    parent.send(("quit",))
+    parent.recv()
+    app.post(Stop("bench done"))
+    loop.join(5)
+    app.shutdown()
+    return {
+        "latency_ms": {
+            "samples": samples, "p50": round(percentile(latencies, 50), 2),
+            "p99": round(percentile(latencies, 99), 2), "max": round(max(latencies), 2),
+            "target_p99": 20, "ok": percentile(latencies, 99) < 20,
+        },
+        "reconnect_s": {
+            "replugs": replugs, "median": round(statistics.median(reconnects), 3),
+            "max": round(max(reconnects), 3), "target": 2.0, "ok": max(reconnects) < 2.0,
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lines", type=int, default=100_000)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--replugs", type=int, default=5)
+    args = parser.parse_args()
+    result = {"parse": bench_parse(args.lines), **bench_link(args.samples, args.replugs)}
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
