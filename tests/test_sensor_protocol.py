@@ -80,3 +80,16 @@ def test_face_names_are_defined_once_per_kind():
     assert kinds_of("red,blue") == ("red", "blue")
     with pytest.raises(ValueError, match="green"):
         kinds_of("yellow,green")
+
+
+def test_the_examples_in_the_spec_are_valid_lines():
+    """PROTOCOL.md "with examples": every example line parses with no rejection."""
+    from pathlib import Path
+
+    spec = Path(__file__).parent.parent / "firmware_bridge" / "PROTOCOL.md"
+    lines = [line for line in spec.read_text().splitlines() if line.startswith("$DS,") and "<" not in line]
+    assert len(lines) >= 10
+    for line in lines:
+        parser = Parser()
+        assert len(parser.feed(line.encode() + b"\r\n")) == 1, line
+        assert not any(parser.counters.values()), line
