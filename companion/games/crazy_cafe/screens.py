@@ -549,15 +549,20 @@ class DoubleTroubleScreen(Screen):
         if self.trouble == "flip":
             canvas.center(1, "Flip one order to")
             canvas.center(10, "its dark side")
+            doubled = [f for f in state.faces if f is not None and state.faces.count(f) > 1]
+            if doubled:
+                canvas.center(19, f"(double {FACE_LABELS[doubled[0]]})")
         else:
             canvas.center(1, "All orders are dark:")
             canvas.center(10, "draw a NEW order,")
             canvas.center(19, "light side up")
         if state.phase in ("running", "paused"):
-            canvas.text(20, 33, "○", SMALL)
-            x = canvas.text(28, 29, str(state.light), MEDIUM)
-            canvas.text(x + 12, 33, "●", SMALL)
-            canvas.text(x + 20, 29, str(state.dark), MEDIUM)
+            light, dark = str(state.light), str(state.dark)
+            width = 8 + MEDIUM.width(light) + 14 + 8 + MEDIUM.width(dark)
+            x = canvas.text((WIDTH - width) // 2, 33, "○")
+            x = canvas.text(x + 3, 29, light, MEDIUM)
+            x = canvas.text(x + 14, 33, "●")
+            canvas.text(x + 3, 29, dark, MEDIUM)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_press(event, "OK"):
@@ -676,7 +681,8 @@ WALK: dict[str, tuple[str, ...]] = {
     "timer-last-seconds": ("game:cafe", "menu:Start", "OK", "+172.5"),
     "paused": ("game:cafe", "menu:Start", "OK", "+20", "OK"),
     "table": ("game:cafe", "menu:Start", "OK", "DOWN"),
-    "double-trouble": (*_MANUAL_DT, "OK", "+3", "ACTION"),
+    "double-trouble": ("game:cafe", "menu:Double", "menu:Start", "OK", "+3", "ACTION"),
+    "double-trouble-manual": (*_MANUAL_DT, "OK", "+3", "ACTION"),
     "draw-new": (*_MANUAL_DT, "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK",
                  "ACTION", "OK", "ACTION"),
     "times-up": ("game:cafe", "menu:Start", "OK", "+181"),
