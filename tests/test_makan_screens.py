@@ -75,3 +75,17 @@ def test_a_round_by_buttons_with_undo(box):
     assert box.screen.title == "After round 1"
     press(box, "OK")
     assert "R2/5" in box.screen.title and state(box).players[3].bonus == 2
+
+
+def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
+    """Drinks dealt from the box's deck come from app.rng, are recorded in the action, and a
+    long BACK does not take the deal back (chance is not undoable)."""
+    press(box, "game:makan", "menu:Drinks", "menu:Start")
+    assert state(box).deal
+    press(box, "OK")
+    s = state(box)
+    assert s.phase == "rush" and len(s.row) == 5 and sum(s.deck) == 36 - 5
+    last = box.app.session.actions[-1]
+    assert last["type"] == "deal" and last["drinks"] == [c.drink for c in s.row[:4]]
+    box.press("BACK", long=True)
+    assert state(box) is s and box.beeps()[-1] == "error"

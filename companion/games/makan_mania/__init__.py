@@ -50,6 +50,7 @@ def _walk() -> dict[str, tuple[str, ...]]:
         "reveal-drink": (*start, "OK"),
         "rush": (*rush, "OK", "OK", "OK", "UP", "UP", "OK"),
         "rush-who": (*rush, "OK"),
+        "rush-deal": (*setup, "menu:Drinks", "menu:Start", "OK"),
         "rush-table": (*rush, "OK", "OK"),
         "jumps": jumps,
         "queue": queue,
