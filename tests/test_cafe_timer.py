@@ -278,3 +278,20 @@ def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
     assert setup_roll["kind"] == "setup" and start["type"] == "round_start"
     assert state(box).faces == tuple(setup_roll["faces"])
     assert (state(box).light, state(box).dark) == (6, 0)
+
+
+def test_sensor_reading_after_an_order_is_the_freed_roll(box):
+    """"Double Trouble does not apply ... when re-rolling the dice used after an order has been
+    fulfilled": with the sensor, the reading after "order done" is that reroll."""
+    start_game(box, "Double", "Dice")
+    box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
+    box.app.pump()
+    box.press("ACTION")  # order done (sensor dice): which dice were on it?
+    assert isinstance(box.screen, screens.DicePickScreen)
+    box.press("OK")  # die 1
+    box.press("ACTION")
+    assert state(box).to_roll == (0,)
+    box.app.post(DiceSettled(("pizza", "pizza", "water", "bill"), ()))
+    box.app.pump()
+    assert box.app.session.actions[-1]["kind"] == "freed"
+    assert state(box).faces[0] == "pizza" and state(box).dark == 0
