@@ -125,3 +125,13 @@ def test_sheets_folder_lists_toml_files(tmp_path):
     assert [p.name for p in sheet_files(tmp_path)] == ["a.toml", "b.toml"]
     assert sheet_files(tmp_path / "absent") == []
     assert sheet_files("") == []
+
+
+def test_config_settings_are_checked():
+    """[games.miams] settings for the rulings are validated like every config key."""
+    from companion import config
+
+    cfg = config.parse({"games": {"miams": {"tie": "bottom", "setup_column": "ignored"}}})
+    assert cfg.games["miams"]["tie"] == "bottom"
+    with pytest.raises(config.ConfigError, match=r"games\.miams\.tie: 'middle' must be one of top"):
+        config.parse({"games": {"miams": {"tie": "middle"}}})

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from firmware_bridge.faces import RED
@@ -289,7 +290,8 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
     names = {face: _text(names_data.get(face, face), path, f"names.{face}", MAX_NAME) for face in RED}
-    return Tile(name, stand_in, skewer_of, names)
+    # read-only views: a Tile is part of the immutable game state
+    return Tile(name, stand_in, MappingProxyType(skewer_of), MappingProxyType(names))
 
 
 def load_tile(path: Path | str = DEFAULT_TILE) -> Tile:
