@@ -181,7 +181,7 @@ class PlayScreen(Screen):
         state = self.state
         if self.view == "sheet":
             self.title = f"{TITLE} · Arthur turn {state.turns + 1}"
-            self.hint = "◆ roll red die  OK own"
+            self.hint = "◆ roll  OK type in die"
         elif self.view == "turn":
             self.title = f"{TITLE} · Arthur turn {state.turns}"
             self.hint = "OK next  ▼ sheet"
