@@ -58,11 +58,14 @@ def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, senso
     pump_until(sensor_box, lambda: status.counters.get("checksum") == 1)
     assert "◎" in sensor_box.app.status_icons()
     run_steps(sensor_box, ("menu:Settings", "menu:Dice sensor"))
-    lines = sensor_box.screen.lines
-    assert lines[0] == "Online, fw sim-1.0"
-    assert lines[1:3] == ["Id VIRTUAL-0001", "Dice 2 yellow 2 blue"]
-    assert lines[3].startswith("Errors ") and "checksum 1" in lines[3]
-    assert lines[4] == "Last: bad checksum"
+    rows = [(item.label, item.detail) for item in sensor_box.screen.items]
+    assert rows == [("Status", "online"), ("Id", "VIRTUAL-0001"), ("Firmware", "sim-1.0"),
+                    ("Dice", "2 yellow 2 blue"), ("Checksum", "1"),
+                    ("Last problem:", ""), ("bad checksum", "")]
+    for _ in rows:  # UP/DOWN scroll through it; OK closes
+        sensor_box.press("DOWN")
+    sensor_box.press("OK")
+    assert sensor_box.screen.title == "Settings"
 
 
 def test_unplugging_shows_offline_and_the_reason(sim, sensor_box):

@@ -61,24 +61,26 @@ class SettingsScreen(MenuScreen):
                                round(app.settings["long_press_s"] * 10), 5, 20, set_long))
 
     def _sensor(self) -> None:
-        sensor = self.app.sensor
+        app, sensor = self.app, self.app.sensor
         if not sensor.configured:
             lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
-        else:
-            # the biggest counts first: what an installer should look at (cable, baud, noise)
-            counts = sorted(((v, k.replace("_", " ")) for k, v in sensor.counters.items() if v),
-                            reverse=True)
-            kinds = dict.fromkeys(sensor.kinds)
-            dice = " ".join(f"{sensor.kinds.count(k)} {k}" for k in kinds)
-            lines = [
-                ("Online" if sensor.online else "Offline")
-                + (f", fw {sensor.firmware}" if sensor.firmware else ""),
-                f"Id {sensor.sensor_id or '-'}",
-                f"Dice {dice or '-'}",
-                "Errors " + (", ".join(f"{k} {v}" for v, k in counts) if counts else "none"),
-                f"Last: {sensor.last_problem or '-'}",
-            ]
-        self.app.push(MessageScreen(self.app, "Dice sensor", lines))
+            app.push(MessageScreen(app, "Dice sensor", lines))
+            return
+        kinds = dict.fromkeys(sensor.kinds)
+        dice = " ".join(f"{sensor.kinds.count(k)} {k}" for k in kinds)
+        rows = [("Status", "online" if sensor.online else "offline"),
+                ("Id", sensor.sensor_id or "-"), ("Firmware", sensor.firmware or "-"),
+                ("Dice", dice or "-")]
+        # the biggest counts first: what an installer should look at (cable, baud, noise)
+        counts = sorted(((v, k) for k, v in sensor.counters.items() if v), reverse=True)
+        rows += [(name.replace("_", " ").capitalize(), str(count)) for count, name in counts]
+        rows += [] if counts else [("Errors", "none")]
+        if sensor.last_problem:
+            rows += [("Last problem:", ""), (sensor.last_problem, "")]
+        screen = MenuScreen(app, "Dice sensor", [MenuItem(label, app.pop, detail)
+                                                 for label, detail in rows])
+        screen.hint = "▲▼ scroll  OK close"
+        app.push(screen)
 
 
 class _NamedStepper(StepperScreen):
