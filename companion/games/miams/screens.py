@@ -201,6 +201,8 @@ class PlayScreen(Screen):
     # ----- input -----
     def on_button(self, event: ButtonEvent) -> bool:
         view = self.view
+        if self.state.options is None:
+            return False
         if view == "sheet":
             if is_press(event, "ACTION"):
                 self._roll(self.app.rng.choice(RED), "box")
@@ -313,7 +315,9 @@ class PlayScreen(Screen):
         state = self.state
         options = state.options
         view = self.view
-        if view in ("sheet", "arthur-sheet"):
+        if options is None:  # a journal cut off before its setup entry
+            canvas.paragraph("No game set up. Hold OK for the menu.", 1)
+        elif view in ("sheet", "arthur-sheet"):
             draw_sheet(canvas, options.sheet, state.arthur)
             draw_totals(canvas, GRID_X + CELL * max(options.sheet.sizes) + 4, state.arthur)
         elif view == "turn":
