@@ -117,3 +117,22 @@ def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim
     assert app.session.actions[-1] == {"type": "roll", "kind": "reroll",
                                        "faces": ["burger", "fries", "coffee", "coffee"],
                                        "source": "sensor"}
+
+
+def test_miams_takes_arthurs_red_die_from_the_sensor(tmp_path, sensor_path):
+    """Issue 6: "Miams: the red die can be read from the sensor" — only the red die is rolled;
+    the white dice lying still complete the set from the STATE? snapshot."""
+    sim = SimProcess(sensor_path, "--kinds", "miams")
+    box = SimBox(tmp_path / "state", cfg=config.parse({"sensor": {"port": str(sensor_path)}}))
+    try:
+        app = box.app
+        pump_until(box, lambda: app.sensor.online)
+        assert app.sensor.kinds == ("white",) * 5 + ("red",)
+        run_steps(box, ("game:miams", "menu:Start"))
+        before = len(app.session.actions)
+        sim.do("settle - - - - - fruit4")
+        pump_until(box, lambda: len(app.session.actions) > before)
+        assert app.session.actions[-1] == {"type": "roll", "face": "fruit4", "source": "sensor"}
+    finally:
+        box.close()
+        sim.close()
