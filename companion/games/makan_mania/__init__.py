@@ -53,9 +53,13 @@ def _walk() -> dict[str, tuple[str, ...]]:
         "rush-deal": (*setup, "menu:Drinks", "menu:Start", "OK"),
         "rush-table": (*rush, "OK", "OK"),
         "jumps": jumps,
+        "jump-to-1": (*jumps, "ACTION"),         # Ana stays; Ben (black, Table 2) may jump
+        "tch": (*jumps, "ACTION", "OK"),
         "queue": queue,
+        "queue-pay": (*queue, "DOWN", "OK"),     # Bandung: 1 die or 1 coin
         "scoreboard": (*round_1, "+3"),
         "scoring": (*scoring, *first_two, "+3"),
+        "score-food": (*scoring, "OK", "UP", "UP"),
         "final": (*final, "+3"),
         "breakdown": (*final, "OK"),
     }

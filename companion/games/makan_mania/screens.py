@@ -197,6 +197,8 @@ class MakanScreen(Screen):
 
     def on_state_changed(self) -> None:
         self.selected = 0
+        # An undo back into an earlier round shows that round's scoreboard again when it ends.
+        self.board_seen = min(self.board_seen, self.state.round)
 
     def on_enter(self) -> None:
         self.selected = max(0, min(self.selected, self._rows() - 1))
@@ -246,8 +248,8 @@ class MakanScreen(Screen):
         s = self.state
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        details = [f"{p.coins}¤ {len(p.drinks)}dr" + (f" +{p.bonus}d" if p.bonus else "")
-                   for p in s.players]
+        details = [f"{p.coins}¤ {_count(len(p.drinks), 'drink', 'drinks')}"
+                   + (f" +{p.bonus}d" if p.bonus else "") for p in s.players]
         draw_list(sub, [p.name for p in s.players], details, self.selected)
 
     def _board_ok(self) -> None:
@@ -401,7 +403,8 @@ class MakanScreen(Screen):
         drink = DRINK_BY_KEY[s.row[slot].drink]
         ways = rules.pay_options(s, slot)
         if len(ways) == 2:
-            labels = [f"{rules.dice_price(s, drink.key)} dice", f"{drink.coins} coins"]
+            labels = [_count(rules.dice_price(s, drink.key), "die", "dice"),
+                      _count(drink.coins, "coin", "coins")]
             self.app.push(ChoiceScreen(self.app, f"Buy {drink.name}", "Pay with:", labels,
                                        lambda i: self._buy(slot, ways[i])))
             return
@@ -437,12 +440,13 @@ class MakanScreen(Screen):
             self._show_breakdown(who)
             return
         snacks, meals, faces = rules.score_needs(s, who)
-        questions = [(p.name, "Food card points?", 0, FOOD_MAX)]
+        title = f"Score {p.name}"
+        questions = [(title, "Food card points?", 0, FOOD_MAX)]
         if snacks:
-            questions.append((p.name, "Snack cards?", 0, 60))
+            questions.append((title, "Snack cards?", 0, 60))
         if meals:
-            questions.append((p.name, "Meal cards?", 0, 60))
-        questions += [(p.name, f"Dice faces {f} on Food?", 0, 60) for f in faces]
+            questions.append((title, "Meal cards?", 0, 60))
+        questions += [(title, f"Dice faces {f} on Food?", 0, 60) for f in faces]
 
         def done(answers: list[int]) -> None:
             action: dict[str, Any] = {"type": "score", "player": who, "food": answers[0]}
@@ -477,6 +481,11 @@ class MakanScreen(Screen):
         s = self.state
         ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
         self._show_breakdown(ranked[self.selected])
+
+
+def _count(number: int, one: str, many: str) -> str:
+    """A count with its noun: 1 die, 2 dice."""
+    return f"{number} {one if number == 1 else many}"
 
 
 def _gain_text(gained: rules.Gained) -> str:
