@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -52,6 +53,7 @@ def handle(args: argparse.Namespace) -> int:
     path = sensor.plug()
     _say(f"sensor-sim: {path}" + (f" (link {args.link})" if args.link else ""))
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())  # stop cleanly: the symlink goes too
     try:
         if args.script == "-":
             run_script(sensor, sys.stdin, _say)
