@@ -339,7 +339,7 @@ class PlayScreen(Screen):
         circled = turn.marks[0]
         skewer = SKEWER_SHORT[SKEWERS[circled.row]]
         canvas.center(0, f"Red die: {options.tile.names[turn.face]}")
-        where = "row full" if circled.space < 0 else f"space {circled.space + 1}"
+        where = "row full" if circled.space < 0 else f"circle {circled.space + 1}"
         canvas.center(LINE_H, f"{skewer}: {where}")
         gain = f"+{circled.hearts}♥"
         if circled.stars:
