@@ -223,20 +223,8 @@ def test_spy_url_logs_the_traffic(sim, port_path, tmp_path, events):
 def test_loop_url_and_bounded_writes(events):
     """loop:// echoes what is written, so a test can play the sensor in-process; and "No write
     may block forever": the port is opened with read and write timeouts."""
-    opened: list = []
-
-    def opener(url: str, **options: object) -> serial.SerialBase:
-        port = serial.serial_for_url(url, **options)
-        opened.append(port)
-        return port
-
-    made = SensorLink("loop://", events.post, opener=opener, **FAST)
-    made.start()
+    made, port = loop_link(events)
     try:
-        deadline = time.monotonic() + 2
-        while not opened and time.monotonic() < deadline:
-            time.sleep(0.01)
-        port = opened[0]
         assert port.timeout is not None and port.write_timeout is not None
         port.write(encode(Hello(1, "t", "LOOP", ("red",)), 0))
         assert events.wait(online).kinds == ("red",)
@@ -244,3 +232,58 @@ def test_loop_url_and_bounded_writes(events):
         assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("marshmallow",)
     finally:
         made.stop()
+
+
+def loop_link(events: Events) -> tuple[SensorLink, serial.SerialBase]:
+    """A link on loop:// and the port it opened, so the test can play the sensor."""
+    opened: list = []
+
+    def opener(url: str, **options: object) -> serial.SerialBase:
+        opened.append(serial.serial_for_url(url, **options))
+        return opened[-1]
+
+    made = SensorLink("loop://", events.post, opener=opener, **FAST)
+    made.start()
+    deadline = time.monotonic() + 2
+    while not opened and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return made, opened[0]
+
+
+def test_a_sensor_of_an_unknown_protocol_version_never_comes_online(events):
+    """"rejecting ... unknown versions": a v2 HELLO is refused, counted and named."""
+    made, port = loop_link(events)
+    try:
+        body = b"DS,0,HELLO,2,2.0,NEXT,1,red"
+        port.write(b"$" + body + f"*{_xor(body):02X}\r\n".encode())
+        health = events.wait(lambda e: isinstance(e, SensorHealth) and dict(e.counters)["version"])
+        assert health.last_problem == "protocol v2 unsupported"
+        assert not made.online and not events.of(SensorOnline)
+    finally:
+        made.stop()
+
+
+def test_lost_frames_are_counted_and_the_link_asks_for_the_state_again(sim, port_path, tmp_path, events):
+    """"seq 0–255 wrapping so drops ... show": after a gap the host asks STATE? to resync."""
+    log = tmp_path / "spy.txt"
+    made = SensorLink(f"spy://{port_path}?file={log}", events.post, **FAST)
+    made.start()
+    try:
+        events.wait(online)
+        time.sleep(0.2)
+        body = b"DS,200,HB,1"  # far ahead of the sensor's own numbering: frames were lost
+        sim.do(f"raw ${body.decode()}*{_xor(body):02X}")
+        health = events.wait(lambda e: isinstance(e, SensorHealth) and dict(e.counters)["dropped"])
+        assert "lost" in health.last_problem
+        time.sleep(0.2)
+    finally:
+        made.stop()
+    # after HELLO, after the jump to 200, and after the jump back to the sensor's numbering
+    assert log.read_text().count("STATE?") == 3
+
+
+def _xor(data: bytes) -> int:
+    value = 0
+    for byte in data:
+        value ^= byte
+    return value

@@ -81,7 +81,7 @@ FACE = "FACE"
 CROOKED = "CROOKED"
 
 
-def classify(x: float, y: float, z: float, keep=None):
+def classify(x: float, y: float, z: float, keep: "int | None" = None) -> "int | None":
     """Face index on top for a gravity vector, None if no axis dominates (crooked).
 
     ``keep`` is the current face: it stays while its axis holds LEAVE (hysteresis).
@@ -114,7 +114,7 @@ class DieTracker:
         self.still_since = None
         self.previous = None
 
-    def update(self, now_ms: int, x: float, y: float, z: float):
+    def update(self, now_ms: int, x: float, y: float, z: float) -> "tuple | None":
         """Feed one sample; returns None or an event: (ROLL,), (FACE, face, settle_ms), (CROOKED,)."""
         previous, self.previous = self.previous, (x, y, z)
         norm = math.sqrt(x * x + y * y + z * z)
@@ -142,7 +142,7 @@ class DieTracker:
             return (CROOKED,)
         return (FACE, self.face, now_ms - self.roll_start)
 
-    def _start(self, now_ms: int):
+    def _start(self, now_ms: int) -> tuple:
         self.rolling = True
         self.roll_start = now_ms
         return (ROLL,)
@@ -152,7 +152,7 @@ class DieTracker:
 class Reporter:
     """The sensor's side of the protocol: numbered frames, each die's last state, host requests."""
 
-    def __init__(self, sensor_id: str, firmware: str, kinds, faces_by_kind) -> None:
+    def __init__(self, sensor_id: str, firmware: str, kinds: tuple, faces_by_kind: dict) -> None:
         self.sensor_id = clean(sensor_id)
         self.firmware = clean(firmware, 12)
         self.kinds = tuple(kinds)
@@ -178,12 +178,12 @@ class Reporter:
     def error(self, code: str, text: str) -> bytes:
         return self.frame("ERR", (clean(code, 8), clean(text)))
 
-    def die(self, index: int, event) -> bytes:
+    def die(self, index: int, event: tuple) -> bytes:
         """Record a die's event (from DieTracker or a script) and frame it."""
         self.states[index] = event
         return self._line(index, event)
 
-    def _line(self, index: int, event) -> bytes:
+    def _line(self, index: int, event: tuple) -> bytes:
         if event[0] == FACE:
             return self.frame(FACE, (index, self.names[index][event[1]], int(event[2])))
         return self.frame(event[0], (index,))
