@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from companion.games.base import Action, RuleError
 
@@ -55,8 +55,7 @@ class Options:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@dataclass(frozen=True)
-class Card:
+class Card(NamedTuple):
     """A revealed drink card; ``owner`` is set on the private drink, ``buyer`` once bought."""
 
     drink: str
@@ -64,9 +63,11 @@ class Card:
     buyer: int | None = None
 
 
-@dataclass(frozen=True)
-class Gained:
-    """What the current turn's start gave, so the screen can tell the table what to do."""
+class Gained(NamedTuple):
+    """What the current turn's start gave, so the screen can tell the table what to do.
+
+    Small immutable records are named tuples: they are built on every turn of every replay.
+    """
 
     coins: int = 0      # taken from the pile (table and drinks)
     short: int = 0      # coins owed but not in the pile (a limited supply ran out)
@@ -74,6 +75,9 @@ class Gained:
     pot_out: int = 0    # taken from Table 88 in round 5
     bonus: int = 0      # bonus dice for next round
     discount: int = 0   # dice discount for this turn
+
+
+NO_GAIN = Gained()
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ class State:
     queue: tuple[int, ...] = ()  # player indices in Queue order, fixed once the jumps are done
     turn: int = 0          # index into ``queue``
     discount: int = 0      # dice discount left this turn
-    gained: Gained = Gained()
+    gained: Gained = NO_GAIN
 
 
 def initial_state() -> State:
@@ -119,7 +123,10 @@ def initial_state() -> State:
 # ----- queries the screens, tests and replays share -----------------------------------------
 def tables_for(count: int) -> tuple[int, ...]:
     """The Table cards in play: 1..n-1 and 88 ("Always use Tables 1 and 88")."""
-    return (*range(1, count), 88)
+    return _TABLES[count]
+
+
+_TABLES = {count: (*range(1, count), 88) for count in range(2, 7)}
 
 
 def order(state: State) -> tuple[int, ...]:
@@ -317,7 +324,7 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
         deck = tuple(left)
     players = tuple(replace(p, table=None, dice=0) for p in state.players)
     return replace(state, phase="rush", row=tuple(row), deck=deck, players=players,
-                   gained=Gained(), discount=0, turn=0)
+                   gained=NO_GAIN, discount=0, turn=0)
 
 
 def deck_cards(state: State) -> list[str]:
@@ -340,7 +347,7 @@ def _seat(state: State, action: Action) -> State:
                         else f"No Table {table}")
     dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
     state = _with_player(state, who, table=table, dice=dice)
-    return _after_seat(state) if not unseated(state) else state
+    return state if len(free) > 1 else _after_seat(state)
 
 
 def _after_seat(state: State) -> State:
@@ -472,7 +479,7 @@ def _buy(state: State, action: Action) -> State:
             coins, supply = coins + got, supply - got
     player = replace(p, dice=dice, coins=coins, drinks=(*p.drinks, drink.key))
     return replace(state, players=_swap(state.players, who, player), supply=supply, discount=discount,
-                   row=_swap(state.row, slot, replace(card, buyer=who)))
+                   row=_swap(state.row, slot, Card(card.drink, card.owner, who)))
 
 
 def _end_turn(state: State, action: Action) -> State:
@@ -488,7 +495,7 @@ def _end_turn(state: State, action: Action) -> State:
         return _begin_turn(replace(state, turn=state.turn + 1))
     players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in state.players)
     last = state.round >= ROUNDS
-    return replace(state, players=players, row=(), discount=0, gained=Gained(), queue=(),
+    return replace(state, players=players, row=(), discount=0, gained=NO_GAIN, queue=(),
                    phase="scoring" if last else "reveal", round=state.round + (0 if last else 1))
 
 
