@@ -89,3 +89,42 @@ def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
     assert last["type"] == "deal" and last["drinks"] == [c.drink for c in s.row[:4]]
     box.press("BACK", long=True)
     assert state(box) is s and box.beeps()[-1] == "error"
+
+
+def undo_restores(box, *buttons: str) -> None:
+    """Press ``buttons`` (one action), check it was taken, hold BACK, check it is gone; redo."""
+    before, count = state(box), len(box.app.session.actions)
+    press(box, *buttons)
+    assert len(box.app.session.actions) == count + 1, buttons
+    box.press("BACK", long=True)
+    assert state(box) == before and len(box.app.session.actions) == count
+    assert box.screen is box.app.game_root
+    press(box, "+3", *buttons)
+    assert len(box.app.session.actions) == count + 1
+
+
+def test_long_back_undoes_every_kind_of_step(box):
+    """Reveal, seat, jump, buy, next player and score: each is taken back by a long BACK."""
+    press(box, "game:makan", "OK")
+    undo_restores(box, "OK", "OK", "OK", "OK", "OK", "OK")              # reveal (all Kopi O)
+    undo_restores(box, "OK", "OK", "OK", "UP", "UP", "OK")              # Ana sits at Table 1
+    press(box, "OK", "OK", "OK", "UP", "OK", "OK", "OK", "OK", "OK", "OK", "UP", "OK")
+    undo_restores(box, "OK")                                            # Ana jumps to 88
+    undo_restores(box, "OK")                                            # Ben buys a Kopi O
+    undo_restores(box, "ACTION")                                        # next player
+    # Fast-forward to the final scoring through the app, then score Ana by buttons.
+    app = box.app
+    while state(box).phase != "scoring":
+        s = state(box)
+        if s.phase == "reveal":
+            app.dispatch({"type": "reveal", "drinks": ["cola"] * 4, "private": "cola"})
+        elif s.phase == "rush":
+            app.dispatch({"type": "seat", "player": rules.unseated(s)[0], "dice": 0,
+                          "table": rules.free_tables(s)[0]})
+        elif s.phase == "jumps":
+            app.dispatch({"type": "jump", "go": False})
+        else:
+            app.dispatch({"type": "end_turn"})
+    app.game_root.on_state_changed()
+    undo_restores(box, "OK", "UP", "UP", "UP", "OK")                    # Ana: 3 food points
+    assert state(box).players[0].score is not None
