@@ -566,7 +566,8 @@ class App:
             return False
         last = session.actions[-1]
         if not session.spec.is_undoable(last):
-            self.refuse("A dice roll can't be undone")
+            # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
+            self.refuse(f"Can't undo: {session.spec.describe_action(last)}")
             return False
         was_finished = session.spec.is_finished(session.state)
         if session.game_id is not None and self.journal_ok:
