@@ -128,3 +128,20 @@ def test_long_back_undoes_every_kind_of_step(box):
     app.game_root.on_state_changed()
     undo_restores(box, "OK", "UP", "UP", "UP", "OK")                    # Ana: 3 food points
     assert state(box).players[0].score is not None
+
+
+def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
+    """[games.makan] settings (docs/rulings.md) go into the setup action, so a saved game
+    replays with the readings it was played with."""
+    from companion import config
+    from companion.simbox import SimBox
+
+    cfg = config.parse({"games": {"makan": {"push": "swap", "coin_supply": 0}}})
+    sim = SimBox(tmp_path / "state", cfg=cfg)
+    try:
+        press(sim, "game:makan", "OK")
+        first = sim.app.session.actions[0]
+        assert first["options"]["push"] == "swap" and first["options"]["coin_supply"] == 0
+        assert state(sim).options.push == "swap"
+    finally:
+        sim.close()

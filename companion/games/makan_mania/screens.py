@@ -349,11 +349,16 @@ class MakanScreen(Screen):
         canvas.center(0, f"{p.name} ({TRAY_BY_COLOUR[p.tray].name}) at Table {p.table}")
         canvas.center(LINE_H, "may jump to Table")
         canvas.big(2 * LINE_H, str(target))
+        if s.options.push == "swap":
+            other = over[-1] if target == 88 else over[0]
+            moved = f"swap with {s.players[other].name}"
+        else:
+            moved = f"{len(over)} pushed {'forward' if target == 88 else 'back'}"
         if target == 88:
             note = f"+{rules.JUMP_88_FROM_1_COINS}¤, " if p.table == 1 else ""
-            canvas.center(4 * LINE_H, f"{note}{len(over)} pushed forward")
+            canvas.center(4 * LINE_H, f"{note}{moved}")
         else:
-            canvas.center(4 * LINE_H, f"{len(over)} pushed back, tch +1¤")
+            canvas.center(4 * LINE_H, f"{moved}, tch +1¤")
 
     def _jumps_ok(self) -> None:
         s = self.state
