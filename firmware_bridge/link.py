@@ -111,6 +111,9 @@ class SensorLink:
                 except (serial.SerialException, OSError) as exc:
                     log.info("sensor %s: %s", self.url, exc)
                     reason = "unplugged"
+                except Exception:  # a dead reader would leave the box "online" forever
+                    log.exception("sensor %s: reader failed; reconnecting", self.url)
+                    reason = "link error"
                 finally:
                     with contextlib.suppress(serial.SerialException, OSError):
                         port.close()  # the device may already be gone

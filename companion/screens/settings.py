@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion.ui.canvas import Canvas
-from companion.ui.widgets import MenuItem, MenuScreen, MessageScreen, StepperScreen
+from companion.ui.widgets import (
+    InfoScreen,
+    MenuItem,
+    MenuScreen,
+    MessageScreen,
+    StepperScreen,
+)
 
 if TYPE_CHECKING:
     from companion.app import App
@@ -61,26 +67,28 @@ class SettingsScreen(MenuScreen):
                                round(app.settings["long_press_s"] * 10), 5, 20, set_long))
 
     def _sensor(self) -> None:
-        app, sensor = self.app, self.app.sensor
+        sensor = self.app.sensor
         if not sensor.configured:
             lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
-            app.push(MessageScreen(app, "Dice sensor", lines))
+            self.app.push(MessageScreen(self.app, "Dice sensor", lines))
             return
-        kinds = dict.fromkeys(sensor.kinds)
-        dice = " ".join(f"{sensor.kinds.count(k)} {k}" for k in kinds)
-        rows = [("Status", "online" if sensor.online else "offline"),
-                ("Id", sensor.sensor_id or "-"), ("Firmware", sensor.firmware or "-"),
-                ("Dice", dice or "-")]
-        # the biggest counts first: what an installer should look at (cable, baud, noise)
-        counts = sorted(((v, k) for k, v in sensor.counters.items() if v), reverse=True)
-        rows += [(name.replace("_", " ").capitalize(), str(count)) for count, name in counts]
-        rows += [] if counts else [("Errors", "none")]
-        if sensor.last_problem:
-            rows += [("Last problem:", ""), (sensor.last_problem, "")]
-        screen = MenuScreen(app, "Dice sensor", [MenuItem(label, app.pop, detail)
-                                                 for label, detail in rows])
-        screen.hint = "▲▼ scroll  OK close"
-        app.push(screen)
+
+        def rows() -> list[tuple[str, str]]:
+            """Read at every frame: counts climb live while the cable is wiggled."""
+            kinds = dict.fromkeys(sensor.kinds)
+            dice = " ".join(f"{sensor.kinds.count(k)} {k}" for k in kinds)
+            out = [("Status", "online" if sensor.online else "offline"),
+                   ("Id", sensor.sensor_id or "-"), ("Firmware", sensor.firmware or "-"),
+                   ("Dice", dice or "-")]
+            # the biggest counts first: what an installer should look at (cable, baud, noise)
+            counts = sorted(((v, k) for k, v in sensor.counters.items() if v), reverse=True)
+            out += [(name.replace("_", " ").capitalize(), str(count)) for count, name in counts]
+            out += [] if counts else [("Errors", "none")]
+            if sensor.last_problem:
+                out += [("Last problem:", ""), (sensor.last_problem, "")]
+            return out
+
+        self.app.push(InfoScreen(self.app, "Dice sensor", rows))
 
 
 class _NamedStepper(StepperScreen):

@@ -249,6 +249,32 @@ class MessageScreen(Screen):
         return False
 
 
+class InfoScreen(Screen):
+    """Read-only rows (label, value) from ``rows()``, read again for every frame so they stay
+    current (e.g. a device's status); UP/DOWN scroll, OK closes."""
+
+    hint = "▲▼ scroll  OK close"
+
+    def __init__(self, app: App, title: str, rows: Callable[[], Sequence[tuple[str, str]]]) -> None:
+        super().__init__(app)
+        self.title, self.rows, self.selected = title, rows, 0
+
+    def draw(self, canvas: Canvas) -> None:
+        rows = self.rows()
+        self.selected = min(self.selected, len(rows) - 1)
+        draw_list(canvas, [r[0] for r in rows], [r[1] for r in rows], self.selected)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        moved = step_selection(event, self.selected, len(self.rows()))
+        if moved is not None:
+            self.selected = moved
+        elif is_press(event, "OK"):
+            self.app.pop()
+        else:
+            return False
+        return True
+
+
 class CheckListScreen(Screen):
     """Tick any of ``options``: OK on a row toggles it, OK on the last row ("Done") hands
     ``on_done`` the ticked indices; BACK cancels."""
