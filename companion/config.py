@@ -29,6 +29,7 @@ class Field:
     kind: type | tuple[type, ...]
     doc: str
     check: Callable[[Any], str | None] | None = None  # returns a problem, or None
+    shown: str = ""  # how the example file writes the default, when repr is unhelpful
 
 
 def _one_of(*choices: str) -> Callable[[Any], str | None]:
@@ -66,7 +67,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "driver": Field("ssd1306", str, "OLED controller", _one_of("ssd1306", "sh1106")),
         "interface": Field("i2c", str, "bus to the OLED", _one_of("i2c", "spi")),
         "i2c_bus": Field(1, int, "I2C bus number", _between(0, 20)),
-        "i2c_address": Field(0x3C, int, "I2C address (0x3C or 0x3D)", _between(0x03, 0x77)),
+        "i2c_address": Field(0x3C, int, "I2C address (0x3C or 0x3D)", _between(0x03, 0x77), "0x3C"),
         "spi_port": Field(0, int, "SPI port", _between(0, 1)),
         "spi_device": Field(0, int, "SPI chip select", _between(0, 1)),
         "dc_pin": Field(24, int, "BCM pin of D/C (SPI only)", _BCM),
@@ -208,16 +209,21 @@ def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:
 
 def example_toml() -> str:
     """The example config file: every key, commented out, with its default and meaning."""
+    import companion.games  # noqa: F401  (games declare their [games.<key>] sections)
+
     lines = ["# Table Companion configuration. Every key is optional; shown are the defaults.", ""]
     for name, schema in SCHEMA.items():
         lines.append(f"[{name}]")
-        lines += [f"# {key} = {_toml_value(f.default)}  # {f.doc}" for key, f in schema.items()]
-        lines.append("")
+        lines += _example_lines(schema)
     for name, schema in sorted(GAME_SCHEMAS.items()):
         lines.append(f"[games.{name}]")
-        lines += [f"# {key} = {_toml_value(f.default)}  # {f.doc}" for key, f in schema.items()]
-        lines.append("")
+        lines += _example_lines(schema)
     return "\n".join(lines)
+
+
+def _example_lines(schema: Mapping[str, Field]) -> list[str]:
+    lines = [f"# {key} = {f.shown or _toml_value(f.default)}  # {f.doc}" for key, f in schema.items()]
+    return [*lines, ""]
 
 
 def _toml_value(value: Any) -> str:

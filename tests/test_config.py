@@ -71,3 +71,11 @@ def test_example_lists_every_key():
         assert f"[{section}]" in text
         for key in fields:
             assert f"# {key} = " in text
+
+
+def test_the_shipped_example_file_lists_exactly_what_example_toml_prints():
+    """config.example.toml is generated; this keeps it true when a key is added."""
+    from pathlib import Path
+
+    shipped = (Path(__file__).parent.parent / "config.example.toml").read_text()
+    assert shipped.endswith(config.example_toml())
