@@ -1,7 +1,9 @@
 """Makan Mania rules: table order, the Queue, the coin ledger and final scoring. Pure.
 
-``apply(state, action) -> state`` or :class:`RuleError`; states are frozen. Chance (a virtual
-deal of drink cards) arrives inside the action. The action vocabulary is in docs/makan_mania.md.
+``apply(state, action) -> state`` or :class:`RuleError`; states are immutable named tuples, so an
+action copies only the records it changes and shares the rest (undo and resume replay the whole
+game). Chance (a virtual deal of drink cards) arrives inside the action. The action vocabulary is
+in docs/makan_mania.md.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from companion.games.base import Action, RuleError
 
@@ -80,8 +82,9 @@ class Gained(NamedTuple):
 NO_GAIN = Gained()
 
 
-@dataclass(frozen=True)
-class Player:
+class Player(NamedTuple):
+    """One player's record; an action that changes it builds a new one, the others are shared."""
+
     name: str
     tray: str            # tray colour
     ability: str
@@ -98,10 +101,12 @@ class Player:
         return sum(points for _, points in self.score or ())
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
+    """The whole game; immutable, so undo is a replay of the journal."""
+
     phase: str = "setup"   # setup, reveal, rush, jumps, queue, scoring, over
     players: tuple[Player, ...] = ()
+    abilities: tuple[str, ...] = ()  # each player's tray ability, fixed at setup
     options: Options = Options()
     deal: bool = False     # drinks dealt from the box's virtual deck (else entered by hand)
     deck: tuple[int, ...] = ()  # copies left per drink in DRINKS order (virtual deck)
@@ -110,7 +115,7 @@ class State:
     supply: int = 0
     pot: int = 0
     jumps: tuple[str, ...] = ()  # jump abilities still to decide at the start of the Queue
-    queue: tuple[int, ...] = ()  # player indices in Queue order, fixed once the jumps are done
+    queue: tuple[int, ...] = ()  # player indices in table order, from the end of the Rush on
     turn: int = 0          # index into ``queue``
     discount: int = 0      # dice discount left this turn
     gained: Gained = NO_GAIN
@@ -155,7 +160,8 @@ def max_dice(state: State, player: int) -> int:
 
 
 def holder(state: State, ability: str) -> int | None:
-    return next((i for i, p in enumerate(state.players) if p.ability == ability), None)
+    """The player whose tray has ``ability``, if that tray plays."""
+    return state.abilities.index(ability) if ability in state.abilities else None
 
 
 def pending_jump(state: State) -> tuple[int, int, tuple[int, ...]] | None:
@@ -164,7 +170,7 @@ def pending_jump(state: State) -> tuple[int, int, tuple[int, ...]] | None:
         return None
     jumper = holder(state, state.jumps[0])
     target = 88 if state.jumps[0] == "jump_88" else 1
-    seq = order(state)
+    seq = state.queue  # the table order, kept since the last seat was taken
     k = seq.index(jumper)
     over = seq[k + 1:] if target == 88 else seq[:k]
     return jumper, target, over
@@ -216,12 +222,21 @@ def winners(state: State) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(state.players) if p.total == best)
 
 
-def replace(obj: Any, **changes: Any) -> Any:
-    """A copy of a frozen dataclass with ``changes``: dataclasses.replace without re-running
-    __init__, which made whole-game replays (undo, resume) several times slower."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__, **changes)
-    return new
+Record = TypeVar("Record", Player, State)
+_FIELD_INDEX = {kind: {name: i for i, name in enumerate(kind._fields)} for kind in (Player, State)}
+_new_tuple = tuple.__new__
+
+
+def replace(record: Record, **changes: Any) -> Record:
+    """A copy of a player or state record with ``changes``; every other field is shared.
+
+    NamedTuple._replace goes through a map over all fields and ran several times slower; whole
+    games are replayed on every undo and resume."""
+    values = list(record)
+    index = _FIELD_INDEX[type(record)]
+    for name, value in changes.items():
+        values[index[name]] = value
+    return _new_tuple(type(record), values)
 
 
 # ----- the coin ledger ----------------------------------------------------------------------
@@ -239,10 +254,6 @@ def _swap(items: tuple, index: int, item: Any) -> tuple:
 def _err(*lines: str) -> RuleError:
     """A refusal of at most two short lines for the OLED."""
     return RuleError("\n".join(lines))
-
-
-def _with_player(state: State, index: int, **changes: Any) -> State:
-    return replace(state, players=_swap(state.players, index, replace(state.players[index], **changes)))
 
 
 def _name(state: State, index: int) -> str:
@@ -263,8 +274,8 @@ def _player(state: State, action: Action) -> int:
     return _int(action, "player", 0, len(state.players) - 1, "Player")
 
 
-def _phase(state: State, *phases: str) -> None:
-    if state.phase not in phases:
+def _phase(state: State, phase: str) -> None:
+    if state.phase != phase:
         raise _err(f"Not now: game is at {state.phase}")
 
 
@@ -292,7 +303,8 @@ def _setup(state: State, action: Action) -> State:
     if mode not in ("enter", "deal"):
         raise _err("drinks: enter or deal")
     options = Options.from_dict(dict(action.get("options", {})))
-    return State(phase="reveal", players=tuple(players), options=options, deal=mode == "deal",
+    return State(phase="reveal", players=tuple(players), abilities=tuple(p.ability for p in players),
+                 options=options, deal=mode == "deal",
                  deck=tuple(d.copies for d in DRINKS) if mode == "deal" else (),
                  round=1, supply=options.coin_supply)
 
@@ -316,15 +328,17 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
     deck = state.deck
     if dealt:
         left = list(deck)
-        index = {d.key: i for i, d in enumerate(DRINKS)}
         for card in row:
-            left[index[card.drink]] -= 1
-            if left[index[card.drink]] < 0:
+            left[_DECK_INDEX[card.drink]] -= 1
+            if left[_DECK_INDEX[card.drink]] < 0:
                 raise _err(f"No {DRINK_BY_KEY[card.drink].name}", "left in the deck")
         deck = tuple(left)
     players = tuple(replace(p, table=None, dice=0) for p in state.players)
     return replace(state, phase="rush", row=tuple(row), deck=deck, players=players,
                    gained=NO_GAIN, discount=0, turn=0)
+
+
+_DECK_INDEX = {d.key: i for i, d in enumerate(DRINKS)}  # drink key -> place in State.deck
 
 
 def deck_cards(state: State) -> list[str]:
@@ -336,8 +350,9 @@ def deck_cards(state: State) -> list[str]:
 def _seat(state: State, action: Action) -> State:
     _phase(state, "rush")
     who = _player(state, action)
-    if state.players[who].table is not None:
-        raise _err(f"{_name(state, who)} already sat", f"at Table {state.players[who].table}")
+    p = state.players[who]
+    if p.table is not None:
+        raise _err(f"{p.name} already sat", f"at Table {p.table}")
     free = free_tables(state)
     table = action.get("table", free[0] if len(free) == 1 else None)
     if table is None:
@@ -346,13 +361,13 @@ def _seat(state: State, action: Action) -> State:
         raise _err(f"Table {table} is not free" if table in tables_for(len(state.players))
                         else f"No Table {table}")
     dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
-    state = _with_player(state, who, table=table, dice=dice)
-    return state if len(free) > 1 else _after_seat(state)
-
-
-def _after_seat(state: State) -> State:
-    jumps = tuple(a for a in JUMP_ORDER if holder(state, a) is not None)
-    return _next_jump(replace(state, phase="jumps", jumps=jumps))
+    players = _swap(state.players, who, replace(p, table=table, dice=dice))
+    if len(free) > 1:
+        return replace(state, players=players)
+    # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
+    state = replace(state, players=players)
+    jumps = tuple(a for a in JUMP_ORDER if a in state.abilities)
+    return _next_jump(replace(state, phase="jumps", jumps=jumps, queue=order(state)))
 
 
 def _next_jump(state: State) -> State:
@@ -362,7 +377,7 @@ def _next_jump(state: State) -> State:
         if state.players[jumper].table != target:
             return state
         state = replace(state, jumps=state.jumps[1:])
-    return _begin_turn(replace(state, phase="queue", turn=0, queue=order(state)))
+    return _begin_turn(state, 0, state.players, state.supply)
 
 
 def _jump(state: State, action: Action) -> State:
@@ -375,13 +390,12 @@ def _jump(state: State, action: Action) -> State:
         raise _err("Only players jumped", "over may say tch")
     if tch and target == 88:
         raise _err("No tch for a jump", "to Table 88")
-    state = replace(state, jumps=state.jumps[1:])
     if not action.get("go", False):
         if tch:
             raise _err("No jump, no tch")
-        return _next_jump(state)
+        return _next_jump(replace(state, jumps=state.jumps[1:]))
     from_table = state.players[jumper].table
-    seq = list(order(state))
+    seq = list(state.queue)
     k = seq.index(jumper)
     end = len(seq) - 1 if target == 88 else 0
     if state.options.push == "swap":
@@ -398,17 +412,18 @@ def _jump(state: State, action: Action) -> State:
         got = _available(state, earned.get(index, 0), supply)
         supply -= got
         players.append(replace(p, table=seat_of[index], coins=p.coins + got))
-    return _next_jump(replace(state, players=tuple(players), supply=supply))
+    return _next_jump(replace(state, players=tuple(players), supply=supply, jumps=state.jumps[1:],
+                              queue=tuple(seq)))
 
 
 # ----- the Queue ----------------------------------------------------------------------------
-def _begin_turn(state: State) -> State:
-    """The turn's start: the table benefit (doubled by the doubling tray), then owned drinks."""
-    who = current(state)
-    p = state.players[who]
+def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: int) -> State:
+    """Queue turn ``turn`` starts: the table benefit (doubled by the doubling tray), then owned
+    drinks. ``players`` and ``supply`` are the ledger so far; the result is one new state."""
+    who = state.queue[turn]
+    p = players[who]
     factor = 2 if p.ability == "double" else 1
     coins = discount = pot_in = pot_out = bonus = 0
-    supply = state.supply
     if p.table in TABLE_BENEFITS:
         kind, amount = TABLE_BENEFITS[p.table]
         if kind == "coins":
@@ -419,7 +434,7 @@ def _begin_turn(state: State) -> State:
         coin_factor = factor if state.options.double_88 == "all" else 1
         dice_factor = factor if state.options.double_88 in ("all", "dice") else 1
         if state.round < ROUNDS:
-            pot_in = _available(state, coin_factor)
+            pot_in = _available(state, coin_factor, supply)
             supply -= pot_in
             bonus = dice_factor
         else:
@@ -433,14 +448,14 @@ def _begin_turn(state: State) -> State:
             coins += drink.amount
     got = _available(state, coins, supply)
     player = replace(p, coins=p.coins + got + pot_out, next_bonus=bonus)
-    return replace(state, players=_swap(state.players, who, player), supply=supply - got,
-                   pot=state.pot + pot_in - pot_out, discount=discount,
+    return replace(state, phase="queue", turn=turn, players=_swap(players, who, player),
+                   supply=supply - got, pot=state.pot + pot_in - pot_out, discount=discount,
                    gained=Gained(got, coins - got, pot_in, pot_out, bonus, discount))
 
 
 def _buy(state: State, action: Action) -> State:
     _phase(state, "queue")
-    who = current(state)
+    who = state.queue[state.turn]
     slot = _int(action, "slot", 0, len(state.row) - 1, "Slot")
     card = state.row[slot]
     drink = DRINK_BY_KEY[card.drink]
@@ -484,19 +499,19 @@ def _buy(state: State, action: Action) -> State:
 
 def _end_turn(state: State, action: Action) -> State:
     _phase(state, "queue")
-    who = current(state)
+    who = state.queue[state.turn]
     if action.get("player", who) != who:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]
     got = _available(state, p.dice)  # "For each leftover die unspent ... earn 1 coin"
     players = _swap(state.players, who, replace(p, coins=p.coins + got, dice=0))
-    state = replace(state, players=players, supply=state.supply - got)
-    if state.turn + 1 < len(state.players):
-        return _begin_turn(replace(state, turn=state.turn + 1))
-    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in state.players)
+    if state.turn + 1 < len(players):
+        return _begin_turn(state, state.turn + 1, players, state.supply - got)
+    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in players)
     last = state.round >= ROUNDS
-    return replace(state, players=players, row=(), discount=0, gained=NO_GAIN, queue=(),
-                   phase="scoring" if last else "reveal", round=state.round + (0 if last else 1))
+    return replace(state, players=players, supply=state.supply - got, row=(), discount=0,
+                   gained=NO_GAIN, queue=(), phase="scoring" if last else "reveal",
+                   round=state.round + (0 if last else 1))
 
 
 # ----- scoring ------------------------------------------------------------------------------
@@ -525,9 +540,9 @@ def _score(state: State, action: Action) -> State:
         tray = len(p.drinks)
     breakdown = (("Food", food), ("Faces", face_points), ("Pairs", pair_points),
                  ("Tray", tray), ("Coins", p.coins))
-    state = _with_player(state, who, score=breakdown)
-    done = all(q.score is not None for q in state.players)
-    return replace(state, phase="over") if done else state
+    players = _swap(state.players, who, replace(p, score=breakdown))
+    done = all(q.score is not None for q in players)
+    return replace(state, players=players, phase="over" if done else "scoring")
 
 
 def _pairs(owned: list[Any], kind: str, cards: int) -> list[int]:
