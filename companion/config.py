@@ -32,21 +32,23 @@ class Field:
     shown: str = ""  # how the example file writes the default, when repr is unhelpful
 
 
-def _one_of(*choices: str) -> Callable[[Any], str | None]:
+def one_of(*choices: str) -> Callable[[Any], str | None]:
+    """A check for :class:`Field`: the value is one of ``choices``."""
     def check(value: Any) -> str | None:
         return None if value in choices else f"must be one of {', '.join(choices)}"
 
     return check
 
 
-def _between(low: float, high: float) -> Callable[[Any], str | None]:
+def between(low: float, high: float) -> Callable[[Any], str | None]:
+    """A check for :class:`Field`: ``low <= value <= high``."""
     def check(value: Any) -> str | None:
         return None if low <= value <= high else f"must be between {low} and {high}"
 
     return check
 
 
-_BCM = _between(0, 27)
+_BCM = between(0, 27)
 
 SCHEMA: dict[str, dict[str, Field]] = {
     "buttons": {
@@ -55,31 +57,31 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "ok": Field(13, int, "BCM pin of OK", _BCM),
         "back": Field(19, int, "BCM pin of BACK", _BCM),
         "action": Field(26, int, "BCM pin of the big ACTION button", _BCM),
-        "bounce_ms": Field(20, int, "switch debounce in milliseconds", _between(0, 200)),
-        "long_press_s": Field(0.8, (int, float), "hold time of a long press", _between(0.3, 3.0)),
+        "bounce_ms": Field(20, int, "switch debounce in milliseconds", between(0, 200)),
+        "long_press_s": Field(0.8, (int, float), "hold time of a long press", between(0.3, 3.0)),
     },
     "buzzer": {
-        "kind": Field("tonal", str, "tonal (passive), active, or none", _one_of("tonal", "active", "none")),
+        "kind": Field("tonal", str, "tonal (passive), active, or none", one_of("tonal", "active", "none")),
         "pin": Field(18, int, "BCM pin of the buzzer", _BCM),
-        "volume": Field(2, int, "0 mute, 1 quiet .. 3 loud", _between(0, 3)),
+        "volume": Field(2, int, "0 mute, 1 quiet .. 3 loud", between(0, 3)),
     },
     "display": {
-        "driver": Field("ssd1306", str, "OLED controller", _one_of("ssd1306", "sh1106")),
-        "interface": Field("i2c", str, "bus to the OLED", _one_of("i2c", "spi")),
-        "i2c_bus": Field(1, int, "I2C bus number", _between(0, 20)),
-        "i2c_address": Field(0x3C, int, "I2C address (0x3C or 0x3D)", _between(0x03, 0x77), "0x3C"),
-        "spi_port": Field(0, int, "SPI port", _between(0, 1)),
-        "spi_device": Field(0, int, "SPI chip select", _between(0, 1)),
+        "driver": Field("ssd1306", str, "OLED controller", one_of("ssd1306", "sh1106")),
+        "interface": Field("i2c", str, "bus to the OLED", one_of("i2c", "spi")),
+        "i2c_bus": Field(1, int, "I2C bus number", between(0, 20)),
+        "i2c_address": Field(0x3C, int, "I2C address (0x3C or 0x3D)", between(0x03, 0x77), "0x3C"),
+        "spi_port": Field(0, int, "SPI port", between(0, 1)),
+        "spi_device": Field(0, int, "SPI chip select", between(0, 1)),
         "dc_pin": Field(24, int, "BCM pin of D/C (SPI only)", _BCM),
         "reset_pin": Field(25, int, "BCM pin of RES (SPI only)", _BCM),
-        "rotate": Field(0, int, "0, 1, 2 or 3 quarter turns", _between(0, 3)),
-        "contrast": Field(200, int, "0..255", _between(0, 255)),
-        "dim_after_min": Field(3.0, (int, float), "minutes idle before dimming", _between(0.1, 600)),
-        "blank_after_min": Field(15.0, (int, float), "minutes idle before blanking", _between(0.2, 1440)),
+        "rotate": Field(0, int, "0, 1, 2 or 3 quarter turns", between(0, 3)),
+        "contrast": Field(200, int, "0..255", between(0, 255)),
+        "dim_after_min": Field(3.0, (int, float), "minutes idle before dimming", between(0.1, 600)),
+        "blank_after_min": Field(15.0, (int, float), "minutes idle before blanking", between(0.2, 1440)),
     },
     "sensor": {
         "port": Field("", str, "serial URL or device of the dice sensor; empty for none"),
-        "baud": Field(115200, int, "serial speed", _between(1200, 4_000_000)),
+        "baud": Field(115200, int, "serial speed", between(1200, 4_000_000)),
     },
     "state": {
         "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),
@@ -165,17 +167,24 @@ def load(path: Path | str | None = None, *, required: bool = False) -> Config:
     path = Path(path) if path is not None else DEFAULT_PATH
     raw: dict[str, Any] = {}
     if path.exists():
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(
-                path, "(file)", f"cannot read: {exc}", "check the path and permissions"
-            ) from None
+        raw = read_toml(path)
     elif required:
         raise ConfigError(path, "(file)", "no such file", "check the --config path, or leave it out")
     return parse(raw, path)
+
+
+def read_toml(path: Path | str) -> dict[str, Any]:
+    """Read any TOML file of the box (config, printed-component data); errors are ConfigErrors."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
+    except FileNotFoundError:
+        raise ConfigError(path, "(file)", "no such file", "check the path in the config") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            path, "(file)", f"cannot read: {exc}", "check the path, permissions and UTF-8 encoding"
+        ) from None
 
 
 def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:

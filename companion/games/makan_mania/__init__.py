@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from companion.config import Field, _between, _one_of
+from companion.config import Field, between, one_of
 from companion.games import GameSpec, register
 
 from . import rules, screens
 
 CONFIG = {
     "push": Field("shift", str, "a jump moves everyone it passes one table (shift) or only "
-                  "trades seats with the target table (swap)", _one_of("shift", "swap")),
+                  "trades seats with the target table (swap)", one_of("shift", "swap")),
     "discount": Field("pool", str, "a dice discount is one total for the turn's purchases (pool) "
-                      "or applies to each drink (each)", _one_of("pool", "each")),
+                      "or applies to each drink (each)", one_of("pool", "each")),
     "new_drinks": Field("next_queue", str, "a bought Bandung/Ice Kachang/Milo Dino/Chendol acts "
                         "from the next Queue (next_queue) or at once (at_once)",
-                        _one_of("next_queue", "at_once")),
+                        one_of("next_queue", "at_once")),
     "double_88": Field("all", str, "the doubling tray at Table 88 doubles the pot coin, bonus die "
                        "and round-5 pot (all), only the bonus die (dice), or nothing (none)",
-                       _one_of("all", "dice", "none")),
+                       one_of("all", "dice", "none")),
     "coin_supply": Field(30, int, "coins in the pile (the box has 30); 0 for a pile that never "
-                         "runs out", _between(0, 999)),
+                         "runs out", between(0, 999)),
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.config import Field, _one_of
+from companion.config import Field, one_of
 
 from .. import register
 from ..base import GameSpec
@@ -10,16 +10,16 @@ from . import rules, screens
 
 CONFIG = {
     "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
-                        _one_of(*rules.DIFFICULTIES)),
+                        one_of(*rules.DIFFICULTIES)),
     "sheet": Field("", str, "your sheet file (TOML, see docs/miams.md); empty for the stand-in"),
     "tile": Field("", str, "your solo tile file (TOML); empty for the stand-in"),
     "sheets_dir": Field("/etc/companion/miams", str,
                         "folder whose *.toml sheet files the setup screen lists"),
     "tie": Field("top", str, "highest least advanced skewer on a tie: top (Pair first) or bottom",
-                 _one_of(*rules.TIES)),
+                 one_of(*rules.TIES)),
     "setup_column": Field("counts", str,
                           "do setup crosses earn the first-column stars: counts or ignored",
-                          _one_of(*rules.SETUP_COLUMN)),
+                          one_of(*rules.SETUP_COLUMN)),
 }
 
 SETUP = ("game:miams",)
