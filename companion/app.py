@@ -139,6 +139,7 @@ class App:
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0
         self.errors = 0  # unexpected exceptions recovered from (tests expect none)
+        self.display_errors = 0
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
         self._toast: tuple[list[str], float] | None = None
@@ -162,7 +163,7 @@ class App:
             except Exception:  # a settings row we cannot read must not stop the box
                 log.exception("could not read saved settings")
                 saved = {}
-            settings.update({k: v for k, v in saved.items() if k in settings})
+            settings.update({k: v for k, v in saved.items() if _valid_setting(k, v)})
         return settings
 
     def change_setting(self, key: str, value: Any) -> None:
@@ -210,9 +211,9 @@ class App:
         if spec is None:
             return  # a game this version does not know stays in history
         try:
-            spec.replay(saved.actions)
-        except RuleError as exc:
-            log.warning("saved game %s does not replay: %s", saved.id, exc)
+            spec.describe(spec.replay(saved.actions))
+        except Exception as exc:  # a journal from another version, or hand-edited: keep it aside
+            log.warning("saved game %s does not replay: %r", saved.id, exc)
             self._journal_write(lambda j: j.set_status(saved.id, "abandoned"))
             self._startup_note = "Saved game could not be replayed; kept in history"
             return
@@ -625,11 +626,32 @@ class App:
             toast = self._toast[0] if self._toast else None
             image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
         self.last_frame = image
-        if self.hardware.display.show(image):
+        try:
+            written = self.hardware.display.show(image)
+        except Exception:  # a loose wire or a bus error: log it and try again with the next frame
+            self.display_errors += 1
+            if self.display_errors in (1, 10, 100) or self.display_errors % 1000 == 0:
+                log.exception("display write failed (%d times)", self.display_errors)
+            return image
+        if written:
             self.frames_shown += 1
             for listener in self.frame_listeners:
                 listener(image)
         return image
+
+
+def _valid_setting(key: str, value: Any) -> bool:
+    """A setting saved by an older version, or edited by hand, must pass the config's checks."""
+    from .config import SCHEMA
+
+    section = {"volume": "buzzer", "contrast": "display", "long_press_s": "buttons"}.get(key)
+    if section is None:
+        return False
+    field = SCHEMA[section][key]
+    kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        return False
+    return field.check is None or field.check(value) is None
 
 
 def _wrap(text: str) -> list[str]:

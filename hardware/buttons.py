@@ -59,12 +59,20 @@ class PressDecoder:
     timing: PressTiming = field(default_factory=PressTiming)
     _held: dict[str, _Held] = field(default_factory=dict)
     _last_edge: dict[str, float] = field(default_factory=dict)
+    # The latest raw level of a button whose edge fell inside the debounce window: once the
+    # window has passed, poll() settles the button to it (a 20 ms tap is still a press).
+    _unsettled: dict[str, PinEdge] = field(default_factory=dict)
 
     def feed(self, edge: PinEdge) -> list[ButtonEvent]:
         """Take one edge; return the presses it completes."""
         last = self._last_edge.get(edge.button)
         if last is not None and edge.at - last < self.timing.debounce_s:
-            return []  # contact bounce
+            self._unsettled[edge.button] = edge  # contact bounce, or a very quick tap
+            return []
+        self._unsettled.pop(edge.button, None)
+        return self._change(edge)
+
+    def _change(self, edge: PinEdge) -> list[ButtonEvent]:
         held = self._held.get(edge.button)
         if edge.pressed == (held is not None):
             return []  # a repeated level (a lost edge): nothing changed
@@ -82,11 +90,15 @@ class PressDecoder:
         return [ButtonEvent(edge.button, "short")]
 
     def poll(self, now: float) -> list[ButtonEvent]:
-        """Return the long presses and repeats that are due at ``now``.
+        """Return the presses that are due at ``now``: long presses, repeats, settled taps.
 
         A stalled loop gets at most one repeat per button, never a burst.
         """
         events = []
+        for name, edge in list(self._unsettled.items()):
+            if now - self._last_edge[name] >= self.timing.debounce_s:
+                del self._unsettled[name]
+                events += self._change(PinEdge(name, edge.pressed, now))
         for name, state in self._held.items():
             if name in REPEATING:
                 if state.next_repeat is not None and now >= state.next_repeat:
@@ -100,8 +112,8 @@ class PressDecoder:
         return events
 
     def next_deadline(self) -> float | None:
-        """When :meth:`poll` next has something to say, or None while no button is held."""
-        deadlines = []
+        """When :meth:`poll` next has something to say, or None while nothing is pending."""
+        deadlines = [self._last_edge[name] + self.timing.debounce_s for name in self._unsettled]
         for name, state in self._held.items():
             if name in REPEATING:
                 if state.next_repeat is not None:
@@ -109,9 +121,6 @@ class PressDecoder:
             elif not state.long_fired:
                 deadlines.append(state.since + self.timing.long_press_s)
         return min(deadlines, default=None)
-
-    def is_held(self, button: str) -> bool:
-        return button in self._held
 
 
 class GpioButtons:

@@ -96,3 +96,22 @@ def test_a_failing_screen_is_logged_and_the_box_goes_home(box, caplog):
     assert "unexpected error" in caplog.text
     box.press("DOWN")
     assert box.app.running
+
+
+def test_a_display_write_error_is_counted_and_retried(box):
+    """A loose I²C wire must not stop the box: the next frame is tried again."""
+    display = box.app.hardware.display
+    real_show = display.show
+    failures = iter([OSError(121, "Remote I/O error")])
+
+    def flaky_show(image):
+        for error in failures:
+            raise error
+        return real_show(image)
+
+    display.show = flaky_show
+    box.press("DOWN")
+    assert box.app.display_errors == 1 and box.app.running
+    box.press("DOWN")
+    assert box.app.display_errors == 1
+    assert box.frame() == box.app.last_frame

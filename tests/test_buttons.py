@@ -68,6 +68,25 @@ def test_contact_bounce_makes_one_press():
     assert events == [ButtonEvent("OK", "short")]
 
 
+def test_a_20_ms_tap_is_one_press_and_leaves_nothing_held():
+    """The release falls inside the debounce window; once it has passed the tap completes."""
+    decoder = PressDecoder(PressTiming(long_press_s=0.8, debounce_s=0.03))
+    assert decoder.feed(PinEdge("BACK", True, 0.0)) == []
+    assert decoder.feed(PinEdge("BACK", False, 0.02)) == []
+    assert decoder.next_deadline() == 0.03
+    assert decoder.poll(0.03) == [ButtonEvent("BACK", "short")]
+    assert decoder.poll(5.0) == [], "no long press (an unwanted undo) after a quick tap"
+    assert decoder.next_deadline() is None
+
+
+def test_a_quick_tap_of_down_moves_once_and_does_not_repeat():
+    decoder = PressDecoder(PressTiming(debounce_s=0.03, repeat_delay_s=0.45))
+    assert decoder.feed(PinEdge("DOWN", True, 0.0)) == [ButtonEvent("DOWN", "short")]
+    assert decoder.feed(PinEdge("DOWN", False, 0.015)) == []
+    assert decoder.poll(0.03) == []
+    assert decoder.poll(3.0) == []
+
+
 def test_two_quick_presses_are_two_presses():
     edges = [PinEdge("OK", True, 0.0), PinEdge("OK", False, 0.1),
              PinEdge("OK", True, 0.2), PinEdge("OK", False, 0.3)]

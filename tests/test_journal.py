@@ -152,3 +152,32 @@ def test_full_disk_turns_the_journal_off_and_keeps_the_game(box, tally):
     assert box.app.session.state == state + 1, "the game goes on in memory"
     with pytest.raises(JournalError, match="disk full"):
         box.app.journal.append(box.app.session.game_id, {"type": "add", "n": 1}, True)
+
+
+def test_a_saved_game_that_cannot_be_replayed_is_kept_aside_not_a_crash(tmp_path, tally):
+    """A journal from another version (or edited by hand) must not stop the box at boot."""
+    journal, _ = Journal.open(tmp_path)
+    game = journal.new_game("tally")
+    journal.append(game, {"type": "add", "n": "seven"}, undoable=True)  # TypeError on replay
+    journal.close()
+    box = SimBox(tmp_path)
+    try:
+        assert box.screen.name() == "HomeScreen"
+        assert box.app.resumable is None
+        assert box.app.journal.history() == [(game, "tally", "abandoned")]
+        assert box.app.errors == 0
+    finally:
+        box.close()
+
+
+def test_saved_settings_out_of_range_fall_back_to_the_config(tmp_path):
+    journal, _ = Journal.open(tmp_path)
+    journal.save_setting("volume", 7)
+    journal.save_setting("contrast", "bright")
+    journal.save_setting("long_press_s", 1.5)
+    journal.close()
+    box = SimBox(tmp_path)
+    try:
+        assert box.app.settings == {"volume": 2, "contrast": 200, "long_press_s": 1.5}
+    finally:
+        box.close()
