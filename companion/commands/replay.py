@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def read_actions(lines: list[str], source: str) -> list[dict]:
-    """Parse JSON lines; SystemExit(2) with file:line on the first bad one."""
+def read_actions(lines: list[str], source: str) -> list[tuple[int, dict]]:
+    """Parse JSON lines into (line number, action); SystemExit(2) with file:line on a bad one."""
     actions = []
     for number, line in enumerate(lines, 1):
         text = line.strip()
@@ -51,6 +51,10 @@ def handle(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"companion replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError:
+        print(f"companion replay: {args.file} is not UTF-8 text (one JSON action per line)",
+              file=sys.stderr)
+        return 2
     state = spec.initial_state()
     for number, action in read_actions(text.splitlines(), args.file):
         try:
@@ -58,6 +62,14 @@ def handle(args: argparse.Namespace) -> int:
         except RuleError as exc:
             print(f"{args.file}:{number}: refused: {exc}", file=sys.stderr)
             return 1
-    json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)
-    print()
+        except Exception as exc:  # a malformed field the rules did not foresee: still file:line
+            print(f"{args.file}:{number}: malformed action ({exc.__class__.__name__}: {exc})",
+                  file=sys.stderr)
+            return 2
+    try:
+        json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)
+        print()
+        sys.stdout.flush()
+    except BrokenPipeError:  # `companion replay ... | head`
+        sys.stdout = None
     return 0
