@@ -50,29 +50,42 @@ class SimProcess:
 
 
 class Events:
-    """The link's posts, as the app's queue would receive them."""
+    """The link's posts, as the app's queue would receive them.
+
+    ``wait`` returns the first matching event not returned before, looking first at events
+    that arrived while an earlier ``wait`` looked for something else: none is ever dropped.
+    """
 
     def __init__(self) -> None:
         self.queue: queue.Queue = queue.Queue()
         self.seen: list = []
+        self._taken: set[int] = set()
 
     def post(self, event: object) -> None:
         self.queue.put(event)
 
     def wait(self, match: Callable[[object], bool], timeout: float = 3.0) -> object:
         deadline = time.monotonic() + timeout
+        checked = 0
         while True:
-            left = deadline - time.monotonic()
+            for index in range(checked, len(self.seen)):
+                if index not in self._taken and match(self.seen[index]):
+                    self._taken.add(index)
+                    return self.seen[index]
+            checked = len(self.seen)
             try:
-                event = self.queue.get(timeout=max(0.0, left))
+                self.seen.append(self.queue.get(timeout=max(0.0, deadline - time.monotonic())))
             except queue.Empty:
                 raise AssertionError(f"no matching event in {timeout}s; saw {self.seen[-5:]}") from None
-            self.seen.append(event)
-            if match(event):
-                return event
 
     def of(self, kind: type) -> list:
+        """Every event of ``kind`` seen so far, returned by ``wait`` or not."""
         return [e for e in self.seen if isinstance(e, kind)]
+
+    def forget(self) -> None:
+        """Drop every event seen so far, so later assertions count only what comes next."""
+        self.seen.clear()
+        self._taken.clear()
 
 
 @pytest.fixture
@@ -132,22 +145,56 @@ def test_after_hello_the_link_asks_state_so_one_die_completes_the_set(sim, port_
         made.stop()
 
 
-def test_hot_unplug_and_replug(sim, link, events):
-    """"reconnection with back-off when the device disappears (SerialException/OSError)"."""
-    link.start()
-    events.wait(online)
-    sim.do("unplug")
-    gone = events.wait(lambda e: isinstance(e, SensorOffline))
-    assert gone.reason == "unplugged"
-    assert not link.online
-    time.sleep(0.3)  # a few failed reopen attempts while the cable is out
-    sim.do("plug")
-    replugged = time.monotonic()
-    events.wait(online)
-    assert time.monotonic() - replugged < 2.0
-    sim.do("settle fries salad juice cola")
-    assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("fries", "salad", "juice", "cola")
-    assert link.counters()["reconnects"] == 1
+def test_events_that_came_before_the_awaited_one_are_kept(events):
+    """The helper itself: a health report posted before the settled set is still found after it."""
+    events.post(SensorHealth((("checksum", 1),), "bad checksum"))
+    events.post(DiceSettled(("pizza",), ("yellow",)))
+    assert events.wait(lambda e: isinstance(e, DiceSettled), timeout=0.1).faces == ("pizza",)
+    health = events.wait(lambda e: isinstance(e, SensorHealth), timeout=0.1)
+    assert health.last_problem == "bad checksum"
+    with pytest.raises(AssertionError, match="no matching event"):
+        events.wait(lambda e: isinstance(e, SensorHealth), timeout=0.1)  # each event is returned once
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 3.0) -> None:
+    """Poll ``condition`` until it holds (a bound on waiting, not a figure under test)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition never held"
+        time.sleep(0.005)
+
+
+def test_hot_unplug_and_replug(sim, port_path, events):
+    """"reconnection with back-off when the device disappears (SerialException/OSError)".
+
+    The time a replug takes is a figure for bench/bench_sensor.py; here: it keeps trying while
+    the cable is out, and comes back by itself once it is in.
+    """
+    attempts: list[str] = []
+
+    def opener(url: str, **options: object) -> serial.SerialBase:
+        attempts.append(url)
+        return serial.serial_for_url(url, **options)
+
+    made = SensorLink(str(port_path), events.post, opener=opener, **FAST)
+    made.start()
+    try:
+        events.wait(online)
+        sim.do("unplug")
+        gone = events.wait(lambda e: isinstance(e, SensorOffline))
+        assert gone.reason == "unplugged"
+        assert not made.online
+        tried = len(attempts)
+        wait_until(lambda: len(attempts) >= tried + 2)  # reopen attempts while the cable is out
+        assert len(events.of(SensorOffline)) == 1, "failed attempts are no news to the app"
+        sim.do("plug")
+        events.wait(online)
+        assert made.online
+        sim.do("settle fries salad juice cola")
+        assert events.wait(lambda e: isinstance(e, DiceSettled)).faces == ("fries", "salad", "juice", "cola")
+        assert made.counters()["reconnects"] == 1
+    finally:
+        made.stop()
 
 
 def test_three_missed_heartbeats_mean_offline_then_it_reconnects(sim, link, events):
@@ -182,14 +229,12 @@ def test_a_flood_of_ten_thousand_frames(sim, link, events):
     events.wait(online)
     sim.do("settle burger burger cola cola")
     events.wait(lambda e: isinstance(e, DiceSettled))
-    events.seen.clear()
-    started = time.monotonic()
+    events.forget()
     sim.do("flood 10000")
     sim.do("settle cake pizza ? juice")
     final = ("cake", "pizza", None, "juice")  # a crooked die: no set in the flood looks like it
     last = events.wait(lambda e: isinstance(e, DiceSettled) and e.faces == final, timeout=10)
     assert last.kinds == CAFE
-    assert time.monotonic() - started < 5
     counters = link.counters()
     assert counters["dropped"] == counters["duplicate"] == counters["garbage"] == 0
     assert sum(counters.values()) == 0, counters

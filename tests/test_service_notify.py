@@ -6,10 +6,10 @@ import os
 import signal
 import socket
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +35,16 @@ def listener():
 
 def receive(sock: socket.socket) -> list[str]:
     return sock.recv(4096).decode().split("\n")
+
+
+def receive_from(sock: socket.socket) -> tuple[list[str], int]:
+    """One datagram and the pid the kernel vouches sent it (needs SO_PASSCRED on ``sock``)."""
+    data, ancillary, _, _ = sock.recvmsg(4096, socket.CMSG_SPACE(struct.calcsize("3i")))
+    pids = [struct.unpack("3i", cdata[:struct.calcsize("3i")])[0]
+            for level, kind, cdata in ancillary
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS]
+    assert len(pids) == 1, "every datagram carries its sender's credentials"
+    return data.decode().split("\n"), pids[0]
 
 
 def test_ready_watchdog_and_stopping_arrive_as_one_datagram_each(listener):
@@ -121,7 +131,11 @@ def test_shutdown_shows_powered_off_and_closes_the_journal(tmp_path):
 
 
 def test_sigterm_stops_a_running_box_cleanly(listener, tmp_path):
-    """`companion run --sim`: READY, pings from the loop, STOPPING on SIGTERM, exit 0, journal closed."""
+    """`companion run --sim`: READY, pings, STOPPING on SIGTERM from the main process; exit 0, journal closed.
+
+    That the pings come from the loop's own deadlines is shown on the virtual clock above;
+    their pace is a figure, not a test assertion.
+    """
     path, sock = listener
     state = tmp_path / "state"
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
@@ -131,16 +145,17 @@ def test_sigterm_stops_a_running_box_cleanly(listener, tmp_path):
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
-        assert receive(sock)[0] == "READY=1"
-        started = time.monotonic()
+        # NotifyAccess=main: systemd takes only what the main process sends, as the kernel names it
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        message, sender = receive_from(sock)
+        assert message[0] == "READY=1" and sender == proc.pid
         for _ in range(3):
-            assert receive(sock) == ["WATCHDOG=1"]
-        assert time.monotonic() - started >= 0.2, "pings come every 0.1 s, not in a burst"
+            assert receive_from(sock) == (["WATCHDOG=1"], proc.pid)
         proc.send_signal(signal.SIGTERM)
-        message = receive(sock)
+        message, sender = receive_from(sock)
         while message == ["WATCHDOG=1"]:  # pings already on their way
-            message = receive(sock)
-        assert message[0] == "STOPPING=1"
+            message, sender = receive_from(sock)
+        assert message[0] == "STOPPING=1" and sender == proc.pid
         _, err = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
