@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import Canvas
 from companion.ui.widgets import (
     InfoScreen,
     MenuItem,
@@ -43,7 +42,8 @@ class SettingsScreen(MenuScreen):
             app.beep("ok")
             app.pop()
 
-        app.push(_NamedStepper(app, "Sound", app.settings["volume"], VOLUME_NAMES, set_volume))
+        app.push(StepperScreen(app, "Sound", "Buzzer volume", app.settings["volume"], 0,
+                               len(VOLUME_NAMES) - 1, set_volume, shown=VOLUME_NAMES.__getitem__))
 
     def _contrast(self) -> None:
         app = self.app
@@ -63,8 +63,9 @@ class SettingsScreen(MenuScreen):
             app.change_setting("long_press_s", tenths / 10)
             app.pop()
 
-        app.push(StepperScreen(app, "Long press", "Hold time (tenths s)",
-                               round(app.settings["long_press_s"] * 10), 5, 20, set_long))
+        app.push(StepperScreen(app, "Long press", "Hold time to count long",
+                               round(app.settings["long_press_s"] * 10), 5, 20, set_long,
+                               shown=lambda tenths: f"{tenths / 10:.1f}s"))
 
     def _sensor(self) -> None:
         sensor = self.app.sensor
@@ -89,17 +90,3 @@ class SettingsScreen(MenuScreen):
             return out
 
         self.app.push(InfoScreen(self.app, "Dice sensor", rows))
-
-
-class _NamedStepper(StepperScreen):
-    """A stepper whose values have names (Mute .. Loud)."""
-
-    def __init__(self, app: App, title: str, value: int, names: tuple[str, ...], on_set) -> None:
-        super().__init__(app, title, title, value, 0, len(names) - 1, on_set)
-        self.names = names
-
-    def draw(self, canvas: Canvas) -> None:
-        canvas.center(1, self.prompt)
-        canvas.big(13, self.names[self.value])
-
-

@@ -42,8 +42,16 @@ ICONS: dict[str, tuple[str, ...]] = {
 class BitmapFont:
     """A fixed-height bitmap font drawn onto 1-bit images."""
 
-    def __init__(self, table: list[list[int]], scale: int = 1, spacing: int = 1, space: int = 3):
+    def __init__(
+        self,
+        table: list[list[int]],
+        scale: int = 1,
+        spacing: int = 1,
+        space: int = 3,
+        overrides: dict[str, list[int]] | None = None,
+    ):
         self._table = table
+        self._overrides = overrides or {}
         self.scale = scale
         self.spacing = spacing * scale
         self.space = space * scale
@@ -61,7 +69,7 @@ class BitmapFont:
                         image.putpixel((x, y), 255)
         else:
             code = ord(char) if ord(char) < 256 else ord("?")
-            columns = self._table[code]
+            columns = self._overrides.get(char) or self._table[code]
             inked = [i for i, col in enumerate(columns) if col]
             if not inked:
                 return None
@@ -121,7 +129,9 @@ class BitmapFont:
 
 SMALL = BitmapFont(LCD_FONT)
 """Body text: 7 px capitals, about 21 characters across."""
-MEDIUM = BitmapFont(CP437_FONT, scale=2, spacing=1)
+# CP437's zero is slashed; scaled up, the slash reads as a solid block from across the table.
+_PLAIN_ZERO = {"0": [62, 127, 65, 65, 65, 127, 62, 0]}
+MEDIUM = BitmapFont(CP437_FONT, scale=2, spacing=1, overrides=_PLAIN_ZERO)
 """Numbers that matter (coins, hearts, scores): 16 px tall."""
-LARGE = BitmapFont(CP437_FONT, scale=3, spacing=1)
+LARGE = BitmapFont(CP437_FONT, scale=3, spacing=1, overrides=_PLAIN_ZERO)
 """The timer: 24 px tall, MM:SS fits the width."""

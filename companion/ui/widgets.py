@@ -137,7 +137,7 @@ class MenuScreen(Screen):
 class ChoiceScreen(Screen):
     """Pick one of ``options``; ``on_choose(index)`` gets the pick, BACK cancels."""
 
-    hint = "▲▼ move  OK pick  BACK ↶"
+    hint = "▲▼ move  OK pick"
 
     def __init__(
         self, app: App, title: str, prompt: str, options: Sequence[str],
@@ -171,17 +171,20 @@ class StepperScreen(Screen):
     def __init__(
         self, app: App, title: str, prompt: str, value: int, low: int, high: int,
         on_set: Callable[[int], None], step: int = 1, unit: str = "",
+        shown: Callable[[int], str] | None = None,
     ) -> None:
         super().__init__(app)
         self.title, self.prompt = title, prompt
-        self.value, self.low, self.high, self.step, self.unit = value, low, high, step, unit
+        self.value, self.low, self.high, self.step = value, low, high, step
+        self.shown = shown or (lambda value: f"{value}{unit}")
         self.on_set = on_set
 
     def draw(self, canvas: Canvas) -> None:
         canvas.center(1, self.prompt)
-        canvas.big(LINE_H + 4, f"{self.value}{self.unit}")
+        text = self.shown(self.value)
+        canvas.big(LINE_H + 4, text)
         if self.value > self.low or self.value < self.high:
-            x = (WIDTH + MEDIUM.width(f"{self.value}{self.unit}")) // 2 + 4
+            x = (WIDTH + MEDIUM.width(text)) // 2 + 4
             if self.value < self.high:
                 canvas.text(x, LINE_H + 1, "▲")
             if self.value > self.low:
