@@ -79,3 +79,19 @@ def test_the_shipped_example_file_lists_exactly_what_example_toml_prints():
 
     shipped = (Path(__file__).parent.parent / "config.example.toml").read_text()
     assert shipped.endswith(config.example_toml())
+
+
+def test_on_the_device_a_bad_config_is_also_shown_on_the_panel(tmp_path, monkeypatch, capsys):
+    """A box that exits with a blank screen looks dead: the panel says what to do."""
+    from luma.core.device import dummy
+
+    import hardware.device
+
+    panel = dummy(width=128, height=64, mode="1")
+    monkeypatch.setattr(hardware.device, "open_oled", lambda display: panel)
+    path = tmp_path / "config.toml"
+    path.write_text("[buttons]\nok = 'thirteen'\n")
+    with pytest.raises(SystemExit):
+        main(["run", "--config", str(path), "--state-dir", str(tmp_path)])
+    assert panel.image is not None and panel.image.getbbox() is not None
+    assert "buttons.ok" in capsys.readouterr().err

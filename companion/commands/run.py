@@ -36,7 +36,12 @@ def load_config(path: str | None) -> config_module.Config:
 def handle(args: argparse.Namespace) -> int:
     from hardware.device import HardwareError
 
-    cfg = load_config(args.config)
+    try:
+        cfg = load_config(args.config)
+    except SystemExit:
+        if not args.sim:
+            show_on_default_panel("Config error", "Fix config.toml; run: companion doctor")
+        raise
     try:
         app = build_app(cfg, sim=args.sim, state_dir=args.state_dir)
     except HardwareError as exc:
@@ -53,3 +58,18 @@ def handle(args: argparse.Namespace) -> int:
     app.shutdown()
     notifier.close()
     return 0
+
+
+def show_on_default_panel(title: str, message: str) -> None:
+    """Best effort: tell the table why the box is not starting, on a panel at the default
+    address, since a box that exits with a blank screen looks dead."""
+    from companion.ui.canvas import compose
+    from hardware.device import open_oled
+    from hardware.display import OledDisplay
+
+    try:
+        display = OledDisplay(open_oled(config_module.parse({}).display))
+        display.show(compose(title, "", "", lambda canvas: canvas.paragraph(message, 1)))
+        display.close()
+    except Exception as exc:  # no panel there either: stderr already has the message
+        log.debug("no panel for the error message: %s", exc)
