@@ -14,6 +14,7 @@ import threading
 import time
 import tty
 from collections.abc import Callable
+from typing import Any, TextIO
 
 from PIL import Image
 
@@ -69,7 +70,7 @@ def decode_keys(data: str) -> list[tuple[str, bool]]:
 class TerminalPanel:
     """Paints frames and a status line to a terminal stream."""
 
-    def __init__(self, out=sys.stdout) -> None:
+    def __init__(self, out: TextIO = sys.stdout) -> None:
         self.out = out
         self.status = ""
         self._lock = threading.Lock()
@@ -95,8 +96,8 @@ class TerminalPanel:
 class KeyboardFinger(threading.Thread):
     """Reads keys and presses the simulated buttons like a finger (down, hold, up)."""
 
-    def __init__(self, finger, long_press_s: Callable[[], float], on_quit: Callable[[], None],
-                 fd: int) -> None:
+    def __init__(self, finger: Any, long_press_s: Callable[[], float],
+                 on_quit: Callable[[], None], fd: int) -> None:
         super().__init__(name="keyboard", daemon=True)
         self.finger, self.long_press_s, self.on_quit, self.fd = finger, long_press_s, on_quit, fd
         self.stopped = threading.Event()
@@ -123,7 +124,7 @@ class KeyboardFinger(threading.Thread):
 class RawTerminal:
     """Puts the terminal in cbreak mode, hides the cursor, and restores both on exit."""
 
-    def __init__(self, fd: int, out=sys.stdout) -> None:
+    def __init__(self, fd: int, out: TextIO = sys.stdout) -> None:
         self.fd, self.out = fd, out
 
     def __enter__(self) -> RawTerminal:
