@@ -8,7 +8,8 @@ import random
 import pytest
 
 from companion.commands.screenshot import render
-from companion.walk import named_screens
+from companion.games import GAMES
+from companion.walk import named_screens, run_steps
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()
@@ -25,12 +26,10 @@ def test_named_screen_matches_golden(name):
         box.close()
 
 
-def test_monkey_presses_never_break_the_box(box):
-    """Thousands of random presses (short, long, held) across every screen: no exception,
-    and the box always has a screen to show."""
-    rng = random.Random(1234)
+def random_presses(box, rng: random.Random, count: int) -> None:
+    """Short, long and held presses at random, with the odd stall of the loop."""
     buttons = ["UP", "DOWN", "OK", "BACK", "ACTION"]
-    for _ in range(1500):
+    for _ in range(count):
         button = rng.choice(buttons)
         roll = rng.random()
         if roll < 0.1:
@@ -41,6 +40,20 @@ def test_monkey_presses_never_break_the_box(box):
             box.press(button)
         if rng.random() < 0.02:
             box.jump(rng.uniform(1, 200))
+
+
+def test_monkey_presses_never_break_the_box(box):
+    """Random presses from the home menu across every screen: no exception, always a screen."""
+    random_presses(box, random.Random(1234), 1000)
     assert box.app.errors == 0, "a press raised inside the box (see the log)"
     assert box.app.stack, "the box lost its screen stack"
     assert box.frame().size == (128, 64)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_monkey_presses_inside_each_game(box, game, seed):
+    """Random presses starting at a game's setup reach its options, undo and resume paths."""
+    run_steps(box, (f"game:{game}",))
+    random_presses(box, random.Random(seed), 350)
+    assert box.app.errors == 0, f"a press raised inside {game} (see the log)"
