@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from functools import partial
+from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from companion.games.base import Action, RuleError
@@ -132,6 +134,8 @@ def tables_for(count: int) -> tuple[int, ...]:
 
 
 _TABLES = {count: (*range(1, count), 88) for count in range(2, 7)}
+_TABLE_SETS = {count: frozenset(tables) for count, tables in _TABLES.items()}
+_table_of = attrgetter("table")
 
 
 def order(state: State) -> tuple[int, ...]:
@@ -146,8 +150,8 @@ def current(state: State) -> int | None:
 
 
 def free_tables(state: State) -> tuple[int, ...]:
-    taken = {p.table for p in state.players}
-    return tuple(t for t in tables_for(len(state.players)) if t not in taken)
+    """Tables nobody sits at, lowest first (Table numbers sort in table order)."""
+    return tuple(sorted(_TABLE_SETS[len(state.players)].difference(map(_table_of, state.players))))
 
 
 def unseated(state: State) -> tuple[int, ...]:
@@ -240,15 +244,16 @@ def replace(record: Record, **changes: Any) -> Record:
 
 
 # ----- the coin ledger ----------------------------------------------------------------------
-def _available(state: State, amount: int, supply: int | None = None) -> int:
-    """How many of ``amount`` coins the pile can give; a limited pile gives what it has."""
-    supply = state.supply if supply is None else supply
+def _available(state: State, amount: int, supply: int) -> int:
+    """How many of ``amount`` coins a pile of ``supply`` can give; a limited pile gives what it has."""
     return amount if state.options.coin_supply == 0 else max(0, min(amount, supply))
 
 
 def _swap(items: tuple, index: int, item: Any) -> tuple:
     """``items`` with the one at ``index`` replaced."""
-    return (*items[:index], item, *items[index + 1:])
+    items = list(items)
+    items[index] = item
+    return tuple(items)
 
 
 def _err(*lines: str) -> RuleError:
@@ -261,10 +266,12 @@ def _name(state: State, index: int) -> str:
 
 
 # ----- action fields ------------------------------------------------------------------------
-def _int(action: Action, key: str, low: int, high: int, what: str | None = None) -> int:
+def _int(action: Action, key: str, low: int, high: int, what: str | None = None,
+         label: str | None = None) -> int:
+    """``action[key]``, an int in low..high; ``label`` names a missing one (default: the key)."""
     value = action.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _err(f"Missing {key}")
+        raise _err(f"Missing {label or key}")
     if not low <= value <= high:
         raise _err(f"{what or key.capitalize()} must be", f"{low}..{high}")
     return value
@@ -274,14 +281,8 @@ def _player(state: State, action: Action) -> int:
     return _int(action, "player", 0, len(state.players) - 1, "Player")
 
 
-def _phase(state: State, phase: str) -> None:
-    if state.phase != phase:
-        raise _err(f"Not now: game is at {state.phase}")
-
-
 # ----- setup and start of round -------------------------------------------------------------
 def _setup(state: State, action: Action) -> State:
-    _phase(state, "setup")
     seats = action.get("players")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
         raise _err("2 to 6 players")
@@ -310,7 +311,6 @@ def _setup(state: State, action: Action) -> State:
 
 
 def _reveal(state: State, action: Action, dealt: bool) -> State:
-    _phase(state, "reveal")
     if dealt != state.deal:
         raise _err("The box deals drinks" if state.deal else "Drinks are entered", "in this game")
     keys = action.get("drinks")
@@ -348,7 +348,6 @@ def deck_cards(state: State) -> list[str]:
 
 # ----- the end of the Rush and the jumps ----------------------------------------------------
 def _seat(state: State, action: Action) -> State:
-    _phase(state, "rush")
     who = _player(state, action)
     p = state.players[who]
     if p.table is not None:
@@ -381,7 +380,6 @@ def _next_jump(state: State) -> State:
 
 
 def _jump(state: State, action: Action) -> State:
-    _phase(state, "jumps")
     jumper, target, over = pending_jump(state)
     if action.get("to", target) != target:
         raise _err(f"First: jump to {target}?")
@@ -417,6 +415,12 @@ def _jump(state: State, action: Action) -> State:
 
 
 # ----- the Queue ----------------------------------------------------------------------------
+# Drink key -> (dice discount, coins) it gives at the start of its owner's Queue turn; coins
+# only when not on Table 1 (Milo Dino, Chendol).
+_QUEUE_EFFECTS = {d.key: (d.amount if d.effect == "discount" else 0, d.amount if d.effect == "coins" else 0)
+                  for d in DRINKS}
+
+
 def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: int) -> State:
     """Queue turn ``turn`` starts: the table benefit (doubled by the doubling tray), then owned
     drinks. ``players`` and ``supply`` are the ledger so far; the result is one new state."""
@@ -441,11 +445,10 @@ def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: in
             pot_out = state.pot
             coins += state.pot * (coin_factor - 1)  # the doubled half comes from the pile
     for key in p.drinks:
-        drink = DRINK_BY_KEY[key]
-        if drink.effect == "discount":
-            discount += drink.amount
-        elif drink.effect == "coins" and p.table != 1:
-            coins += drink.amount
+        drink_discount, drink_coins = _QUEUE_EFFECTS[key]
+        discount += drink_discount
+        if p.table != 1:
+            coins += drink_coins
     got = _available(state, coins, supply)
     player = replace(p, coins=p.coins + got + pot_out, next_bonus=bonus)
     return replace(state, phase="queue", turn=turn, players=_swap(players, who, player),
@@ -454,7 +457,6 @@ def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: in
 
 
 def _buy(state: State, action: Action) -> State:
-    _phase(state, "queue")
     who = state.queue[state.turn]
     slot = _int(action, "slot", 0, len(state.row) - 1, "Slot")
     card = state.row[slot]
@@ -487,10 +489,10 @@ def _buy(state: State, action: Action) -> State:
     else:
         raise _err("Pay with dice or coins")
     if state.options.new_drinks == "at_once":
-        if drink.effect == "discount":
-            discount += drink.amount
-        elif drink.effect == "coins" and p.table != 1:
-            got = _available(state, drink.amount, supply)
+        drink_discount, drink_coins = _QUEUE_EFFECTS[drink.key]
+        discount += drink_discount
+        if drink_coins and p.table != 1:
+            got = _available(state, drink_coins, supply)
             coins, supply = coins + got, supply - got
     player = replace(p, dice=dice, coins=coins, drinks=(*p.drinks, drink.key))
     return replace(state, players=_swap(state.players, who, player), supply=supply, discount=discount,
@@ -498,16 +500,16 @@ def _buy(state: State, action: Action) -> State:
 
 
 def _end_turn(state: State, action: Action) -> State:
-    _phase(state, "queue")
     who = state.queue[state.turn]
     if action.get("player", who) != who:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]
-    got = _available(state, p.dice)  # "For each leftover die unspent ... earn 1 coin"
+    got = _available(state, p.dice, state.supply)  # "For each leftover die unspent ... earn 1 coin"
     players = _swap(state.players, who, replace(p, coins=p.coins + got, dice=0))
     if state.turn + 1 < len(players):
         return _begin_turn(state, state.turn + 1, players, state.supply - got)
-    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) for p in players)
+    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) if p.bonus or p.next_bonus else p
+                    for p in players)
     last = state.round >= ROUNDS
     return replace(state, players=players, supply=state.supply - got, row=(), discount=0,
                    gained=NO_GAIN, queue=(), phase="scoring" if last else "reveal",
@@ -516,7 +518,6 @@ def _end_turn(state: State, action: Action) -> State:
 
 # ----- scoring ------------------------------------------------------------------------------
 def _score(state: State, action: Action) -> State:
-    _phase(state, "scoring")
     who = _player(state, action)
     p = state.players[who]
     if p.score is not None:
@@ -528,8 +529,8 @@ def _score(state: State, action: Action) -> State:
     raw_faces = action.get("faces", {})
     if not isinstance(raw_faces, dict):
         raise _err("Missing faces")
-    counts = {f: _int({f"face {f}": raw_faces.get(str(f))}, f"face {f}", 0, 60, f"Face {f} count")
-              for f in faces}
+    counts = {f: _int(raw_faces, key, 0, 60, what, label) for f in faces
+              for key, what, label in (_FACE_FIELDS[f],)}
     owned = [DRINK_BY_KEY[k] for k in p.drinks]
     face_points = sum(counts[f] for d in owned for f in d.faces)
     pair_points = sum(_pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals))
@@ -545,21 +546,26 @@ def _score(state: State, action: Action) -> State:
     return replace(state, players=players, phase="over" if done else "scoring")
 
 
+# Die face -> (its key in a score action's "faces", its name in a refusal, in "Missing ...").
+_FACE_FIELDS = {f: (str(f), f"Face {f} count", f"face {f}") for f in range(1, 7)}
+
+
 def _pairs(owned: list[Any], kind: str, cards: int) -> list[int]:
     """Points of pairing drinks matched with unpaired cards, best drinks first."""
     values = sorted((d.amount for d in owned if d.pairs_with == kind), reverse=True)
     return values[:cards]
 
 
-_HANDLERS: dict[str, Callable[[State, Action], State]] = {
-    "setup": _setup,
-    "reveal": lambda s, a: _reveal(s, a, dealt=False),
-    "deal": lambda s, a: _reveal(s, a, dealt=True),
-    "seat": _seat,
-    "jump": _jump,
-    "buy": _buy,
-    "end_turn": _end_turn,
-    "score": _score,
+# Action type -> (the phase it belongs to, its handler).
+_HANDLERS: dict[str, tuple[str, Callable[[State, Action], State]]] = {
+    "setup": ("setup", _setup),
+    "reveal": ("reveal", partial(_reveal, dealt=False)),
+    "deal": ("reveal", partial(_reveal, dealt=True)),
+    "seat": ("rush", _seat),
+    "jump": ("jumps", _jump),
+    "buy": ("queue", _buy),
+    "end_turn": ("queue", _end_turn),
+    "score": ("scoring", _score),
 }
 
 
@@ -567,9 +573,12 @@ def apply(state: State, action: Action) -> State:
     """The state after ``action``, or RuleError with a reason for the screen."""
     if not isinstance(action, dict):
         raise _err("Not an action")
-    handler = _HANDLERS.get(action.get("type"))
-    if handler is None:
+    entry = _HANDLERS.get(action.get("type"))
+    if entry is None:
         raise _err(f"Unknown action {action.get('type')}")
+    phase, handler = entry
+    if state.phase != phase:
+        raise _err(f"Not now: game is at {state.phase}")
     return handler(state, action)
 
 
