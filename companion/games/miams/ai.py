@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
 from .rules import (
+    CIRCLE,
+    COUNT_BITS,
+    COUNTS,
+    CROSS,
     DIFFICULTIES,
     EMPTY_SIDE,
     HEARTS_TRACK,
@@ -85,36 +89,51 @@ class PlayerModel:
         self.table = [roll_turn(rng) for _ in range(TABLE_SIZE)]
         # The skewer rows each mask of made skewers allows, top to bottom.
         self.choices = [tuple(r for r in range(len(SKEWERS)) if made >> r & 1) for made in range(64)]
+        # the rows chosen for each count of marks (and dice), found on first use
+        self._cheapest: dict[int, int] = {}
+        self._richest: dict[int, int] = {}
 
     def cross_for_arthur(self, side: Side) -> Side:
         """Arthur's crossing phase: cross the cheapest next space (top row on a tie)."""
-        sheet = self.sheet
-        values = sheet.values
-        best, cheapest = -1, 1 << 30
-        for row, marks in enumerate(side.rows):
-            next_values = values[row]
-            done = len(marks)
-            # the last value of a row is its end value: a full row has no space to cross
-            if done < len(next_values) - 1 and next_values[done] < cheapest:
-                best, cheapest = row, next_values[done]
-        return side if best < 0 else mark(sheet, side, best, "x")[0]
+        # The choice depends only on how many spaces each row has marked: kept per counts.
+        counts = side.packed & COUNTS
+        try:
+            row = self._cheapest[counts]
+        except KeyError:
+            row = self._cheapest[counts] = self._find_cheapest(counts)
+        return side if row < 0 else mark(self.sheet, side, row, CROSS)[0]
 
     def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
         """Score the skewer worth most hearts the dice made (lower row on a tie), else a catch-up."""
+        key = (side.packed & COUNTS) << 6 | made
+        try:
+            row = self._richest[key]
+        except KeyError:
+            row = self._richest[key] = self._find_richest(side.packed, made)
+        if row >= 0:
+            return mark(self.sheet, side, row, CIRCLE)[0], catch_up
         sheet = self.sheet
-        rows = self.choices[made]
-        if rows:
-            values, marks = sheet.values, side.rows
-            best, best_hearts = -1, -1
-            for row in rows:
-                hearts = values[row][len(marks[row])]
-                if hearts >= best_hearts:
-                    best, best_hearts = row, hearts
-            return mark(sheet, side, best, "o")[0], catch_up
         if catch_up < len(sheet.catch_up):
             stars = sheet.catch_up[catch_up].stars
             return side._replace(stars=side.stars + stars), catch_up + 1
         return side, catch_up
+
+    def _find_cheapest(self, packed: int) -> int:
+        best, cheapest = -1, 1 << 30
+        for row, (values, size) in enumerate(zip(self.sheet.values, self.sheet.sizes, strict=True)):
+            done = packed >> (COUNT_BITS * row) & 15
+            # a full row has no space to cross
+            if done < size and values[done] < cheapest:
+                best, cheapest = row, values[done]
+        return best
+
+    def _find_richest(self, packed: int, made: int) -> int:
+        best, best_hearts = -1, -1
+        for row in self.choices[made]:
+            hearts = self.sheet.values[row][packed >> (COUNT_BITS * row) & 15]
+            if hearts >= best_hearts:
+                best, best_hearts = row, hearts
+        return best
 
 
 @dataclass
@@ -127,7 +146,7 @@ class GameResult:
 def play_game(start: State, model: PlayerModel, rng: random.Random) -> GameResult:
     """One full game from a set-up state; Arthur's faces come from ``rng``."""
     state = start
-    player = EMPTY_SIDE._replace(rows=("",) * len(SKEWERS))
+    player = EMPTY_SIDE
     catch_up = 0
     # Bound once: this loop runs a few hundred thousand times a second.
     table, getrandbits, draw = model.table, rng.getrandbits, rng.random

@@ -19,16 +19,24 @@ from firmware_bridge.faces import RED
 
 from ..base import Action, RuleError
 from .sheet import (
+    CIRCLE,
+    COUNT_BITS,
+    COUNTS,
+    CROSS,
     FIRST_COLUMN_STARS,
     HEARTS_TRACK,
     SKEWERS,
+    Mark,
     Sheet,
     SheetError,
     Tile,
+    every_row_started,
     load_sheet,
     load_tile,
+    pack_rows,
     sheet_from_data,
     tile_from_data,
+    unpack_rows,
 )
 
 # "Lunch: Cross off the 2 leftmost free spaces of each of its skewers." Munchies: 4.
@@ -37,31 +45,41 @@ DIFFICULTY_NAMES: dict[str, str] = {"snacking": "Snacking", "lunch": "Lunch", "m
 TIES = ("top", "bottom")              # docs/rulings.md: "highest least advanced skewer"
 SETUP_COLUMN = ("counts", "ignored")  # docs/rulings.md: setup crosses and the first column
 SOURCES = ("box", "hand", "sensor")
-CIRCLE, CROSS = "o", "x"
 
 # The stand-ins, read once when the package loads so apply() never touches a file.
 DEFAULT_SHEET: Sheet = load_sheet()
 DEFAULT_TILE: Tile = load_tile()
 
 
-class Side(NamedTuple):
-    """Arthur's sheet: the marks of each skewer row (left to right), hearts and stars."""
-
-    rows: tuple[str, ...]   # per row a string of marks, "o" circled, "x" crossed, from the left
+class _SideFields(NamedTuple):
+    packed: int             # the marks, packed by sheet.pack_rows
     hearts: int
     stars: int
     column: bool            # the first-column stars are settled (taken, or ruled out)
 
 
-class Mark(NamedTuple):
-    """One space marked on Arthur's sheet and what it gave him."""
+class Side(_SideFields):
+    """Arthur's sheet: the marks of each skewer row (left to right), hearts and stars.
 
-    row: int
-    space: int      # 0-based; -1 when the row was full and the end-of-row value scored
-    how: str        # CIRCLE or CROSS
-    hearts: int     # hearts filled on the track
-    stars: int      # stars: the bonus icon, hearts past 50, the first column
-    tokens: int     # red die and reroll tokens, discarded at once: one cross each
+    Built from readable rows, ``Side(("xo", "", ...), hearts, stars, column)``; kept packed in
+    one int so that marking a space costs an addition, not a new tuple of strings.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, rows: tuple[str, ...], hearts: int, stars: int, column: bool) -> Side:
+        return _new(cls, (pack_rows(rows), hearts, stars, column))
+
+    def __getnewargs__(self) -> tuple[tuple[str, ...], int, int, bool]:
+        return self.rows, self.hearts, self.stars, self.column
+
+    def __repr__(self) -> str:
+        return f"Side(rows={self.rows!r}, hearts={self.hearts}, stars={self.stars}, column={self.column})"
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """Per row a string of marks, "o" circled, "x" crossed, from the left."""
+        return unpack_rows(self.packed)
 
 
 class Turn(NamedTuple):
@@ -94,10 +112,10 @@ class State(NamedTuple):
     gift: tuple[Mark, ...]      # crosses Arthur got in the player's last turn
 
 
-EMPTY_SIDE = Side((), 0, 0, False)
 # NamedTuple's generated __new__ costs more than the rest of a mark; the hot paths build their
 # tuples with tuple.__new__ directly (same objects, positional fields).
 _new = tuple.__new__
+EMPTY_SIDE = Side((), 0, 0, False)
 
 
 def initial_state() -> State:
@@ -113,28 +131,27 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tu
     circled. Take the Bonus token ... If you had already crossed off or circled all spaces of
     the row, you still obtain hearts: as many as the value at the end of the row."
     """
-    rows, hearts, stars, column = side
-    marks = rows[row]
-    space = len(marks)
+    packed, hearts, stars, column = side
     try:
-        value, got, tokens, end = sheet.gains[how][row][space]
+        made, bit, space, value, got = sheet.steps[how][row][packed >> (COUNT_BITS * row) & 15]
     except IndexError:
         raise ValueError("a full row has no space to cross") from None
-    if end:
-        space = -1
-    else:
-        if not bonus:
-            got = tokens = 0
-        rows = (*rows[:row], marks + how, *rows[row + 1:])
+    packed += bit
+    if space and bonus and hearts + value <= HEARTS_TRACK:
+        # the usual mark: not in the first column, every heart fits, the bonus is taken
+        return _new(Side, (packed, hearts + value, stars + got, column)), made
+    tokens = made.tokens
+    if not bonus:
+        got = tokens = 0
     filled = HEARTS_TRACK - hearts
     if value < filled:
         filled = value
     # "take a Star token for each Heart you cannot fill"
     got += value - filled
-    if space == 0 and not column and all(rows):
+    if space == 0 and not column and every_row_started(packed):
         got += FIRST_COLUMN_STARS
         column = True
-    return _new(Side, (rows, hearts + filled, stars + got, column)), _new(
+    return _new(Side, (packed, hearts + filled, stars + got, column)), _new(
         Mark, (row, space, how, filled, got, tokens))
 
 
@@ -144,13 +161,24 @@ def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int
     On a tie ``top`` takes the highest row on the sheet (Pair first), ``bottom`` the lowest.
     None when every row is full.
     """
+    return _least_advanced(sheet, pack_rows(rows), tie)
+
+
+def _least_advanced(sheet: Sheet, packed: int, tie: str) -> int | None:
+    # It depends only on the rows' counts: worked out once per sheet, counts and tie.
+    key = ("least", tie, packed & COUNTS)
+    memo = sheet.memo
+    try:
+        return memo[key]
+    except KeyError:
+        pass
     best, fewest = None, 1 << 30
-    sizes = sheet.sizes
     bottom = tie == "bottom"
-    for index, marks in enumerate(rows):
-        done = len(marks)
-        if done < sizes[index] and (done < fewest or (bottom and done == fewest)):
+    for index, size in enumerate(sheet.sizes):
+        done = packed >> (COUNT_BITS * index) & 15
+        if done < size and (done < fewest or (bottom and done == fewest)):
             best, fewest = index, done
+    memo[key] = best
     return best
 
 
@@ -163,7 +191,7 @@ def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Side
     marks: list[Mark] = []
     while count > 0:
         count -= 1
-        row = least_advanced(sheet, side.rows, tie)
+        row = _least_advanced(sheet, side.packed, tie)
         if row is None:
             break  # every space is marked: the cross has nowhere to go
         side, made = mark(sheet, side, row, CROSS)
@@ -188,13 +216,13 @@ def setup(action: Action) -> State:
         tile = tile_from_data(action["tile"], "setup.tile") if "tile" in action else DEFAULT_TILE
     except SheetError as exc:
         raise RuleError(f"Bad sheet data:\n{exc.key[:21]}") from None
-    side = Side(("",) * len(SKEWERS), 0, 0, False)
+    side = EMPTY_SIDE
     # "During this setup, do not take into account the Bonus tokens printed on the spaces you cross."
     for row in range(len(SKEWERS)):
         for _ in range(min(DIFFICULTIES[difficulty], len(sheet.rows[row].hearts))):
             side, _made = mark(sheet, side, row, CROSS, bonus=False)
     if setup_column == "ignored" and side.column:
-        side = Side(side.rows, side.hearts, side.stars - FIRST_COLUMN_STARS, True)
+        side = side._replace(stars=side.stars - FIRST_COLUMN_STARS, column=True)
     options = Options(sheet, tile, difficulty, tie, setup_column)
     return State("arthur", options, side, 0, 0, False, None, None, ())
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from firmware_bridge.faces import RED
 
@@ -82,6 +81,67 @@ class Bonus:
 NO_BONUS = Bonus()
 
 
+CIRCLE, CROSS = "o", "x"
+# A player's marks packed in one int, so marking a space is one addition: the count of marked
+# spaces of row r in the 4 bits from 4 * r, and bit CROSSED_AT + MAX_SPACES * r + s set when
+# space s of row r is crossed rather than circled.
+COUNT_BITS = 4
+CROSSED_AT = COUNT_BITS * len(SKEWERS)
+COUNTS = (1 << CROSSED_AT) - 1                  # the counts part: all a turn's choices depend on
+_LOW_BITS = sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))
+
+
+def mark_bit(row: int, space: int, how: str) -> int:
+    """What marking ``space`` of ``row`` with ``how`` adds to packed marks."""
+    crossed = 1 << (CROSSED_AT + MAX_SPACES * row + space) if how == CROSS else 0
+    return (1 << (COUNT_BITS * row)) + crossed
+
+
+def count(packed: int, row: int) -> int:
+    """The number of marked spaces of ``row``."""
+    return packed >> (COUNT_BITS * row) & 15
+
+
+def every_row_started(packed: int) -> bool:
+    """True when every row has at least one marked space (the whole first column is marked)."""
+    # OR each count's 4 bits into its lowest bit: the shifts never carry one row's bits into
+    # the lowest bit of another
+    return (packed | packed >> 1 | packed >> 2 | packed >> 3) & _LOW_BITS == _LOW_BITS
+
+
+def pack_rows(rows: tuple[str, ...]) -> int:
+    """Pack per-row mark strings ("o" circled, "x" crossed, from the left) into one int."""
+    if len(rows) > len(SKEWERS):
+        raise ValueError(f"at most {len(SKEWERS)} rows")
+    packed = 0
+    for row, marks in enumerate(rows):
+        if len(marks) > MAX_SPACES or not set(marks) <= {CIRCLE, CROSS}:
+            raise ValueError(f"row {row}: {marks!r} is not up to {MAX_SPACES} o/x marks")
+        for space, how in enumerate(marks):
+            packed += mark_bit(row, space, how)
+    return packed
+
+
+def unpack_rows(packed: int) -> tuple[str, ...]:
+    """The six rows' mark strings of packed marks."""
+    return tuple(
+        "".join(CROSS if packed >> (CROSSED_AT + MAX_SPACES * row + space) & 1 else CIRCLE
+                for space in range(count(packed, row)))
+        for row in range(len(SKEWERS))
+    )
+
+
+class Mark(NamedTuple):
+    """One space marked on a sheet and what it gave."""
+
+    row: int
+    space: int      # 0-based; -1 when the row was full and the end-of-row value scored
+    how: str        # CIRCLE or CROSS
+    hearts: int     # hearts filled on the track
+    stars: int      # stars: the bonus icon, hearts past 50, the first column
+    tokens: int     # red die and reroll tokens, discarded at once: one cross each
+
+
 @dataclass(frozen=True)
 class Row:
     """One skewer row: spaces left to right (hearts and bonus) and the end-of-row value."""
@@ -92,6 +152,12 @@ class Row:
     end: int
 
 
+# Marking the leftmost free space of a row: (the mark as it is when no heart overflows the track
+# and no bonus is withheld, what it adds to packed marks (0 for the end-of-row value), and the
+# mark's space, hearts and stars again). A plain tuple: unpacked faster than a NamedTuple.
+Step = tuple[Mark, int, int, int, int]
+
+
 @dataclass(frozen=True)
 class Sheet:
     """A whole score sheet layout."""
@@ -100,29 +166,38 @@ class Sheet:
     stand_in: bool
     rows: tuple[Row, ...]           # in SKEWERS order
     catch_up: tuple[Bonus, ...]
+    # Flat lookups for the rules' hot path (the simulator marks millions of spaces), worked out
+    # once here: plain attributes are read faster than cached properties.
+    sizes: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Spaces per row."""
+    values: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """Per row, the hearts of each space followed by the end-of-row value."""
+    steps: dict[str, tuple[tuple[Step, ...], ...]] = field(init=False, repr=False, compare=False)
+    """``steps[how][row][marked]``: marking the leftmost free space of ``row`` with ``marked``
+    spaces marked, with a circle "o" or a cross "x"; a circle row has one more entry, the
+    end-of-row value."""
+    memo: dict[Any, Any] = field(init=False, repr=False, compare=False)
+    """Answers of pure functions of this sheet and a player's marks, by the caller's key."""
 
-    # Flat lookups for the rules' hot path (the simulator marks millions of spaces).
-    @cached_property
-    def sizes(self) -> tuple[int, ...]:
-        """Spaces per row."""
-        return tuple(len(row.hearts) for row in self.rows)
+    def __post_init__(self) -> None:
+        def step(row: int, space: int, how: str, hearts: int, bonus: Bonus) -> Step:
+            bit = mark_bit(row, space, how) if space >= 0 else 0
+            return Mark(row, space, how, hearts, bonus.stars, bonus.tokens), bit, space, hearts, bonus.stars
 
-    @cached_property
-    def values(self) -> tuple[tuple[int, ...], ...]:
-        """Per row, the hearts of each space followed by the end-of-row value."""
-        return tuple((*row.hearts, row.end) for row in self.rows)
-
-    @cached_property
-    def gains(self) -> dict[str, tuple[tuple[tuple[int, int, int, bool], ...], ...]]:
-        """``gains[how][row][space]`` = (hearts, stars, tokens, end) for a circle "o" or a cross
-        "x"; a circle row has one more entry, the end-of-row value (end = True)."""
-        def gain(hearts: int, bonus: Bonus, end: bool = False) -> tuple[int, int, int, bool]:
-            return hearts, bonus.stars, bonus.tokens, end
-
-        return {
-            "o": tuple((*map(gain, r.hearts, r.bonuses), gain(r.end, NO_BONUS, True)) for r in self.rows),
-            "x": tuple(tuple(gain(0, b) for b in r.bonuses) for r in self.rows),
+        circles, crosses = [], []
+        for r, row in enumerate(self.rows):
+            spaces = tuple(enumerate(zip(row.hearts, row.bonuses, strict=True)))
+            circles.append((*(step(r, s, CIRCLE, h, b) for s, (h, b) in spaces),
+                            step(r, -1, CIRCLE, row.end, NO_BONUS)))
+            crosses.append(tuple(step(r, s, CROSS, 0, b) for s, (_h, b) in spaces))
+        derived = {
+            "sizes": tuple(len(row.hearts) for row in self.rows),
+            "values": tuple((*row.hearts, row.end) for row in self.rows),
+            "steps": {CIRCLE: tuple(circles), CROSS: tuple(crosses)},
+            "memo": {},
         }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)  # frozen: set once, at construction
 
     def to_data(self) -> dict[str, Any]:
         """The sheet in file form (what the setup action carries, so replays never read files)."""
