@@ -1,7 +1,9 @@
 """Checks that say whether this box can run, one finding per check, each with its fix.
 
-Every contact with the machine goes through :class:`Probes`, so the same checks run on a
-Raspberry Pi and, with :class:`SimProbes`, on the simulator in tests.
+Every contact with the machine goes through :class:`Probes`: the board (``hardware.probe``),
+the sensor port (``firmware_bridge.probe``) and systemd. This module only runs the checks and
+words their results, so the same checks run on a Raspberry Pi and, with ``Probes.sim``, on the
+simulator in tests; it imports no hardware library.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import config as config_module
+
+if TYPE_CHECKING:
+    from firmware_bridge.probe import SensorReport
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 SERVICE = "companion.service"
@@ -39,99 +44,64 @@ class Finding:
         return f"{text}. Fix: {self.fix}" if self.fix else text
 
 
+class Board(Protocol):
+    """The board as the checks see it (``hardware.probe`` implements it)."""
+
+    def i2c_bus(self, bus: int) -> Path | None:
+        """The bus's device file, or None if the bus is not enabled."""
+
+    def i2c_answers(self, bus: int, address: int) -> bool:
+        """True if a device acknowledges ``address``; OSError for a bus we cannot use."""
+
+    def spi_device(self, port: int, device: int) -> Path | None:
+        """The SPI device file, or None if SPI is not enabled."""
+
+    def gpio_chips(self) -> list[Path]:
+        """The GPIO chip device files."""
+
+    def can_open(self, path: Path) -> bool:
+        """True if this user may read and write ``path``."""
+
+    def busy_pins(self, pins: Iterable[int]) -> dict[int, str]:
+        """Pins another program holds, with why; RuntimeError if no GPIO library can drive pins."""
+
+
+def systemd_state() -> str | None:
+    """``systemctl is-active`` of the unit, or None where there is no systemd."""
+    systemctl = shutil.which("systemctl")
+    if systemctl is None or not Path("/run/systemd/system").is_dir():
+        return None  # sd_booted(): systemd is not what started this machine
+    try:
+        result = subprocess.run([systemctl, "is-active", SERVICE], capture_output=True,
+                                text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() or "unknown"
+
+
+@dataclass
 class Probes:
-    """The machine as the checks see it: device files, buses, pins, ports, systemd."""
+    """The machine as the checks see it: the board, the sensor port and systemd, each injectable."""
 
-    def __init__(self, dev: Path = Path("/dev")) -> None:
-        self.dev = dev
+    board: Board
+    sensor: Callable[[str, int], SensorReport]
+    service_state: Callable[[], str | None] = systemd_state
 
-    def i2c_bus(self, bus: int) -> Path | None:
-        path = self.dev / f"i2c-{bus}"
-        return path if path.exists() else None
+    @classmethod
+    def device(cls) -> Probes:
+        """This machine, as it is."""
+        from firmware_bridge.probe import probe_sensor
+        from hardware.probe import BoardProbe
 
-    def i2c_answers(self, bus: int, address: int) -> bool:
-        """An SMBus quick write, as ``i2cdetect`` does; OSError for a bus we cannot use."""
-        from smbus2 import SMBus
+        return cls(BoardProbe(), probe_sensor)
 
-        with SMBus(bus) as smbus:
-            try:
-                smbus.write_quick(address)
-            except OSError as exc:
-                if exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO, errno.ETIMEDOUT):
-                    return False  # no acknowledge: nothing at this address
-                raise
-        return True
+    @classmethod
+    def sim(cls, service: str | None = None, **board: Any) -> Probes:
+        """The simulated box (``hardware.probe.SimBoardProbe`` options); the sensor port is real."""
+        from firmware_bridge.probe import probe_sensor
+        from hardware.probe import SimBoardProbe
 
-    def spi_device(self, port: int, device: int) -> Path | None:
-        path = self.dev / f"spidev{port}.{device}"
-        return path if path.exists() else None
-
-    def gpio_chips(self) -> list[Path]:
-        return sorted(self.dev.glob("gpiochip*"))
-
-    def can_open(self, path: Path) -> bool:
-        return os.access(path, os.R_OK | os.W_OK)
-
-    def pin_factory(self) -> Any:
-        """gpiozero's factory for this machine (lgpio on Raspberry Pi OS Bookworm)."""
-        from gpiozero import Device
-
-        Device.ensure_pin_factory()
-        return Device.pin_factory
-
-    def open_serial(self, port: str, baud: int) -> Any:
-        import serial
-
-        return serial.serial_for_url(port, baudrate=baud, timeout=0.5)
-
-    def service_state(self) -> str | None:
-        """``systemctl is-active`` of the unit, or None where there is no systemd."""
-        systemctl = shutil.which("systemctl")
-        if systemctl is None or not Path("/run/systemd/system").is_dir():
-            return None  # sd_booted(): systemd is not what started this machine
-        try:
-            result = subprocess.run([systemctl, "is-active", SERVICE], capture_output=True,
-                                    text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return result.stdout.strip() or "unknown"
-
-
-class SimProbes(Probes):
-    """The simulated box: a display answering where it is wired, gpiozero MockFactory pins."""
-
-    def __init__(self, i2c_devices: set[tuple[int, int]] | None = None, pin_factory: Any = None,
-                 service: str | None = None, i2c_buses: set[int] | None = None) -> None:
-        super().__init__()
-        self.i2c_devices = {(1, 0x3C)} if i2c_devices is None else i2c_devices
-        self.i2c_buses = {1} if i2c_buses is None else i2c_buses
-        self._factory = pin_factory
-        self.service = service
-
-    def i2c_bus(self, bus: int) -> Path | None:
-        return Path(f"/dev/i2c-{bus}") if bus in self.i2c_buses else None
-
-    def i2c_answers(self, bus: int, address: int) -> bool:
-        return (bus, address) in self.i2c_devices
-
-    def spi_device(self, port: int, device: int) -> Path | None:
-        return Path(f"/dev/spidev{port}.{device}")
-
-    def gpio_chips(self) -> list[Path]:
-        return [Path("/dev/gpiochip0")]
-
-    def can_open(self, path: Path) -> bool:
-        return True
-
-    def pin_factory(self) -> Any:
-        if self._factory is None:
-            from gpiozero.pins.mock import MockFactory
-
-            self._factory = MockFactory()
-        return self._factory
-
-    def service_state(self) -> str | None:
-        return self.service
+        return cls(SimBoardProbe(**board), probe_sensor, lambda: service)
 
 
 # ----- the checks ---------------------------------------------------------------------------
@@ -143,12 +113,15 @@ def check_config(path: str | None) -> tuple[Finding, config_module.Config | None
         cfg = config_module.load(path, required=path is not None)
     except config_module.ConfigError as exc:
         return Finding("config", FAIL, f"{exc.path}: {exc.key}: {exc.problem}", exc.fix), None
+    except Exception as exc:  # a game's data that fails while the config declares its section
+        return Finding("config", FAIL, f"a game cannot load: {exc}",
+                       "correct the file and key named here, or reinstall the package"), None
     source = Path(cfg.path)
     detail = f"{source} valid" if source.exists() else f"no {source}; using the defaults"
     return Finding("config", OK, detail), cfg
 
 
-def check_display(cfg: config_module.Config, probes: Probes) -> Finding:
+def check_display(cfg: config_module.Config, probes: Board) -> Finding:
     """The bus exists and, on I²C, a panel acknowledges its address."""
     display = cfg.display
     if display.interface == "spi":
@@ -191,13 +164,13 @@ def pin_claims(cfg: config_module.Config) -> dict[int, str]:
     return claims
 
 
-def check_gpio(cfg: config_module.Config, probes: Probes, service_running: bool) -> list[Finding]:
+def check_gpio(cfg: config_module.Config, board: Board, service_running: bool) -> list[Finding]:
     """A GPIO chip we may open, and every configured pin free to claim."""
-    chips = probes.gpio_chips()
+    chips = board.gpio_chips()
     if not chips:
         return [Finding("gpio", FAIL, "no /dev/gpiochip*: this is not a Raspberry Pi",
                         "run `companion sim` here, or `companion doctor --sim`")]
-    denied = [chip for chip in chips if not probes.can_open(chip)]
+    denied = [chip for chip in chips if not board.can_open(chip)]
     if len(denied) == len(chips):
         return [Finding("gpio", FAIL, f"no permission to open {chips[0]}",
                         "run as a member of group gpio (sudo usermod -aG gpio $USER) or with sudo")]
@@ -205,91 +178,102 @@ def check_gpio(cfg: config_module.Config, probes: Probes, service_running: bool)
     if service_running:
         # The running box holds its pins; claiming them here would only report it.
         return [chip, Finding("pins", OK, f"held by the running {SERVICE}; stop it to test them")]
-    busy = []
-    from gpiozero import DigitalInputDevice
-
+    claims = pin_claims(cfg)
     try:
-        factory = probes.pin_factory()
-    except Exception as exc:  # gpiozero's BadPinFactory: no backend library could load
-        return [chip, Finding("pins", FAIL, f"gpiozero cannot drive pins: {exc}",
+        busy = board.busy_pins(sorted(claims))
+    except RuntimeError as exc:
+        return [chip, Finding("pins", FAIL, str(exc),
                               "sudo apt install python3-lgpio (the venv sees system packages)")]
-    for pin, key in sorted(pin_claims(cfg).items()):
-        try:
-            # Floating input: the lightest claim, it drives nothing.
-            DigitalInputDevice(pin, pull_up=None, active_state=False, pin_factory=factory).close()
-        except Exception as exc:  # gpiozero: GPIOPinInUse; lgpio: "GPIO busy"
-            busy.append(f"BCM {pin} ({key}): {exc}")
     if busy:
-        return [chip, Finding("pins", FAIL, f"busy: {'; '.join(busy)}",
+        named = "; ".join(f"BCM {pin} ({claims[pin]}): {why}" for pin, why in sorted(busy.items()))
+        return [chip, Finding("pins", FAIL, f"busy: {named}",
                               "`gpioinfo` names the holder: stop it, or move that key to a free pin")]
-    return [chip, Finding("pins", OK, f"{len(pin_claims(cfg))} pins free")]
+    return [chip, Finding("pins", OK, f"{len(claims)} pins free")]
 
 
-def sensor_answers(link: Any, wait_s: float = 3.0) -> tuple[bool, str]:
-    """Ask the sensor HELLO? and listen: (True, who it is) or (False, what went wrong)."""
-    import time
+def check_sensor(cfg: config_module.Config, probe: Callable[[str, int], SensorReport],
+                 service_running: bool) -> Finding:
+    """If a dice sensor is configured: its port opens and the sensor answers HELLO.
 
-    from firmware_bridge.parser import Parser
-    from firmware_bridge.protocol import Hello, HelloQuery, encode
-
-    parser = Parser()
-    link.write(encode(HelloQuery(), 0))
-    heard = 0
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        data = link.read(link.in_waiting or 1)
-        heard += len(data)
-        for frame in parser.feed(data):
-            if isinstance(frame.message, Hello):
-                hello = frame.message
-                return True, (f"sensor {hello.sensor_id} (firmware {hello.firmware}), "
-                              f"{len(hello.kinds)} dice")
-    if parser.problems:
-        return False, f"sends no valid lines ({parser.last_problem})"
-    if heard:
-        return False, f"sent {heard} bytes but no HELLO in {wait_s:g} s"
-    return False, f"sent nothing in {wait_s:g} s"
-
-
-def protocol_check() -> Callable[[Any], tuple[bool, str]] | None:
-    """The sensor protocol check, if this version carries the protocol's parser."""
-    try:
-        import firmware_bridge.parser
-        import firmware_bridge.protocol  # noqa: F401
-    except ImportError:
-        return None
-    return sensor_answers
-
-
-def check_sensor(cfg: config_module.Config, probes: Probes, service_running: bool,
-                 speaks: Callable[[Any], tuple[bool, str]] | None = None) -> Finding:
-    """If a dice sensor is configured: its port opens and, where we can tell, speaks the protocol.
-
-    ``speaks`` talks to the open port: (True, who answered) or (False, the problem).
+    The sensor is optional and the running box picks it up whenever it is plugged in, so a
+    problem here is a warning: the box runs, with dice rolled by the box or typed in.
     """
     port = cfg.sensor.port
     if not port:
-        return Finding("sensor", OK, "no dice sensor configured (dice are entered by hand)")
+        return Finding("sensor", OK, "no dice sensor configured (optional: the box rolls, "
+                       "or faces are typed in with the buttons)")
     if service_running:
         return Finding("sensor", OK, f"{port} in use by the running {SERVICE}")
+    report = probe(port, cfg.sensor.baud)
+    if not report.opened:
+        return Finding("sensor", WARN, f"cannot open {port} ({report.detail}); the box runs "
+                       "without it and finds it when plugged in",
+                       "plug the sensor in (`ls /dev/serial/by-id/`), or set [sensor] port = \"\"")
+    if not report.answered:
+        return Finding("sensor", WARN, f"{port} opens but {report.detail}; the box runs "
+                       "without the sensor",
+                       f"check that {port} is the sensor, [sensor] baud = {cfg.sensor.baud} "
+                       "and the sensor's firmware")
+    return Finding("sensor", OK, f"{port}: {report.detail}")
+
+
+def _worded(exc: Exception) -> tuple[str, str]:
+    """A data file's error as (file: key: problem, fix); ConfigError and SheetError name all."""
+    if all(hasattr(exc, name) for name in ("path", "key", "problem")):
+        return f"{exc.path}: {exc.key}: {exc.problem}", getattr(exc, "fix", "")
+    return str(exc) or type(exc).__name__, ""
+
+
+def check_miams_files(cfg: config_module.Config) -> list[Finding]:
+    """Miams's sheet and tile (the configured ones, or the stand-ins) and the sheets folder.
+
+    What [games.miams] names must load (FAIL); a bad file in ``sheets_dir`` only takes that
+    one choice off the setup screen (warn).
+    """
+    from companion.games.miams import sheet as miams
+
+    settings = cfg.games["miams"]
+    named = [("sheet", Path(settings.sheet) if settings.sheet else miams.DEFAULT_SHEET, miams.load_sheet),
+             ("tile", Path(settings.tile) if settings.tile else miams.DEFAULT_TILE, miams.load_tile)]
+    folder = miams.sheet_files(settings.sheets_dir)
+    findings, loaded = [], []
+    for role, path, load in [*named, *(("sheets_dir", p, miams.load_sheet) for p in folder)]:
+        try:
+            loaded.append(f"{load(path).name!r}")
+        except Exception as exc:  # SheetError today; ConfigError names the fix as well
+            detail, fix = _worded(exc)
+            key = f"[games.miams] {role}"
+            if role == "sheets_dir":
+                findings.append(Finding("miams", WARN, f"{detail}; the setup screen cannot offer it",
+                                        fix or f"correct that key (docs/miams.md), or remove {path}"))
+            elif getattr(settings, role):
+                findings.append(Finding("miams", FAIL, f"{detail}; Miams cannot start",
+                                        fix or f"correct the file (docs/miams.md) or the path in "
+                                        f"{key}, or set {key} = \"\" for the stand-in"))
+            else:
+                findings.append(Finding("miams", FAIL, f"{detail}; Miams cannot start",
+                                        fix or "reinstall the package (its stand-in file is damaged)"))
+    if findings:
+        return findings
+    extra = f", {len(folder)} more in {settings.sheets_dir}" if folder else ""
+    return [Finding("miams", OK, f"sheet {loaded[0]} and tile {loaded[1]} valid{extra}")]
+
+
+def check_makan_data(cfg: config_module.Config) -> Finding:
+    """Makan Mania's trays and drinks files load (the configured ones where the config has them)."""
     try:
-        link = probes.open_serial(port, cfg.sensor.baud)
-    except Exception as exc:  # pyserial raises SerialException, ValueError for bad URLs
-        return Finding("sensor", FAIL, f"cannot open {port}: {exc}",
-                       "plug the sensor in (`ls /dev/ttyACM* /dev/ttyUSB*`), or set [sensor] port = \"\"")
-    try:
-        if speaks is None:
-            return Finding("sensor", WARN, f"{port} opens; its protocol is not checked by this version",
-                           "watch the sensor icon on the title bar")
-        answered, text = speaks(link)
-    except Exception as exc:  # a port that fails mid-conversation (unplugged, I/O error)
-        answered, text = False, f"failed while talking: {exc}"
-    finally:
-        link.close()
-    if not answered:
-        return Finding("sensor", FAIL, f"{port} opens but {text}",
-                       f"check [sensor] baud = {cfg.sensor.baud} and the sensor's firmware")
-    return Finding("sensor", OK, f"{port}: {text}")
+        from companion.games.makan_mania import data
+
+        settings = cfg.games.get("makan", {})
+        counts = []
+        for key, load in (("trays", data.load_trays), ("drinks", data.load_drinks)):
+            path = settings.get(key)  # a [games.makan] path, where this version has one
+            counts.append(f"{len(load(Path(path)) if path else load())} {key}")
+    except Exception as exc:  # DataError or ConfigError from the loader; import-time loads too
+        detail, fix = _worded(exc)
+        return Finding("makan", FAIL, f"{detail}; Makan Mania cannot start",
+                       fix or "correct that key (docs/makan_mania.md), or reinstall the package")
+    return Finding("makan", OK, f"{' and '.join(counts)} valid")
 
 
 def check_state_dir(directory: Path) -> Finding:
@@ -361,13 +345,16 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     running = service_state in ("active", "activating", "reloading")
     return [
         found,
-        check_display(cfg, probes),
-        *check_gpio(cfg, probes, running),
-        check_sensor(cfg, probes, running, protocol_check()),
+        *check_miams_files(cfg),
+        check_makan_data(cfg),
+        check_display(cfg, probes.board),
+        *check_gpio(cfg, probes.board, running),
+        check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]
 
 
 def can_run(findings: list[Finding]) -> bool:
+    """True when no check FAILed (warnings leave the box able to run)."""
     return all(f.level != FAIL for f in findings)

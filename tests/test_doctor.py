@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -15,15 +16,21 @@ from companion.doctor import (
     OK,
     WARN,
     Probes,
-    SimProbes,
     can_run,
     check_display,
+    check_makan_data,
+    check_miams_files,
     check_sensor,
     check_state_dir,
     diagnose,
-    protocol_check,
-    sensor_answers,
 )
+from companion.games.makan_mania import data as makan_data
+from companion.games.miams.sheet import DEFAULT_SHEET
+from firmware_bridge.probe import SensorReport, probe_sensor
+from hardware.probe import BoardProbe, SimBoardProbe
+
+ROOT = Path(__file__).resolve().parents[1]
+HARDWARE_LIBRARIES = {"smbus2", "gpiozero", "serial", "luma", "lgpio", "RPi"}
 
 
 def by_check(findings):
@@ -45,7 +52,7 @@ def test_a_healthy_simulated_box_passes_every_check(tmp_path, capsys):
 
 
 def test_a_missing_display_fails_with_the_wiring_to_check(tmp_path):
-    findings = diagnose(None, SimProbes(i2c_devices=set()), state_dir=str(tmp_path), sim=True)
+    findings = diagnose(None, Probes.sim(i2c_devices=set()), state_dir=str(tmp_path), sim=True)
     display = by_check(findings)["display"]
     assert display.level == FAIL and "no display answering at 0x3C on I2C bus 1" in display.detail
     assert "i2cdetect -y 1" in display.fix
@@ -54,29 +61,29 @@ def test_a_missing_display_fails_with_the_wiring_to_check(tmp_path):
 
 def test_a_panel_at_the_other_address_names_the_key_to_change(tmp_path):
     cfg = config_module.parse({})
-    finding = check_display(cfg, SimProbes(i2c_devices={(1, 0x3D)}))
+    finding = check_display(cfg, SimBoardProbe(i2c_devices={(1, 0x3D)}))
     assert finding.level == FAIL and finding.fix == "set [display] i2c_address = 0x3D"
 
 
 def test_a_disabled_i2c_bus_says_how_to_enable_it():
-    finding = check_display(config_module.parse({}), SimProbes(i2c_buses=set()))
+    finding = check_display(config_module.parse({}), SimBoardProbe(i2c_buses=set()))
     assert finding.level == FAIL and "/dev/i2c-1" in finding.detail and "I2C" in finding.fix
 
 
 def test_a_busy_pin_is_named_with_its_config_key(tmp_path, mock_pins):
     held = Button(13, pin_factory=mock_pins)  # another program on the OK button's pin
-    findings = diagnose(None, SimProbes(pin_factory=mock_pins), state_dir=str(tmp_path), sim=True)
+    findings = diagnose(None, Probes.sim(pin_factory=mock_pins), state_dir=str(tmp_path), sim=True)
     pins = by_check(findings)["pins"]
     assert pins.level == FAIL and "BCM 13 (buttons.ok)" in pins.detail and "gpioinfo" in pins.fix
     assert "BCM 5" not in pins.detail, "free pins are not reported"
     held.close()
-    again = diagnose(None, SimProbes(pin_factory=mock_pins), state_dir=str(tmp_path), sim=True)
+    again = diagnose(None, Probes.sim(pin_factory=mock_pins), state_dir=str(tmp_path), sim=True)
     assert by_check(again)["pins"].level == OK, "the doctor released the pins it tried"
 
 
 def test_pins_held_by_the_running_service_are_not_claimed(tmp_path, mock_pins):
     held = Button(13, pin_factory=mock_pins)
-    probes = SimProbes(pin_factory=mock_pins, service="active")
+    probes = Probes.sim(service="active", pin_factory=mock_pins)
     findings = by_check(diagnose(None, probes, state_dir=str(tmp_path), sim=True))
     assert findings["pins"].level == OK and "running" in findings["pins"].detail
     assert findings["service"].level == OK
@@ -86,7 +93,7 @@ def test_pins_held_by_the_running_service_are_not_claimed(tmp_path, mock_pins):
 def test_an_unwritable_state_dir_fails(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the state directory should be")
-    findings = diagnose(None, SimProbes(), state_dir=str(blocker / "state"), sim=True)
+    findings = diagnose(None, Probes.sim(), state_dir=str(blocker / "state"), sim=True)
     state = by_check(findings)["state"]
     assert state.level == FAIL and "not writable" in state.detail and "--state-dir" in state.fix
     assert not can_run(findings)
@@ -115,35 +122,45 @@ def test_an_invalid_config_fails_with_file_key_and_fix(tmp_path, capsys):
 
 
 def test_a_failed_service_warns_but_the_box_can_still_run(tmp_path):
-    findings = diagnose(None, SimProbes(service="failed"), state_dir=str(tmp_path), sim=True)
+    findings = diagnose(None, Probes.sim(service="failed"), state_dir=str(tmp_path), sim=True)
     service = by_check(findings)["service"]
     assert service.level == WARN and "journalctl -u companion" in service.fix
     assert can_run(findings)
 
 
-def test_a_sensor_port_that_does_not_open_fails(tmp_path):
-    cfg = config_module.parse({"sensor": {"port": str(tmp_path / "ttyACM9")}})
-    finding = check_sensor(cfg, SimProbes(), service_running=False)
-    assert finding.level == FAIL and "cannot open" in finding.detail
+def test_a_sensor_port_that_does_not_open_warns_and_the_box_still_runs(tmp_path, capsys):
+    """The sensor is optional and picked up when plugged in: an unplugged one is no reason to stop."""
+    path = write_config(tmp_path, f'[sensor]\nport = "{tmp_path / "ttyACM9"}"\n')
+    code = main(["doctor", "--sim", "--config", path, "--state-dir", str(tmp_path / "state")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    sensor = next(line for line in out.splitlines() if " sensor " in line)
+    assert sensor.startswith(WARN) and "cannot open" in sensor and "finds it when plugged in" in sensor
+    assert out.splitlines()[-1] == "The box can run; the warn lines above are worth fixing."
 
 
-def test_a_sensor_that_opens_is_then_asked_to_speak():
-    cfg = config_module.parse({"sensor": {"port": "loop://"}})
-    silent = check_sensor(cfg, SimProbes(), False, speaks=lambda link: (False, "sent nothing"))
-    assert silent.level == FAIL and "sent nothing" in silent.detail
-    talking = check_sensor(cfg, SimProbes(), False, speaks=lambda link: (True, "sensor X"))
+def test_without_a_sensor_the_line_names_both_ways_to_get_dice():
+    """Café box rolls are neither sensor nor hand: the line must not say "entered by hand"."""
+    finding = check_sensor(config_module.parse({}), probe_sensor, service_running=False)
+    assert finding.level == OK and "the box rolls" in finding.detail and "typed in" in finding.detail
+
+
+def test_a_port_that_opens_but_does_not_answer_warns_with_what_to_check():
+    cfg = config_module.parse({"sensor": {"port": "loop://", "baud": 9600}})
+    silent = check_sensor(cfg, lambda port, baud: SensorReport(True, False, "sent nothing in 3 s"), False)
+    assert silent.level == WARN and "sent nothing" in silent.detail and "baud = 9600" in silent.fix
+    talking = check_sensor(cfg, lambda port, baud: SensorReport(True, True, "sensor X"), False)
     assert talking.level == OK and talking.detail == "loop://: sensor X"
-    unchecked = check_sensor(cfg, SimProbes(), False, speaks=None)
-    assert unchecked.level == WARN and "not checked" in unchecked.detail
 
 
 def test_the_virtual_sensor_on_a_pty_answers_hello():
     """The real pyserial path: a pseudo-terminal with the virtual sensor behind it."""
-    virtual = pytest.importorskip("firmware_bridge.virtual")
-    sensor = virtual.VirtualSensor(("white", "red"), sensor_id="VIRTUAL-0042")
+    from firmware_bridge.virtual import VirtualSensor
+
+    sensor = VirtualSensor(("white", "red"), sensor_id="VIRTUAL-0042")
     try:
         cfg = config_module.parse({"sensor": {"port": sensor.plug()}})
-        finding = check_sensor(cfg, Probes(), False, speaks=protocol_check())
+        finding = check_sensor(cfg, Probes.device().sensor, False)
     finally:
         sensor.close()
     assert finding.level == OK and "sensor VIRTUAL-0042" in finding.detail and "2 dice" in finding.detail
@@ -151,26 +168,106 @@ def test_the_virtual_sensor_on_a_pty_answers_hello():
 
 def test_a_port_that_echoes_is_not_taken_for_a_sensor():
     """loop:// sends our own HELLO? back: framed, but not a HELLO."""
-    pytest.importorskip("firmware_bridge.parser")
-    cfg = config_module.parse({"sensor": {"port": "loop://"}})
-    finding = check_sensor(cfg, SimProbes(), False, speaks=lambda link: sensor_answers(link, 0.3))
-    assert finding.level == FAIL and "no HELLO" in finding.detail
+    report = probe_sensor("loop://", 115200, wait_s=0.3)
+    assert report.opened and not report.answered and "no HELLO" in report.detail
+
+
+def test_a_port_that_cannot_open_is_reported_not_raised(tmp_path):
+    report = probe_sensor(str(tmp_path / "ttyUSB3"), 115200)
+    assert not report.opened and "ttyUSB3" in report.detail
 
 
 def test_real_probes_read_the_device_files(tmp_path):
     (tmp_path / "spidev0.0").touch()
     (tmp_path / "gpiochip0").touch()
-    probes = Probes(dev=tmp_path)
-    assert probes.gpio_chips() == [tmp_path / "gpiochip0"]
+    board = BoardProbe(dev=tmp_path)
+    assert board.gpio_chips() == [tmp_path / "gpiochip0"]
     spi = config_module.parse({"display": {"interface": "spi"}})
-    assert check_display(spi, probes).level == OK
-    assert check_display(config_module.parse({}), probes).level == FAIL  # no i2c-1 here
+    assert check_display(spi, board).level == OK
+    assert check_display(config_module.parse({}), board).level == FAIL  # no i2c-1 here
 
 
 def test_a_machine_without_a_gpio_library_says_which_package(tmp_path):
-    class NoBackend(SimProbes):
-        def pin_factory(self):
-            raise ImportError("no module named lgpio")
+    def no_backend():
+        raise ImportError("no module named lgpio")
 
-    pins = by_check(diagnose(None, NoBackend(), state_dir=str(tmp_path), sim=True))["pins"]
-    assert pins.level == FAIL and "python3-lgpio" in pins.fix
+    probes = Probes(BoardProbe(dev=tmp_path, pin_factory=no_backend), probe_sensor, lambda: None)
+    (tmp_path / "gpiochip0").touch()
+    pins = by_check(diagnose(None, probes, state_dir=str(tmp_path), sim=True))["pins"]
+    assert pins.level == FAIL and "lgpio" in pins.detail and "python3-lgpio" in pins.fix
+
+
+@pytest.mark.parametrize("module", ["companion/doctor.py", "companion/commands/doctor.py"])
+def test_the_doctor_imports_no_hardware_library(module):
+    """DESIGN.md: companion/ "Imports no hardware library"; the probes live in hardware/ and
+    firmware_bridge/. Imports inside functions count too."""
+    tree = ast.parse((ROOT / module).read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+    assert not {name.split(".")[0] for name in imported} & HARDWARE_LIBRARIES
+
+
+# ----- the games' data files ----------------------------------------------------------------
+
+
+def broken_copy(source: Path, target: Path, old: str, new: str) -> Path:
+    text = source.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new, 1))
+    return target
+
+
+def test_a_bad_configured_miams_sheet_fails_naming_file_key_and_fix(tmp_path, capsys):
+    sheet = broken_copy(DEFAULT_SHEET, tmp_path / "bad_end.toml", "end = 1", "end = 0")
+    path = write_config(tmp_path, f'[games.miams]\nsheet = "{sheet}"\n')
+    code = main(["doctor", "--sim", "--config", path, "--state-dir", str(tmp_path / "state")])
+    out = capsys.readouterr().out
+    assert code == 1
+    line = next(line for line in out.splitlines() if " miams " in line)
+    assert line.startswith(FAIL) and f"{sheet}: rows.pair.end: 0 must be between 1 and 50" in line
+    assert '[games.miams] sheet = ""' in line, "the fix offers the stand-in"
+
+
+def test_a_missing_configured_tile_fails():
+    cfg = config_module.parse({"games": {"miams": {"tile": "/nowhere/tile.toml"}}})
+    (finding,) = check_miams_files(cfg)
+    assert finding.level == FAIL and "/nowhere/tile.toml" in finding.detail
+    assert "[games.miams] tile" in finding.fix
+
+
+def test_a_bad_file_in_the_sheets_folder_only_warns(tmp_path):
+    """It is one choice on the setup screen; the configured sheet still plays."""
+    folder = tmp_path / "miams"
+    folder.mkdir()
+    broken_copy(DEFAULT_SHEET, folder / "mine.toml", 'name = "Stand-in sheet"', 'name = "Mine"')
+    broken_copy(DEFAULT_SHEET, folder / "typo.toml", "[rows.pair]", "[rows.pairs]")
+    cfg = config_module.parse({"games": {"miams": {"sheets_dir": str(folder)}}})
+    findings = check_miams_files(cfg)
+    assert [f.level for f in findings] == [WARN] and "typo.toml" in findings[0].detail
+    assert can_run(findings)
+    folder.joinpath("typo.toml").unlink()
+    (fine,) = check_miams_files(cfg)
+    assert fine.level == OK and f"1 more in {folder}" in fine.detail
+
+
+def test_the_stand_in_sheet_and_tile_are_checked_when_none_is_configured():
+    (finding,) = check_miams_files(config_module.parse({}))
+    assert finding.level == OK
+    assert "'Stand-in sheet'" in finding.detail and "'Stand-in tile'" in finding.detail
+
+
+def test_a_bad_makan_data_file_fails_with_its_problem(tmp_path, monkeypatch):
+    bad = broken_copy(makan_data.HERE / "trays.toml", tmp_path / "trays.toml",
+                      'ability = "jump_88"', 'ability = "jump_99"')
+    load = makan_data.load_trays
+    monkeypatch.setattr(makan_data, "load_trays", lambda path=bad: load(path))
+    finding = check_makan_data(config_module.parse({}))
+    assert finding.level == FAIL and str(bad) in finding.detail and "jump_99" in finding.detail
+    assert "Makan Mania cannot start" in finding.detail and finding.fix
+
+
+def test_good_makan_data_files_are_counted():
+    finding = check_makan_data(config_module.parse({}))
+    assert finding.level == OK and "trays" in finding.detail and "drinks" in finding.detail

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from companion.cli import add_common
-from companion.doctor import Probes, SimProbes, can_run, diagnose
+from companion.doctor import WARN, Probes, can_run, diagnose
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "doctor", help="check config, display, pins, sensor, state dir and service",
+        "doctor", help="check config, game data files, display, pins, sensor, state dir and service",
         description="Check everything the box needs and print one line per check with its fix. "
         "Exit status 0 only if the box can run. Run it as the service user to test its "
         "permissions: sudo -u companion companion doctor.",
@@ -22,10 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    probes = SimProbes() if args.sim else Probes()
+    probes = Probes.sim() if args.sim else Probes.device()
     findings = diagnose(args.config, probes, state_dir=args.state_dir, sim=args.sim)
     for finding in findings:
         print(finding.line())
     ok = can_run(findings)
-    print("The box can run." if ok else "The box cannot run: fix the FAIL lines above.")
+    warned = any(f.level == WARN for f in findings)
+    if not ok:
+        print("The box cannot run: fix the FAIL lines above.")
+    else:
+        print("The box can run; the warn lines above are worth fixing." if warned else "The box can run.")
     return 0 if ok else 1
