@@ -304,22 +304,3 @@ def test_no_double_trouble_on_round_preparation_roll():
     assert (state.light, state.dark) == (6, 0)
     with pytest.raises(RuleError, match="before the round"):
         apply(state, roll("setup", SETUP_FACES))
-
-
-def test_every_refusal_fits_two_lines_of_the_screen():
-    """Refusals are read on the OLED: every RuleError message of the engine, with its
-    placeholders filled by the longest values they can take, wraps to at most two lines."""
-    import re
-    from pathlib import Path
-
-    from companion.app import _wrap
-
-    source = Path(rules.__file__).read_text(encoding="utf-8")
-    messages = re.findall(r'RuleError\(f?"((?:[^"\\]|\\.)*)"\)', source)
-    assert len(messages) >= 25
-    longest = {"index + 1": "4", "KINDS[index]": "yellow", "face!r": "'milkshake'",
-               "kind!r": "'order_done'", "side": "light", "what": "fulfilled",
-               "math.ceil(state.deadline - at)": "1800"}
-    for message in messages:
-        text = re.sub(r"\{([^}]*)\}", lambda m: longest[m.group(1)], message).replace("\\n", "\n")
-        assert len(_wrap(text)) <= 2, text

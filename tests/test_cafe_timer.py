@@ -12,8 +12,12 @@ from firmware_bridge.events import DiceSettled
 STEP = 0.05  # SimBox.advance moves the clock in steps of this size
 
 
-def start_game(box, *choices: str) -> None:
-    """Open the setup, make ``choices`` (menu labels), start the game and the round."""
+def start_game(box, *choices: str, sensor: bool = False) -> None:
+    """Open the setup, make ``choices`` (menu labels), start the game and the round.
+
+    Dice cycles Box rolls, Sensor (only with a configured sensor), Table dice.
+    """
+    box.app.sensor.configured = sensor
     run_steps(box, ("game:cafe", *[f"menu:{c}" for c in choices], "menu:Start", "OK"))
 
 
@@ -174,7 +178,7 @@ def test_box_dice_reroll_place_and_order_done(box):
 def test_manual_double_and_undo(box):
     """Table dice with Double Trouble: ACTION reports a double and the box says what to do;
     hold BACK takes it back."""
-    start_game(box, "Double", "Dice", "Dice")
+    start_game(box, "Double", "Dice")
     assert state(box).setup.dice == "manual"
     box.press("ACTION")
     assert isinstance(box.screen, screens.DoubleTroubleScreen)
@@ -188,7 +192,7 @@ def test_manual_double_and_undo(box):
 
 def test_sensor_reading_enters_as_a_roll(box):
     """A DiceSettled reading is the same roll action a box roll is, with the same checks."""
-    start_game(box, "Double", "Dice")
+    start_game(box, "Double", "Dice", sensor=True)
     assert state(box).setup.dice == "sensor"
     box.app.post(DiceSettled(("cake", "cake", "water", "bill"),
                              ("yellow", "yellow", "blue", "blue")))
@@ -217,7 +221,7 @@ def test_power_cut_resumes_paused_at_the_last_reading(tmp_path):
     """After a restart the old deadline means nothing: the round comes back paused with the
     time left at its last recorded action."""
     first = SimBox(tmp_path / "s")
-    start_game(first, "Dice", "Dice")
+    start_game(first, "Dice")
     first.advance(30)
     first.press("ACTION")  # order done: a clock reading in the journal
     done = first.app.session.actions[-1]
@@ -283,7 +287,7 @@ def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
 def test_sensor_reading_after_an_order_is_the_freed_roll(box):
     """"Double Trouble does not apply ... when re-rolling the dice used after an order has been
     fulfilled": with the sensor, the reading after "order done" is that reroll."""
-    start_game(box, "Double", "Dice")
+    start_game(box, "Double", "Dice", sensor=True)
     box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
     box.app.pump()
     box.press("ACTION")  # order done (sensor dice): which dice were on it?

@@ -10,7 +10,7 @@ from . import rules, screens
 SPEC = register(
     GameSpec(
         key="cafe",
-        title="Crazy Café",
+        title=screens.TITLE,
         initial_state=rules.initial_state,
         apply=rules.apply,
         is_finished=rules.is_finished,

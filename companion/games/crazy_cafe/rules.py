@@ -21,6 +21,7 @@ ORDERS_PER_ROUND = {1: 5, 2: 6, 3: 4}
 DEFAULT_ROUND_S = 180
 KINDS = ("yellow", "yellow", "blue", "blue")
 FACES_OF = {"yellow": YELLOW, "blue": BLUE}
+FACE_NAMES = frozenset(YELLOW + BLUE)
 DICE_MODES = ("box", "sensor", "manual")
 SIDES = ("light", "dark")
 # Readings within this much of the deadline count as "time is up" (float clock jitter).
@@ -112,20 +113,24 @@ def is_finished(state: CafeState) -> bool:
 
 def apply(state: CafeState, action: Action) -> CafeState:
     """The state after ``action``, or RuleError (nothing half-applied: states are immutable)."""
+    if not isinstance(action, dict):
+        raise RuleError("An action is a\nJSON object")
     kind = action.get("type")
-    handler = _HANDLERS.get(kind)
+    # Checked as text first: a list or table as "type" must be refused, not crash the lookup.
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise RuleError(f"Unknown action {kind!r}")
+        raise RuleError("Unknown action" if not isinstance(kind, str) or len(kind) > 12
+                        else f"Unknown action {kind!r}")
     if state.phase == "setup" and kind != "setup":
         raise RuleError("Set up the game first")
     if state.phase == "finished":
         raise RuleError("The game is over")
     at = action.get("at")
-    if at is not None and not isinstance(at, int | float):
-        raise RuleError("Bad clock reading")
+    if at is not None:
+        at = _at(action)
     new = handler(replace(state, trouble=""), action)
     if at is not None:
-        new = replace(new, last_at=float(at))
+        new = replace(new, last_at=at)
     return new
 
 
@@ -133,13 +138,13 @@ def _setup(state: CafeState, action: Action) -> CafeState:
     if state.phase != "setup":
         raise RuleError("Game already set up")
     seconds = action.get("round_seconds", DEFAULT_ROUND_S)
-    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
+    if not _is_number(seconds) or seconds <= 0:
         raise RuleError("Round length must be\na positive number")
     dice = action.get("dice", "box")
-    if dice not in DICE_MODES:
+    if not isinstance(dice, str) or dice not in DICE_MODES:
         raise RuleError("Dice: box, sensor\nor manual")
-    setup = Setup(float(seconds), bool(action.get("double_trouble", False)),
-                  bool(action.get("special_menus", False)), dice)
+    setup = Setup(float(seconds), _flag(action, "double_trouble", False),
+                  _flag(action, "special_menus", False), dice)
     new = replace(state, setup=setup, round=1, phase="ready", remaining=setup.round_seconds)
     if action.get("faces") is not None:
         # "Roll all 4 dice once": the setup roll never triggers Double Trouble.
@@ -191,6 +196,8 @@ def _read_faces(
         face = raw[index]
         if face is None:
             raise RuleError(f"Die {index + 1} unreadable:\nroll it again")
+        if not isinstance(face, str) or face not in FACE_NAMES:
+            raise RuleError(f"Die {index + 1}: unknown face")
         if face not in FACES_OF[KINDS[index]]:
             raise RuleError(f"Die {index + 1} ({KINDS[index]})\nhas no {face!r}")
         faces[index] = face
@@ -221,10 +228,8 @@ def _place(state: CafeState, action: Action) -> CafeState:
         raise RuleError("Manual dice: the box\ndoes not track dice")
     if state.phase not in ("running", "paused"):
         raise RuleError("Start the round first")
-    die = action.get("die")
-    if die not in range(4) or isinstance(die, bool):
-        raise RuleError("Die is 0..3")
-    on = bool(action.get("placed", True))
+    die = _die(action.get("die"))
+    on = _flag(action, "placed", True)
     if die in state.to_roll:
         raise RuleError("Roll that die first")
     placed = list(state.placed)
@@ -266,15 +271,13 @@ def _order_done(state: CafeState, action: Action) -> CafeState:
     freed: tuple[int, ...] = ()
     if mode != "manual":
         dice = action.get("dice")
-        if not isinstance(dice, list) or not dice or any(
-            d not in range(4) or isinstance(d, bool) for d in dice
-        ):
+        if not isinstance(dice, list) or not dice:
             # "An order is fulfilled once all ... are covered with café cards and at least
             # one dice!"
             raise RuleError("Which dice were on it?\nAt least one")
+        freed = tuple(sorted({_die(d) for d in dice}))
         if state.to_roll:
             raise RuleError("Roll the dice of the\nlast order first")
-        freed = tuple(sorted(set(dice)))
     light, dark = _minus(state, side)
     log = state.current
     new = replace(state, light=light, dark=dark, rounds=_log(state, fulfilled=log.fulfilled + 1))
@@ -290,7 +293,7 @@ def _add_order(state: CafeState, action: Action) -> CafeState:
     """A correction: one more open order than the box counted."""
     _require_round(state)
     side = action.get("side", "light")
-    if side not in SIDES:
+    if not isinstance(side, str) or side not in SIDES:
         raise RuleError("Side is light\nor dark")
     log = state.current
     light, dark = (state.light + 1, state.dark) if side == "light" else (state.light, state.dark + 1)
@@ -340,11 +343,31 @@ def _setup_of(state: CafeState) -> Setup:
     return state.setup
 
 
+def _is_number(value: Any) -> bool:
+    """A finite int or float (bool is an int to Python, never to a JSON action)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _at(action: Action) -> float:
     at = action.get("at")
-    if not isinstance(at, int | float) or isinstance(at, bool):
+    if not _is_number(at):
         raise RuleError("Needs the clock\nreading 'at'")
     return float(at)
+
+
+def _die(value: Any) -> int:
+    """A die index 0..3 (1.0 or True are not die numbers)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
+        raise RuleError("Die is 0..3")
+    return value
+
+
+def _flag(action: Action, key: str, default: bool) -> bool:
+    """An on/off field: true or false only (a text "false" must not read as on)."""
+    value = action.get(key, default)
+    if not isinstance(value, bool):
+        raise RuleError(f"{key.replace('_', ' ').capitalize()}\nis true or false")
+    return value
 
 
 def _require_running(state: CafeState) -> None:
@@ -360,7 +383,7 @@ def _require_round(state: CafeState) -> None:
 
 
 def _check_side(state: CafeState, side: Any, what: str) -> None:
-    if side not in SIDES:
+    if not isinstance(side, str) or side not in SIDES:
         raise RuleError("Side is light\nor dark")
     if (state.light if side == "light" else state.dark) == 0:
         raise RuleError(f"No {side} order\n{what}")
@@ -392,39 +415,51 @@ _HANDLERS = {
 # ----- what the app and the replay command show -------------------------------------------------
 
 def is_undoable(action: Action) -> bool:
-    """Dice the box or the sensor rolled, and time running out, are not taken back."""
-    if action.get("type") == "setup":
-        return action.get("faces") is None
-    return action.get("type") not in ("roll", "time_up")
+    """The setup, dice the box or the sensor rolled, and time running out are not taken back.
+
+    Undoing the setup would leave a game with no setup that no screen can show or resume.
+    """
+    return action.get("type") not in ("setup", "roll", "time_up")
 
 
 def describe(state: CafeState) -> str:
     """A few words for the resume question."""
     if state.phase == "finished":
         return "result"
+    if state.phase == "setup":
+        return "setup"
     return f"round {state.round}"
 
 
+ROLL_WORDS = {"setup": "roll", "reroll": "reroll", "freed": "freed roll"}
+ACTION_WORDS = {
+    "setup": "setup",
+    "double": "the double",
+    "round_start": "round start",
+    "pause": "pause",
+    "resume": "resume",
+    "time_up": "time up",
+}
+
+
 def describe_action(action: Action) -> str:
-    """Words for "Undone: ..."."""
+    """A few words for "Undone: ..." and "Can't undo: ..." (one short line)."""
     kind = action.get("type")
     side = action.get("side", "light")
-    words = {
-        "setup": "setup",
-        "double": "the double",
-        "round_start": "round start",
-        "pause": "pause",
-        "resume": "resume",
-        "order_done": f"order done ({side})",
-        "add_order": f"+1 {side} order",
-        "remove_order": f"-1 {side} order",
-        "time_up": "time up",
-        "roll": "dice roll",
-    }
+    side = side if side in SIDES else "light"
+    if kind == "roll":
+        source = "sensor" if action.get("source") == "sensor" else "box"
+        roll_kind = action.get("kind")
+        return f"{source} {ROLL_WORDS.get(roll_kind, 'roll') if isinstance(roll_kind, str) else 'roll'}"
     if kind == "place":
-        verb = "placed" if action.get("placed", True) else "freed"
-        return f"die {int(action.get('die', 0)) + 1} {verb}"
-    return words.get(kind, str(kind))
+        die = action.get("die")
+        number = f" {die + 1}" if isinstance(die, int) and not isinstance(die, bool) else ""
+        return f"die{number} {'placed' if action.get('placed', True) is not False else 'freed'}"
+    if kind == "order_done":
+        return f"{side} order done"
+    if kind in ("add_order", "remove_order"):
+        return f"{'+' if kind == 'add_order' else '-'}1 {side} order"
+    return ACTION_WORDS.get(kind, "step") if isinstance(kind, str) else "step"
 
 
 def summary(state: CafeState) -> dict[str, Any]:

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from hardware.buttons import ButtonEvent
 
 
+TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
+
+
 def _round_seconds_ok(value: Any) -> str | None:
     return None if 10 <= value <= 1800 else "must be between 10 and 1800"
 
@@ -78,6 +81,31 @@ def mmss(seconds: float) -> str:
 
 def _state(app: App) -> CafeState:
     return app.session.state
+
+
+def round_title(number: int) -> str:
+    """The title bar during round ``number``: the game and where it stands."""
+    return f"{TITLE} · Round {number}"
+
+
+def roll_prompt(dice: tuple[int, ...]) -> str:
+    """What to roll after an order: "Roll die 2", "Roll dice 1 2 3 4" (fits the width)."""
+    if len(dice) == 1:
+        return f"Roll die {dice[0] + 1}"
+    return "Roll dice " + " ".join(str(i + 1) for i in dice)
+
+
+# What a short ACTION does during a round, by dice mode; the hint line reads the same way in
+# every mode, only this word changes.
+ACTION_VERB = {"box": "roll", "sensor": "done", "manual": "done"}
+
+
+def action_verb(state: CafeState) -> str:
+    """The word for a short ACTION press in the running round."""
+    setup = state.setup
+    if setup.dice == "manual" and setup.double_trouble:
+        return "double"
+    return ACTION_VERB[setup.dice]
 
 
 # ----- the round clock --------------------------------------------------------------------------
@@ -270,7 +298,7 @@ class SetupScreen(MenuScreen):
     """Start first, then the choices: The Next Level, special menus, dice, round length."""
 
     def __init__(self, app: App) -> None:
-        super().__init__(app, "Crazy Cafe · setup", [])
+        super().__init__(app, f"{TITLE} · setup", [])
         self.double_trouble = False
         self.special_menus = False
         self.dice = "box"
@@ -295,8 +323,9 @@ class SetupScreen(MenuScreen):
         return flip
 
     def _next_dice(self) -> None:
-        modes = rules.DICE_MODES
-        self.dice = modes[(modes.index(self.dice) + 1) % len(modes)]
+        # Sensor dice only when a sensor is configured: without one no roll would ever arrive.
+        modes = [m for m in rules.DICE_MODES if m != "sensor" or self.app.sensor.configured]
+        self.dice = modes[(modes.index(self.dice) + 1) % len(modes)] if self.dice in modes else modes[0]
         self.on_enter()
 
     def _next_length(self) -> None:
@@ -313,7 +342,14 @@ class SetupScreen(MenuScreen):
         if self.dice == "box":
             # "Roll all 4 dice once": the setup roll, never a Double Trouble.
             action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]
-        self.app.new_game(self.app.games["cafe"], action)
+        app = self.app
+        if app.game_root is self:
+            # A saved game that never got its setup (journals from before the setup became
+            # final): set this one up rather than starting another.
+            if app.dispatch(action):
+                app.resume()
+            return
+        app.new_game(app.games["cafe"], action)
 
 
 def new_game(app: App) -> Screen:
@@ -337,8 +373,10 @@ class CafeScreen(Screen):
     def title(self) -> str:
         state = self.state
         if state.phase == "finished":
-            return "Crazy Cafe · result"
-        return f"Cafe · Round {state.round} of {rules.ROUNDS}"
+            return f"{TITLE} · result"
+        if state.phase == "setup":
+            return f"{TITLE} · setup"
+        return round_title(state.round)
 
     @property
     def hint(self) -> str:
@@ -349,12 +387,7 @@ class CafeScreen(Screen):
             return "OK menu  hold BACK ↶"
         if state.phase == "paused":
             return "OK go on  ▲▼ fix count"
-        mode = state.setup.dice
-        if mode == "box":
-            return "◆roll hold◆done ▼dice"
-        if mode == "manual" and state.setup.double_trouble:
-            return "◆double hold◆done ▼fix"
-        return "◆done  OK pause  ▼fix"
+        return f"◆{action_verb(state)} OK pause ▼list"
 
     def on_enter(self) -> None:
         clock_for(self.app).sync()
@@ -408,11 +441,13 @@ class CafeScreen(Screen):
             canvas.text(x + 8, y, str(count), MEDIUM)
         y = 28
         if state.setup.dice != "manual":
-            draw_dice(canvas, 1, y, state)
+            x = draw_dice(canvas, 1, y, state)
+            if state.setup.dice == "sensor" and not self.app.sensor.online:
+                canvas.text(x + 2, y + 1, "Sensor offline")
         if state.phase == "paused":
             canvas.text(1, y + 10, "PAUSED")
         elif state.to_roll:
-            canvas.text(1, y + 10, "Roll " + ", ".join(f"die {i + 1}" for i in state.to_roll))
+            canvas.text(1, y + 10, roll_prompt(state.to_roll))
         else:
             canvas.text(1, y + 10, f"{state.open_orders} open: ○light ●dark")
 
@@ -440,6 +475,10 @@ class CafeScreen(Screen):
         if state.phase == "ready":
             if is_press(event, "OK"):
                 start_round(app)
+                return True
+            if is_press(event, "ACTION"):
+                # The table may reach for the big button first: say which one starts the round.
+                app.refuse("OK starts the timer")
                 return True
             return event.button == "ACTION"
         return self._in_round(event)
@@ -479,7 +518,7 @@ def sensor_reading(app: App, event: DiceSettled) -> bool:
     if state.setup is None or state.setup.dice != "sensor" or state.phase == "finished":
         return False
     if event.kinds and tuple(event.kinds) != KINDS:
-        app.refuse("Sensor dice are not\nthe cafe dice")
+        app.refuse("Sensor dice are not\nthe café dice")
         return False
     kind = "setup" if state.phase == "ready" else "freed" if state.to_roll else "reroll"
     return act(app, {"type": "roll", "kind": kind, "faces": list(event.faces), "source": "sensor"})
@@ -488,6 +527,8 @@ def sensor_reading(app: App, event: DiceSettled) -> bool:
 def play(app: App) -> Screen:
     """The root screen; a round cut off by a power cut resumes paused at its last reading."""
     state = _state(app)
+    if state.phase == "setup":
+        return SetupScreen(app)
     clock = clock_for(app)
     if state.phase == "running" and clock.session is not app.session:
         # The deadline belongs to a clock from before the restart: keep the time left as of the
@@ -511,7 +552,7 @@ class TimesUpScreen(Screen):
     def __init__(self, app: App, log: rules.RoundLog) -> None:
         super().__init__(app)
         self.log = log
-        self.title = f"Cafe · Round {log.number} of {rules.ROUNDS}"
+        self.title = round_title(log.number)
         if log.number == rules.ROUNDS:
             self.hint = "OK result"
 
@@ -600,6 +641,8 @@ class TableScreen(MenuScreen):
             for side in rules.SIDES:
                 items.append(MenuItem(f"{sign}1 {side} order", self._correct(verb, side),
                                       str(state.light if side == "light" else state.dark)))
+        # Last, so UP from the top reaches it: the same as hold ACTION, in every dice mode.
+        items.append(MenuItem("Order done", self._order_done, "hold◆"))
         self.items = items
         self.selected = min(self.selected, len(items) - 1)
 
@@ -610,6 +653,10 @@ class TableScreen(MenuScreen):
             self.on_enter()
 
         return toggle
+
+    def _order_done(self) -> None:
+        self.app.pop()
+        start_order_done(self.app)
 
     def _correct(self, verb: str, side: str) -> Any:
         def correct() -> None:
@@ -672,7 +719,7 @@ class DicePickScreen(MenuScreen):
 
 # ----- named screens for the walk and the golden PNGs ---------------------------------------------
 
-_MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Dice", "menu:Start")
+_MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Start")
 WALK: dict[str, tuple[str, ...]] = {
     "setup": ("game:cafe",),
     "ready": ("game:cafe", "menu:Start"),
@@ -687,7 +734,7 @@ WALK: dict[str, tuple[str, ...]] = {
                  "ACTION", "OK", "ACTION"),
     "times-up": ("game:cafe", "menu:Start", "OK", "+181"),
     "round-2": ("game:cafe", "menu:Start", "OK", "+181", "OK"),
-    "result": ("game:cafe", "menu:Dice", "menu:Dice", "menu:Start",
+    "result": ("game:cafe", "menu:Dice", "menu:Start",
                "OK", "+181", "OK", "OK", "+181", "OK", "OK", "ACTION", "ACTION", "ACTION",
                "+181", "OK"),
 }
