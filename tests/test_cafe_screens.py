@@ -189,8 +189,10 @@ def test_sensor_dice_offered_with_a_sensor(box):
 
 
 def test_timer_says_when_the_sensor_is_offline(box, monkeypatch):
-    """Sensor dice with the sensor gone: the timer says so in words, not just ⊘."""
+    """Sensor dice with the sensor gone: the round screens say so in words, not just ⊘."""
     start_game(box, "Dice", sensor=True)
+    drawn, _ = shown(box, monkeypatch)
+    assert "Sensor offline" in drawn  # before the round: the setup roll cannot be read
     box.press("OK")
     drawn, cut = shown(box, monkeypatch)
     assert "Sensor offline" in drawn and cut == []

@@ -422,6 +422,8 @@ class CafeScreen(Screen):
         canvas.text(1, y + 18, "light side up" + carried)
         if state.setup.special_menus:
             canvas.text(1, y + 27, f"Draw a round {state.round} menu")
+        elif state.setup.dice == "sensor" and not self.app.sensor.online:
+            canvas.text(1, y + 27, "Sensor offline")
         elif state.setup.dice == "sensor" and None in state.faces:
             canvas.text(1, y + 27, "Roll all 4 dice")
         elif state.setup.dice == "box" and state.rounds:
