@@ -38,12 +38,15 @@ from .rules import (
     Side,
     State,
     arthur_turn,
-    mark,
+    mark_fields,
     player_turn,
     score,
     setup,
 )
 from .sheet import Sheet
+
+Fields = tuple[int, int, int, bool]     # a Side's fields: packed marks, hearts, stars, column
+_new = tuple.__new__
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS
@@ -95,28 +98,43 @@ class PlayerModel:
 
     def cross_for_arthur(self, side: Side) -> Side:
         """Arthur's crossing phase: cross the cheapest next space (top row on a tie)."""
+        return _new(Side, self.cross_fields(tuple(side)))
+
+    def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
+        """Score the skewer worth most hearts the dice made (lower row on a tie), else a catch-up."""
+        fields, catch_up = self.own_fields(tuple(side), catch_up, made)
+        return _new(Side, fields), catch_up
+
+    # The same on a side's four fields as a plain tuple, for play_game's loop.
+    def cross_fields(self, fields: Fields) -> Fields:
+        packed, hearts, stars, column = fields
         # The choice depends only on how many spaces each row has marked: kept per counts.
-        counts = side.packed & COUNTS
+        counts = packed & COUNTS
         try:
             row = self._cheapest[counts]
         except KeyError:
             row = self._cheapest[counts] = self._find_cheapest(counts)
-        return side if row < 0 else mark(self.sheet, side, row, CROSS)[0]
+        if row < 0:
+            return fields
+        packed, hearts, stars, column, _made = mark_fields(
+            self.sheet, packed, hearts, stars, column, row, CROSS)
+        return packed, hearts, stars, column
 
-    def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
-        """Score the skewer worth most hearts the dice made (lower row on a tie), else a catch-up."""
-        key = (side.packed & COUNTS) << 6 | made
+    def own_fields(self, fields: Fields, catch_up: int, made: int) -> tuple[Fields, int]:
+        packed, hearts, stars, column = fields
+        key = (packed & COUNTS) << 6 | made
         try:
             row = self._richest[key]
         except KeyError:
-            row = self._richest[key] = self._find_richest(side.packed, made)
+            row = self._richest[key] = self._find_richest(packed, made)
         if row >= 0:
-            return mark(self.sheet, side, row, CIRCLE)[0], catch_up
-        sheet = self.sheet
-        if catch_up < len(sheet.catch_up):
-            stars = sheet.catch_up[catch_up].stars
-            return side._replace(stars=side.stars + stars), catch_up + 1
-        return side, catch_up
+            packed, hearts, stars, column, _made = mark_fields(
+                self.sheet, packed, hearts, stars, column, row, CIRCLE)
+            return (packed, hearts, stars, column), catch_up
+        bonuses = self.sheet.catch_up
+        if catch_up < len(bonuses):
+            return (packed, hearts, stars + bonuses[catch_up].stars, column), catch_up + 1
+        return fields, catch_up
 
     def _find_cheapest(self, packed: int) -> int:
         best, cheapest = -1, 1 << 30
@@ -146,19 +164,19 @@ class GameResult:
 def play_game(start: State, model: PlayerModel, rng: random.Random) -> GameResult:
     """One full game from a set-up state; Arthur's faces come from ``rng``."""
     state = start
-    player = EMPTY_SIDE
+    player = tuple(EMPTY_SIDE)   # the player's sheet, as a plain tuple of a Side's fields
     catch_up = 0
     # Bound once: this loop runs a few hundred thousand times a second.
     table, getrandbits, draw = model.table, rng.getrandbits, rng.random
-    cross, own = model.cross_for_arthur, model.own_turn
+    cross, own = model.cross_fields, model.own_fields
     while True:
         state = arthur_turn(state, RED[int(draw() * 6)])
         player = cross(player)
         made, crosses = table[getrandbits(TABLE_BITS)]
         player, catch_up = own(player, catch_up, made)
-        state = player_turn(state, crosses, player.hearts >= HEARTS_TRACK)
+        state = player_turn(state, crosses, player[1] >= HEARTS_TRACK)
         if state.phase == "score":
-            return GameResult(score(state.arthur), score(player), state.turns)
+            return GameResult(score(state.arthur), score(_new(Side, player)), state.turns)
 
 
 def start_state(difficulty: str, tie: str = "top", setup_column: str = "counts") -> State:

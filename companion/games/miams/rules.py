@@ -132,6 +132,14 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tu
     the row, you still obtain hearts: as many as the value at the end of the row."
     """
     packed, hearts, stars, column = side
+    packed, hearts, stars, column, made = mark_fields(sheet, packed, hearts, stars, column, row, how, bonus)
+    return _new(Side, (packed, hearts, stars, column)), made
+
+
+def mark_fields(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool, row: int, how: str,
+                bonus: bool = True) -> tuple[int, int, int, bool, Mark]:
+    """:func:`mark` on a side's four fields, returned with the mark: for the hot paths, which
+    build a Side once a turn (a plain tuple is built and read faster)."""
     try:
         made, bit, space, value, got = sheet.steps[how][row][packed >> (COUNT_BITS * row) & 15]
     except IndexError:
@@ -139,7 +147,7 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tu
     packed += bit
     if space and bonus and hearts + value <= HEARTS_TRACK:
         # the usual mark: not in the first column, every heart fits, the bonus is taken
-        return _new(Side, (packed, hearts + value, stars + got, column)), made
+        return packed, hearts + value, stars + got, column, made
     tokens = made.tokens
     if not bonus:
         got = tokens = 0
@@ -151,8 +159,7 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tu
     if space == 0 and not column and every_row_started(packed):
         got += FIRST_COLUMN_STARS
         column = True
-    return _new(Side, (packed, hearts + filled, stars + got, column)), _new(
-        Mark, (row, space, how, filled, got, tokens))
+    return packed, hearts + filled, stars + got, column, _new(Mark, (row, space, how, filled, got, tokens))
 
 
 def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int | None:
@@ -182,8 +189,10 @@ def _least_advanced(sheet: Sheet, packed: int, tie: str) -> int | None:
     return best
 
 
-def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Side, tuple[Mark, ...]]:
-    """Cross ``count`` spaces for Arthur, each in his highest least advanced skewer, taking bonuses.
+def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int, column: bool,
+                   count: int) -> tuple[int, int, int, bool, tuple[Mark, ...]]:
+    """Cross ``count`` spaces for Arthur (his side's four fields), each in his highest least
+    advanced skewer, taking bonuses; returns the fields and the marks.
 
     A red die or reroll token from a crossed space is discarded at once and makes one more
     cross, so bonuses cascade until none are left (or every row is full).
@@ -191,13 +200,13 @@ def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Side
     marks: list[Mark] = []
     while count > 0:
         count -= 1
-        row = _least_advanced(sheet, side.packed, tie)
+        row = _least_advanced(sheet, packed, tie)
         if row is None:
             break  # every space is marked: the cross has nowhere to go
-        side, made = mark(sheet, side, row, CROSS)
+        packed, hearts, stars, column, made = mark_fields(sheet, packed, hearts, stars, column, row, CROSS)
         marks.append(made)
         count += made.tokens
-    return side, tuple(marks)
+    return packed, hearts, stars, column, tuple(marks)
 
 
 # ----- the game ---------------------------------------------------------------------------------
@@ -229,15 +238,19 @@ def setup(action: Action) -> State:
 
 def arthur_turn(state: State, face: str, source: str = "box") -> State:
     """Roll the red die for Arthur: the tile names the skewer; circle it, then cascade crosses."""
-    options = state.options
-    sheet = options.sheet
-    side, circled = mark(sheet, state.arthur, options.tile.skewer_of[face], CIRCLE)
+    # unpacked at once: cheaper than reading the fields one by one on the simulator's hot path
+    _phase, options, side, turns, player_turns, filled, _score, _last, _gift = state
+    sheet, tile, _difficulty, tie, _setup_column = options
+    packed, hearts, stars, column = side
+    packed, hearts, stars, column, circled = mark_fields(
+        sheet, packed, hearts, stars, column, tile.skewer_of[face], CIRCLE)
     marks: tuple[Mark, ...] = (circled,)
     if circled.tokens:
-        side, crossed = arthur_crosses(sheet, options.tie, side, circled.tokens)
+        packed, hearts, stars, column, crossed = arthur_crosses(
+            sheet, tie, packed, hearts, stars, column, circled.tokens)
         marks += crossed
-    return _new(State, ("player", options, side, state.turns + 1, state.player_turns,
-                        state.player_filled, None, _new(Turn, (face, source, marks)), ()))
+    return _new(State, ("player", options, _new(Side, (packed, hearts, stars, column)), turns + 1,
+                        player_turns, filled, None, _new(Turn, (face, source, marks)), ()))
 
 
 def player_turn(state: State, crosses: int, filled: bool) -> State:
@@ -246,14 +259,17 @@ def player_turn(state: State, crosses: int, filled: bool) -> State:
     "As soon as a player has filled all 50 Hearts ..., take turns until everyone has taken the
     same number of turns." Arthur plays first, so the game ends after this turn.
     """
-    options = state.options
-    side, gift = state.arthur, ()
+    _phase, options, side, turns, player_turns, was_filled, _score, last, _gift = state
+    gift: tuple[Mark, ...] = ()
     if crosses:
-        side, gift = arthur_crosses(options.sheet, options.tie, side, crosses)
-    filled = filled or state.player_filled
+        packed, hearts, stars, column = side
+        packed, hearts, stars, column, gift = arthur_crosses(
+            options.sheet, options.tie, packed, hearts, stars, column, crosses)
+        side = _new(Side, (packed, hearts, stars, column))
+    filled = filled or was_filled
     ended = filled or side.hearts >= HEARTS_TRACK
-    return _new(State, ("score" if ended else "arthur", options, side, state.turns,
-                        state.player_turns + 1, filled, None, state.last, gift))
+    return _new(State, ("score" if ended else "arthur", options, side, turns, player_turns + 1,
+                        filled, None, last, gift))
 
 
 def apply(state: State, action: Action) -> State:
