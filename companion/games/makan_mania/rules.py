@@ -352,16 +352,17 @@ def _seat(state: State, action: Action) -> State:
     p = state.players[who]
     if p.table is not None:
         raise _err(f"{p.name} already sat", f"at Table {p.table}")
-    free = free_tables(state)
-    table = action.get("table", free[0] if len(free) == 1 else None)
+    seated = tuple(map(_table_of, state.players))  # None: still rolling
+    last = seated.count(None) == 1  # "the last player still rolling takes the last free table"
+    table = action.get("table", free_tables(state)[0] if last else None)
     if table is None:
         raise _err("Pick a table")
-    if table not in free:
-        raise _err(f"Table {table} is not free" if table in tables_for(len(state.players))
-                        else f"No Table {table}")
+    tables = tables_for(len(seated))
+    if table in seated or table not in tables:
+        raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
     dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
     players = _swap(state.players, who, replace(p, table=table, dice=dice))
-    if len(free) > 1:
+    if not last:
         return replace(state, players=players)
     # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
     state = replace(state, players=players)
