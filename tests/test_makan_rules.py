@@ -118,6 +118,38 @@ def test_round_start_reveals_one_drink_per_player_plus_the_private_drink():
     assert [c.owner for c in state.row] == [None, None, None, 1]
 
 
+# ----- the end of the Rush ------------------------------------------------------------------
+def test_seats_only_on_unoccupied_tables_in_play():
+    """"you may choose to stop by placing your Tray Card and all unplaced dice you have on one
+    of the unoccupied Table cards in play." A refused seat leaves the state as it was."""
+    state = reveal(setup(("yellow", "white", "green")), ["cola"] * 3)
+    state = rules.apply(state, {"type": "seat", "player": 0, "table": 2, "dice": 1})
+    refusals = [({"player": 1, "table": 2, "dice": 0}, "Table 2 is not free"),
+                ({"player": 1, "table": 4, "dice": 0}, "No Table 4"),
+                ({"player": 1, "dice": 0}, "Pick a table"),
+                ({"player": 0, "table": 1, "dice": 0}, "Ana already sat\nat Table 2"),
+                ({"player": 1, "table": 1, "dice": 4}, "Dice left must be\n0..3")]
+    for fields, message in refusals:
+        before = state
+        with pytest.raises(RuleError) as refused:
+            rules.apply(state, {"type": "seat", **fields})
+        assert str(refused.value) == message
+        assert state == before and tables(state) == [2, None, None]
+    assert rules.free_tables(state) == (1, 88)
+
+
+def test_last_player_rolling_takes_the_last_free_table():
+    """"Once there is only one Table left unoccupied (...) place their tray together with all
+    their unplaced dice on the unoccupied Table." Seating copies only the seated player."""
+    state = reveal(setup(("yellow", "white", "green")), ["cola"] * 3)
+    state = rules.apply(state, {"type": "seat", "player": 2, "table": 1, "dice": 0})
+    seated = rules.apply(state, {"type": "seat", "player": 0, "table": 88, "dice": 2})
+    assert seated.players[1] is state.players[1] and seated.players[2] is state.players[2]
+    state = rules.apply(seated, {"type": "seat", "player": 1, "dice": 3})
+    assert tables(state) == [88, 2, 1] and state.phase == "queue"
+    assert rules.current(state) == 2 and state.queue == (2, 1, 0)
+
+
 # ----- the jumps at the start of the Queue --------------------------------------------------
 FOUR = [(1, 2), (2, 1), (3, 0), (88, 3)]
 
