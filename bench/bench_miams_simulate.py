@@ -15,7 +15,7 @@ import sys
 import time
 import timeit
 
-from companion.games.miams import ai
+from companion.games.miams import player_model
 
 TARGET = 10_000
 
@@ -30,15 +30,15 @@ def main(games: int = 20_000, seed: int = 1, windows: int = 5) -> dict[str, obje
     per_window = games // windows
     for difficulty in ("snacking", "lunch", "munchies"):
         rng = random.Random(seed)
-        start = ai.start_state(difficulty)
+        start = player_model.start_state(difficulty)
         began = time.process_time()
-        model = ai.PlayerModel(start.options.sheet, rng)
+        model = player_model.PlayerModel(start.options.sheet, rng)
         table_s = time.process_time() - began
         rates = []
         for _ in range(windows):
             began = time.process_time()
             for _ in range(per_window):
-                ai.play_game(start, model, rng)
+                player_model.play_game(start, model, rng)
             rates.append(per_window / (time.process_time() - began))
         best = max(rates)
         figures[difficulty] = {

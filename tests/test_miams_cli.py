@@ -28,7 +28,7 @@ def test_replay_refuses_a_bad_action(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "roll", "face": "fruit1"}\n', encoding="utf-8")
     assert main(["replay", "miams", str(bad)]) == 1
-    assert "bad.jsonl:1: refused: Set up the game first" in capsys.readouterr().err
+    assert "bad.jsonl:1: refused: Start a game first" in capsys.readouterr().err
 
 
 def test_simulate_prints_rates_and_distributions(capsys):

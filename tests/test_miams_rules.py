@@ -347,3 +347,95 @@ def test_random_games_keep_the_invariants(difficulty, tie, setup_column, default
             break
     assert state.phase == "score"
     assert state.turns == state.player_turns
+
+
+def _states() -> list[rules.State]:
+    """A state of each phase, reached by legal actions on the test sheet."""
+    setup = rules.initial_state()
+    arthur = rules.apply(setup, {"type": "setup", "sheet": SHEET, "tile": TILE})
+    player = rules.apply(arthur, {"type": "roll", "face": "fruit1"})
+    score = rules.apply(player, {"type": "player", "crosses": 0, "filled": True})
+    return [setup, arthur, player, score]
+
+
+GARBAGE = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 60), st.floats(allow_nan=False), st.text(max_size=8),
+    st.sampled_from([*RED, "cross", "setup", "roll", "player", "score", "lunch", "top", "hand"]),
+    st.lists(st.integers(0, 5), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+LEGAL = [
+    {"type": "setup", "difficulty": "lunch", "sheet": SHEET, "tile": TILE, "tie": "top",
+     "setup_column": "counts"},
+    {"type": "roll", "face": "fruit2", "source": "hand"},
+    {"type": "player", "crosses": 2, "filled": False},
+    {"type": "score", "hearts": 50, "stars": 3},
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    which=st.integers(0, 3),
+    base=st.sampled_from(LEGAL),
+    changes=st.dictionaries(
+        st.sampled_from(["type", "difficulty", "sheet", "tile", "tie", "setup_column", "face",
+                         "source", "crosses", "filled", "hearts", "stars"]),
+        GARBAGE, min_size=1, max_size=3),
+)
+def test_mutated_actions_raise_only_rule_errors_and_change_nothing(which, base, changes):
+    """"Illegal actions raise RuleError ... nothing is half-applied": a legal action with
+    fields swapped for garbage (a list difficulty, 1.0 crosses, True hearts) is applied or
+    refused with a short RuleError, never a TypeError, and the state is left as it was."""
+    state = _states()[which]
+    before = repr(state)
+    action = {**base, **changes}
+    try:
+        rules.apply(state, action)
+    except RuleError as exc:
+        assert all(len(line) <= 21 for line in str(exc).splitlines())
+    assert repr(state) == before
+    assert rules.describe_action(action)
+
+
+@pytest.mark.parametrize("action", [
+    {"type": "setup", "difficulty": ["lunch"]},
+    {"type": "setup", "difficulty": {"a": 1}},
+    {"type": "setup", "tie": ["top"]},
+    {"type": "setup", "sheet": [1, 2]},
+    {"type": ["roll"]},
+])
+def test_unhashable_fields_are_refused_not_crashed(action):
+    """"Take a game sheet for you and one for Arthur": a setup whose fields are of the wrong
+    kind is refused with a RuleError, not a TypeError."""
+    with pytest.raises(RuleError):
+        rules.apply(rules.initial_state(), action)
+
+
+def test_bool_is_not_a_number_of_crosses():
+    """"Each cross you roll gives Arthur a cross": True is not a number of crosses."""
+    player = _states()[2]
+    with pytest.raises(RuleError, match="Crosses: 0 to 5"):
+        rules.apply(player, {"type": "player", "crosses": True, "filled": False})
+
+
+def test_refusals_before_the_setup_speak_to_players():
+    """"Take a game sheet for you and one for Arthur" comes first: a move before it says so in
+    players' words, and an unknown move is not named by its internal type."""
+    setup = rules.initial_state()
+    with pytest.raises(RuleError, match=r"^Start a game first$"):
+        rules.apply(setup, {"type": "roll", "face": "fruit1"})
+    with pytest.raises(RuleError, match=r"^Not a Miams move$"):
+        rules.apply(setup, {"type": "bogus"})
+
+
+@pytest.mark.parametrize(("action", "words"), [
+    ({"type": "roll", "face": "fruit3", "source": "box"}, "Arthur's roll"),
+    ({"type": "player", "crosses": 1, "filled": False}, "your turn, 1 cross"),
+    ({"type": "player", "crosses": 3, "filled": True}, "your turn, 3 crosses"),
+    ({"type": "score", "hearts": 40, "stars": 2}, "your final score"),
+    ({"type": "setup", "difficulty": "lunch"}, "the game setup"),
+])
+def test_describe_action_is_short_and_clear(action, words):
+    """Undo says what it takes back ("Roll the red die for the AI" is Arthur's roll), in words
+    that fit after "Can't undo: " on one 21-character line."""
+    assert rules.describe_action(action) == words
+    assert len(f"Can't undo: {words}") <= 32

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from companion.games.miams import rules
-from companion.games.miams.screens import PlayScreen
+import pytest
+
+from companion import config
+from companion.games.miams import SPEC, rules
+from companion.games.miams.screens import PlayScreen, SetupScreen
+from companion.games.miams.sheet import DEFAULT_SHEET
+from companion.simbox import SimBox
 from companion.walk import run_steps
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
+from tests.conftest import assert_golden
 
 
 def started(box, *steps: str) -> PlayScreen:
@@ -113,3 +119,83 @@ def test_player_fills_fifty_then_scores_and_result(box):
     assert rules.winner(state(box)) == "player"
     box.press("DOWN")
     assert screen.view == "arthur-sheet"
+
+
+def test_refused_undo_names_arthurs_roll(box):
+    """A box roll is dice the table has seen: hold BACK says "Can't undo: Arthur's roll"."""
+    started(box)
+    box.press("ACTION")
+    box.press("BACK", long=True)
+    assert " ".join(box.app._toast[0]) == "Can't undo: Arthur's roll"
+
+
+@pytest.mark.parametrize("name", sorted(SPEC.walk))
+def test_every_miams_screen_title_names_the_game(box, name):
+    """UX: "the title bar says where we are": the game's name and the place, on every screen."""
+    run_steps(box, SPEC.walk[name])
+    title = box.screen.title
+    assert title.startswith("Miams · ") and len(title) > len("Miams · ")
+
+
+@pytest.fixture
+def bad_sheet_box(tmp_path):
+    """A box configured with the stand-in sheet copied, one row's end value broken."""
+    bad = tmp_path / "bad_end.toml"
+    text = DEFAULT_SHEET.read_text(encoding="utf-8")
+    bad.write_text(text.replace("end = ", "end = 'ten' #", 1), encoding="utf-8")
+    box = SimBox(tmp_path / "state", cfg=config.parse({"games": {"miams": {"sheet": str(bad)}}}))
+    yield box
+    box.close()
+
+
+def test_bad_configured_sheet_is_named_and_the_stand_in_offered(bad_sheet_box):
+    """A configured sheet that does not load is not listed as its bare name: the setup screen
+    says what is wrong and where to look, and Start plays on the stand-in."""
+    box = bad_sheet_box
+    run_steps(box, ("game:miams",))
+    screen = box.screen
+    assert isinstance(screen, SetupScreen)
+    assert screen.problem == "Sheet bad_end.toml: end not a number"
+    assert {item.label: item.detail for item in screen.items}["Sheet"] == "stand-in"
+    assert_golden(box.frame(), "miams-bad-sheet")
+    run_steps(box, ("menu:Start",))
+    assert box.app.session.actions[0]["sheet"]["stand_in"] is True
+
+
+def test_missing_configured_sheet_says_missing(tmp_path):
+    """A sheet path that names no file is "missing", not shown as a sheet called by its name."""
+    box = SimBox(tmp_path / "state",
+                 cfg=config.parse({"games": {"miams": {"sheet": str(tmp_path / "x.toml")}}}))
+    try:
+        run_steps(box, ("game:miams",))
+        assert box.screen.problem == "Sheet x.toml: missing"
+        assert [p.stem for p in box.screen.sheets] == ["default"]
+    finally:
+        box.close()
+
+
+def test_sensor_reads_back_the_players_dice_and_presets_the_crosses(box):
+    """Issue 6: "the player's five white dice (and red) can be shown read back": the faces
+    are shown, the stepper starts at the white crosses, and the player still confirms."""
+    screen = started(box)
+    box.press("ACTION")            # Arthur's box roll
+    box.press("OK")                # "cross one space on your sheet"
+    kinds = ("white",) * 5 + ("red",)
+    box.app.post(DiceSettled(faces=("cross", "fruit2", "cross", "fruit2", None, "marshmallow"),
+                             kinds=kinds))
+    box.app.pump()
+    assert screen.view == "dice" and box.screen is screen
+    assert screen.title == "Miams · your dice"
+    assert_golden(box.frame(), "miams-read-back")
+    count = len(actions(box))
+    box.press("OK")                # the stepper, preset to the 2 crosses
+    assert box.screen.value == 2
+    box.app.post(DiceSettled(faces=("cross",) * 3 + ("fruit1",) * 2 + ("fruit1",), kinds=kinds))
+    box.app.pump()                 # a re-roll while the stepper is open follows the dice
+    assert box.screen.value == 3
+    box.press("DOWN")              # the player may change it
+    box.press("OK")
+    box.press("OK")                # "Not full yet"
+    assert len(actions(box)) == count + 1
+    assert actions(box)[-1] == {"type": "player", "crosses": 2, "filled": False}
+    assert screen.view == "sheet" and screen.dice == ()

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from companion.config import ConfigError
 from companion.games.base import RuleError
 from companion.games.miams import rules
 from companion.games.miams.sheet import (
@@ -13,7 +14,6 @@ from companion.games.miams.sheet import (
     DEFAULT_TILE,
     SKEWERS,
     Bonus,
-    SheetError,
     load_sheet,
     load_tile,
     parse_bonus,
@@ -69,7 +69,7 @@ def test_sheet_errors_name_the_file_and_key(tmp_path, edit, key, problem):
     """A mistake in a copied sheet names the file, the key and the problem."""
     path = tmp_path / "my_sheet.toml"
     path.write_text(edit(GOOD_SHEET), encoding="utf-8")
-    with pytest.raises(SheetError) as error:
+    with pytest.raises(ConfigError) as error:
         load_sheet(path)
     assert error.value.path == str(path)
     assert error.value.key == key
@@ -83,13 +83,20 @@ def test_missing_row_is_named(tmp_path):
     path = tmp_path / "short.toml"
     text = GOOD_SHEET[: GOOD_SHEET.index("[rows.yums]")]
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(SheetError, match=r"rows\.yums: missing"):
+    with pytest.raises(ConfigError, match=r"rows\.yums: missing"):
         load_sheet(path)
 
 
-def test_unreadable_file_is_named(tmp_path):
-    with pytest.raises(SheetError, match=r"nope\.toml: \(file\): cannot read"):
+def test_unreadable_file_is_named_with_a_fix(tmp_path):
+    """A sheet file is a box data file: its error is the shared ConfigError with a fix."""
+    with pytest.raises(ConfigError, match=r"nope\.toml: \(file\): no such file") as error:
         load_sheet(tmp_path / "nope.toml")
+    assert error.value.fix
+    bad = tmp_path / "bad.toml"
+    bad.write_text(GOOD_SHEET.replace("end = ", "end = 'x' #", 1), encoding="utf-8")
+    with pytest.raises(ConfigError) as error:
+        load_sheet(bad)
+    assert error.value.key.endswith(".end") and "docs/miams.md" in error.value.fix
 
 
 def test_tile_must_map_every_red_face_to_a_skewer():
@@ -97,15 +104,15 @@ def test_tile_must_map_every_red_face_to_a_skewer():
     data = load_tile().to_data()
     missing = copy.deepcopy(data)
     del missing["faces"]["marshmallow"]
-    with pytest.raises(SheetError, match=r"faces\.marshmallow: missing"):
+    with pytest.raises(ConfigError, match=r"faces\.marshmallow: missing"):
         tile_from_data(missing, "tile.toml")
     wrong = copy.deepcopy(data)
     wrong["faces"]["fruit2"] = "triple"
-    with pytest.raises(SheetError, match=r"faces\.fruit2: 'triple' is not one of"):
+    with pytest.raises(ConfigError, match=r"faces\.fruit2: 'triple' is not one of"):
         tile_from_data(wrong, "tile.toml")
     named = copy.deepcopy(data)
     named["names"]["fruit1"] = "A very long fruit name"
-    with pytest.raises(SheetError, match=r"names\.fruit1: .* longer than 12"):
+    with pytest.raises(ConfigError, match=r"names\.fruit1: .* longer than 12"):
         tile_from_data(named, "tile.toml")
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from companion.games.miams import ai
+from companion.games.miams import player_model
 from companion.games.miams.rules import DIFFICULTIES, SETUP_COLUMN, TIES
 
 
@@ -38,7 +38,8 @@ def handle(args: argparse.Namespace) -> int:
         "game": "miams", "seed": args.seed, "player_model": "docs/miams.md#simulation",
         "rulings": {"tie": args.tie, "setup_column": args.setup_column},
         "difficulties": {
-            level: ai.report(ai.simulate(args.games, level, args.seed, args.tie, args.setup_column))
+            level: player_model.report(
+                player_model.simulate(args.games, level, args.seed, args.tie, args.setup_column))
             for level in levels
         },
     }

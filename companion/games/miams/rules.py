@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from companion.config import ConfigError
 from firmware_bridge.faces import RED
 
 from ..base import Action, RuleError
@@ -28,7 +29,6 @@ from .sheet import (
     SKEWERS,
     Mark,
     Sheet,
-    SheetError,
     Tile,
     every_row_started,
     load_sheet,
@@ -171,10 +171,15 @@ def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int
     return _least_advanced(sheet, pack_rows(rows), tie)
 
 
+# Answers of _least_advanced by (row sizes, tie, counts): a pure function's cache, kept here and
+# never in the (immutable) game state.
+_LEAST: dict[tuple[tuple[int, ...], str, int], int | None] = {}
+
+
 def _least_advanced(sheet: Sheet, packed: int, tie: str) -> int | None:
     # It depends only on the rows' counts: worked out once per sheet, counts and tie.
-    key = ("least", tie, packed & COUNTS)
-    memo = sheet.memo
+    key = (sheet.sizes, tie, packed & COUNTS)
+    memo = _LEAST
     try:
         return memo[key]
     except KeyError:
@@ -214,16 +219,16 @@ def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int,
 def setup(action: Action) -> State:
     """Arthur's sheet for the chosen difficulty, with his 1 space circled; he plays first."""
     difficulty = action.get("difficulty", "snacking")
-    if difficulty not in DIFFICULTIES:
+    if not _one_of(difficulty, DIFFICULTIES):
         raise RuleError("Unknown difficulty")
     tie = action.get("tie", "top")
     setup_column = action.get("setup_column", "counts")
-    if tie not in TIES or setup_column not in SETUP_COLUMN:
+    if not _one_of(tie, TIES) or not _one_of(setup_column, SETUP_COLUMN):
         raise RuleError("Unknown ruling option")
     try:
         sheet = sheet_from_data(action["sheet"], "setup.sheet") if "sheet" in action else DEFAULT_SHEET
         tile = tile_from_data(action["tile"], "setup.tile") if "tile" in action else DEFAULT_TILE
-    except SheetError as exc:
+    except ConfigError as exc:
         raise RuleError(f"Bad sheet data:\n{exc.key[:21]}") from None
     side = EMPTY_SIDE
     # "During this setup, do not take into account the Bonus tokens printed on the spaces you cross."
@@ -273,45 +278,59 @@ def player_turn(state: State, crosses: int, filled: bool) -> State:
 
 
 def apply(state: State, action: Action) -> State:
-    """The state after ``action``, or RuleError with a reason for the screen."""
+    """The state after ``action``, or RuleError with a reason for the screen.
+
+    Every field's type is checked before it is used (a bool is not a number), so odd input from
+    a journal or a hand-written file gets a refusal, never a TypeError.
+    """
+    if not isinstance(action, dict):
+        raise RuleError("Not a Miams move")
     kind = action.get("type")
+    if not _one_of(kind, ACTION_TYPES):
+        raise RuleError("Not a Miams move")
     phase = state.phase
     if kind == "setup":
         if phase != "setup":
             raise RuleError("The game has started")
         return setup(action)
     if phase == "setup":
-        raise RuleError("Set up the game first")
+        raise RuleError("Start a game first")
     if kind == "roll":
         if phase != "arthur":
             raise RuleError("Not Arthur's turn")
         face = action.get("face")
-        if face not in RED:
+        if not _one_of(face, RED):
             raise RuleError("Unknown red die face")
         source = action.get("source", "box")
-        if source not in SOURCES:
+        if not _one_of(source, SOURCES):
             raise RuleError("Unknown roll source")
         return arthur_turn(state, face, source)
     if kind == "player":
         if phase != "player":
             raise RuleError("Not your turn")
         crosses = action.get("crosses", 0)
-        if isinstance(crosses, bool) or not isinstance(crosses, int) or not 0 <= crosses <= 5:
+        if not _whole(crosses, 5):
             raise RuleError("Crosses: 0 to 5")
         filled = action.get("filled", False)
         if not isinstance(filled, bool):
             raise RuleError("filled: true or false")
         return player_turn(state, crosses, filled)
-    if kind == "score":
-        if phase != "score":
-            raise RuleError("The game is not over")
-        hearts, stars = action.get("hearts"), action.get("stars")
-        if not _whole(hearts, HEARTS_TRACK) or not _whole(stars, 999):
-            raise RuleError("Hearts 0-50 and\nstars 0-999")
-        if state.player_filled and hearts != HEARTS_TRACK:
-            raise RuleError("You filled your 50:\nhearts must be 50")
-        return state._replace(phase="over", player_score=(hearts, stars))
-    raise RuleError(f"Unknown action {kind!r}"[:21])
+    if phase != "score":
+        raise RuleError("The game is not over")
+    hearts, stars = action.get("hearts"), action.get("stars")
+    if not _whole(hearts, HEARTS_TRACK) or not _whole(stars, 999):
+        raise RuleError("Hearts 0-50 and\nstars 0-999")
+    if state.player_filled and hearts != HEARTS_TRACK:
+        raise RuleError("You filled your 50:\nhearts must be 50")
+    return state._replace(phase="over", player_score=(hearts, stars))
+
+
+ACTION_TYPES = ("setup", "roll", "player", "score")
+
+
+def _one_of(value: Any, choices: Any) -> bool:
+    """``value`` is a string among ``choices`` (checked first: a list is unhashable)."""
+    return isinstance(value, str) and value in choices
 
 
 def _whole(value: Any, high: int) -> bool:
@@ -354,15 +373,20 @@ def describe(state: State) -> str:
 
 
 def describe_action(action: Action) -> str:
-    kind = action.get("type")
+    """A few words for the action, e.g. "Arthur's roll" in "Can't undo: Arthur's roll"."""
+    kind = action.get("type") if isinstance(action, dict) else None
     if kind == "roll":
-        return f"red die {action.get('face')}"
+        return "Arthur's roll"
     if kind == "player":
         crosses = action.get("crosses", 0)
+        if not _whole(crosses, 5):
+            return "your turn"
         return f"your turn, {crosses} cross{'es' if crosses != 1 else ''}"
     if kind == "score":
         return "your final score"
-    return "new game"
+    if kind == "setup":
+        return "the game setup"
+    return "a Miams move"
 
 
 def summary(state: State) -> dict[str, Any]:

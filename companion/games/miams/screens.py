@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.config import ConfigError
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -30,7 +31,6 @@ from .sheet import (
     SKEWER_SHORT,
     SKEWERS,
     Sheet,
-    SheetError,
     load_sheet,
     load_tile,
     sheet_files,
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 TITLE = "Miams"
 CELL = 6          # grid pitch: a 5 px box and a 1 px gap
 ROW_H = 7         # six rows fit the 45 px body
-GRID_X = 13       # after the two-letter row labels
+GRID_X = 16       # the two-letter row labels and a clear gap before the first box
 
 
 def _settings(app: App) -> Any:
@@ -61,10 +61,23 @@ class SetupScreen(MenuScreen):
         super().__init__(app, f"{TITLE} · new solo game", [])
         cfg = _settings(app)
         self.difficulty = cfg.difficulty
-        # (label, path): the configured sheet (or the stand-in), then the sheets folder's files.
-        first = Path(cfg.sheet) if cfg.sheet else DEFAULT_SHEET
-        self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir) if p != first)]
+        # A configured sheet or tile that does not load is named with its problem and the
+        # stand-in is offered instead, so the table can still play.
+        self.problem = ""
+        first = DEFAULT_SHEET
+        if cfg.sheet:
+            first = Path(cfg.sheet)
+            self.problem = _load_problem(load_sheet, first, "Sheet")
+            if self.problem:
+                first = DEFAULT_SHEET
+        if cfg.tile and not self.problem:
+            self.problem = _load_problem(load_tile, Path(cfg.tile), "Tile")
+        # the configured sheet (or the stand-in), then the sheets folder's files that load
+        self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
+                                if p != first and not _load_problem(load_sheet, p, "Sheet"))]
         self.sheet_index = 0
+        if self.problem:
+            self.hint = "see companion doctor"
         self.on_enter()
 
     def on_enter(self) -> None:
@@ -76,7 +89,12 @@ class SetupScreen(MenuScreen):
 
     def draw(self, canvas: Canvas) -> None:
         super().draw(canvas)
-        if self.sheets[self.sheet_index] == DEFAULT_SHEET:
+        if self.problem:
+            # two short lines, "Sheet x.toml:" / "end not a number"; the hint names the doctor
+            where, problem = self.problem.split(": ", 1)
+            canvas.center(3 * LINE_H + 1, f"⚠ {where}:")
+            canvas.center(4 * LINE_H + 1, problem)
+        elif self.sheets[self.sheet_index] == DEFAULT_SHEET:
             canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
 
     @staticmethod
@@ -91,7 +109,7 @@ class SetupScreen(MenuScreen):
             self.difficulty = keys[index]
             self.app.pop()
 
-        self.app.push(ChoiceScreen(self.app, "Arthur's difficulty", "Arthur's appetite:", labels,
+        self.app.push(ChoiceScreen(self.app, f"{TITLE} · difficulty", "Arthur's appetite:", labels,
                                    chosen, keys.index(self.difficulty)))
 
     def _pick_sheet(self) -> None:
@@ -99,24 +117,50 @@ class SetupScreen(MenuScreen):
             self.sheet_index = index
             self.app.pop()
 
-        self.app.push(ChoiceScreen(self.app, "Arthur's sheet", "Sheet file:",
+        self.app.push(ChoiceScreen(self.app, f"{TITLE} · sheet", "Arthur's sheet file:",
                                    [self._sheet_label(p) for p in self.sheets], chosen,
                                    self.sheet_index))
 
     def _start(self) -> None:
         cfg = _settings(self.app)
+        tile_path = Path(cfg.tile) if cfg.tile and not self.problem.startswith("Tile") else DEFAULT_TILE
         try:
             sheet = load_sheet(self.sheets[self.sheet_index])
-            tile = load_tile(Path(cfg.tile) if cfg.tile else DEFAULT_TILE)
-        except SheetError as exc:
-            log.error("miams: %s", exc)  # the full file, key and problem for the installer
-            self.app.refuse(f"{Path(exc.path).name}: {exc.key}")
+            tile = load_tile(tile_path)
+        except ConfigError as exc:  # the file changed since the screen opened
+            log.error("miams: %s", exc)
+            self.problem = _worded(exc, "Sheet" if exc.path != str(tile_path) else "Tile")
+            self.hint = "see companion doctor"
+            self.app.refuse(f"{self.problem}\nsee companion doctor")
             return
         self.app.new_game(self.app.games["miams"], {
             "type": "setup", "difficulty": self.difficulty,
             "sheet": sheet.to_data(), "tile": tile.to_data(),
             "tie": cfg.tie, "setup_column": cfg.setup_column,
         })
+
+
+def _worded(exc: ConfigError, what: str) -> str:
+    """One short line for the screen, e.g. ``Sheet x.toml: end not a number``."""
+    key = exc.key.rsplit(".", 1)[-1]
+    problem = {"(file)": "cannot read", "(syntax)": "not TOML"}.get(exc.key, f"{key} wrong")
+    if "whole number" in exc.problem:
+        problem = f"{key} not a number"
+    elif exc.key == "(file)" and "no such file" in exc.problem:
+        problem = "missing"
+    elif "missing" in exc.problem:
+        problem = f"{key} missing"
+    return f"{what} {Path(exc.path).name}: {problem}"
+
+
+def _load_problem(load: Any, path: Path, what: str) -> str:
+    """The short problem of a sheet or tile file that does not load, or "" when it loads."""
+    try:
+        load(path)
+    except ConfigError as exc:
+        log.error("miams: %s", exc)  # the full file, key, problem and fix for the installer
+        return _worded(exc, what)
+    return ""
 
 
 # ----- drawing Arthur's sheet -------------------------------------------------------------------
@@ -165,6 +209,8 @@ class PlayScreen(Screen):
     def __init__(self, app: App) -> None:
         super().__init__(app)
         self.view = ""
+        self.dice: tuple[str | None, ...] = ()   # the player's dice as the sensor read them
+        self.stepper: StepperScreen | None = None
         self.on_state_changed()
 
     @property
@@ -175,6 +221,7 @@ class PlayScreen(Screen):
         phase = self.state.phase
         self.view = {"arthur": "sheet", "player": "turn", "score": "final", "over": "result"}.get(
             phase, "sheet")
+        self.dice, self.stepper = (), None  # a read-back belongs to one turn
         self._retitle()
 
     def _retitle(self) -> None:
@@ -197,6 +244,9 @@ class PlayScreen(Screen):
         elif self.view == "arthur-sheet":
             self.title = f"{TITLE} · Arthur's sheet"
             self.hint = "▲ back"
+        elif self.view == "dice":
+            self.title = f"{TITLE} · your dice"
+            self.hint = "OK set crosses"
 
     # ----- input -----
     def on_button(self, event: ButtonEvent) -> bool:
@@ -222,11 +272,11 @@ class PlayScreen(Screen):
                 self.on_state_changed()
             else:
                 return False
-        elif view == "cross":
+        elif view in ("cross", "dice"):
             if is_press(event, "OK") or is_press(event, "ACTION"):
                 self._ask_crosses()
             elif is_press(event, "BACK"):
-                self._show("turn")
+                self._show("turn" if view == "cross" else "cross")
             else:
                 return False
         elif view == "final":
@@ -242,8 +292,14 @@ class PlayScreen(Screen):
         return True
 
     def on_sensor(self, event: Any) -> None:
-        """A settled red die on the sensor is Arthur's roll, recorded like a box roll."""
-        if not isinstance(event, DiceSettled) or "red" not in event.kinds:
+        """A settled red die on the sensor is Arthur's roll, recorded like a box roll; in the
+        player's turn the dice are read back and their crosses counted for the stepper."""
+        if not isinstance(event, DiceSettled):
+            return
+        if "white" in event.kinds and self.state.phase == "player":
+            self._read_back(event)
+            return
+        if "red" not in event.kinds:
             return
         if self.view != "sheet" or self.app.stack[-1] is not self:
             return
@@ -252,6 +308,17 @@ class PlayScreen(Screen):
             self._roll(face, "sensor")
         else:
             self.app.refuse("Red die unclear:\nroll it again")
+
+    def _read_back(self, event: DiceSettled) -> None:
+        """Show the player's dice; the crosses stepper starts at the white crosses (OK confirms)."""
+        whites = [face for face, kind in zip(event.faces, event.kinds, strict=False) if kind == "white"]
+        reds = [face for face, kind in zip(event.faces, event.kinds, strict=False) if kind == "red"]
+        self.dice = (*whites, *reds)
+        crosses = whites.count("cross")
+        if self.stepper is not None and self.app.stack[-1] is self.stepper:
+            self.stepper.value = crosses
+        elif self.app.stack[-1] is self:
+            self._show("dice")
 
     def _show(self, view: str) -> None:
         self.view = view
@@ -283,15 +350,17 @@ class PlayScreen(Screen):
                 self.on_state_changed()
                 gift = self.state.gift
                 if gift:
-                    app.toast(f"Arthur crosses {len(gift)}:", marks_text(gift))
+                    app.toast(f"Arthur crosses {marks_text(gift)}")
 
         def crosses_set(crosses: int) -> None:
             app.replace(ChoiceScreen(app, f"{TITLE} · your turn {turn}", "Your hearts track:",
                                      ["Not full yet", "All 50 filled"],
                                      lambda index: filled(crosses, index)))
 
-        app.push(StepperScreen(app, f"{TITLE} · your turn {turn}", "Crosses on your dice", 0, 0, 5,
-                               crosses_set))
+        start = min(5, self.dice[:5].count("cross")) if self.dice else 0
+        self.stepper = StepperScreen(app, f"{TITLE} · your turn {turn}", "Crosses on your dice",
+                                     start, 0, 5, crosses_set)
+        app.push(self.stepper)
 
     def _ask_score(self) -> None:
         app = self.app
@@ -325,6 +394,8 @@ class PlayScreen(Screen):
         elif view == "cross":
             canvas.paragraph("Arthur crosses too: cross one space on your sheet", 0)
             canvas.center(3 * LINE_H + 2, "(as for one ✗ face)")
+        elif view == "dice":
+            self._draw_dice(canvas, options)
         elif view == "final":
             who = "You filled your 50!" if state.player_filled else "Arthur filled his 50!"
             canvas.center(1, who)
@@ -348,8 +419,20 @@ class PlayScreen(Screen):
         if circled.tokens:
             # the token itself is discarded; what the table sees is where its crosses went
             token = options.sheet.rows[circled.row].bonuses[circled.space].label()
-            crosses = marks_text(turn.marks[1:]) if len(turn.marks) > 1 else "no space left"
-            canvas.center(4 * LINE_H, f"{token} ▶ ✗ {crosses}")
+            crossed = turn.marks[1:]
+            line = f"{token}: ✗ {marks_text(crossed)}" if crossed else f"{token}: no space left"
+            if SMALL.width(line) > WIDTH:  # the sheet (▼) shows where they went
+                line = f"{token}: ✗ {len(crossed)} space{'s' if len(crossed) > 1 else ''}"
+            canvas.center(4 * LINE_H, line)
+
+    def _draw_dice(self, canvas: Canvas, options: rules.Options) -> None:
+        names = options.tile.names
+        shown = ["✗" if face == "cross" else names.get(face, "?") if face else "?" for face in self.dice]
+        # the five white dice, then the red one after "red"
+        text = "  ".join(shown[:5]) + (f"  red {shown[5]}" if len(shown) > 5 else "")
+        below = canvas.paragraph(text, 0)
+        crosses = self.dice[:5].count("cross")
+        canvas.center(below * LINE_H + 2, f"✗ {crosses}", MEDIUM)
 
     @staticmethod
     def _draw_result(canvas: Canvas, state: rules.State) -> None:
@@ -373,7 +456,7 @@ class PlayScreen(Screen):
 
 
 def marks_text(marks: tuple[rules.Mark, ...]) -> str:
-    """Crosses in short form, e.g. ``P3 FH1 +★★``: row label and space number, then stars."""
-    text = " ".join(f"{SKEWER_LABELS[SKEWERS[m.row]]}{m.space + 1}" for m in marks)
+    """Crosses in words, e.g. ``Pair #3, 3 of a kind #1 +★★``: skewer and space, then stars."""
+    text = ", ".join(f"{SKEWER_SHORT[SKEWERS[m.row]]} #{m.space + 1}" for m in marks)
     stars = sum(m.stars for m in marks)
     return f"{text} +{rules.star_text(stars)}" if stars else text

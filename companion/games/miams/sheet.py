@@ -2,18 +2,20 @@
 
 The printed heart values, bonus icons, catch-up spaces and the solo tile are not in the
 rulebook text ("the bonuses are different on each score sheet"), so they live in TOML files a
-player can copy from their own sheet. A bad file raises :class:`SheetError` naming file and key.
+player can copy from their own sheet. A bad file raises :class:`companion.config.ConfigError`
+(file, key, problem and fix), as every data file of the box does.
 """
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from companion.config import ConfigError, read_toml
 from firmware_bridge.faces import RED
 
 # The six skewer rows, top to bottom as the rulebook lists them.
@@ -41,12 +43,12 @@ DEFAULT_SHEET = DATA_DIR / "sheets" / "default.toml"
 DEFAULT_TILE = DATA_DIR / "tiles" / "default.toml"
 
 
-class SheetError(Exception):
-    """A mistake in a sheet or tile file: names the file, the key and the problem."""
+FIX = "correct it as docs/miams.md shows, or leave [games.miams] empty for the stand-in"
 
-    def __init__(self, path: str, key: str, problem: str) -> None:
-        self.path, self.key, self.problem = path, key, problem
-        super().__init__(f"{path}: {key}: {problem}")
+
+def _bad(path: str, key: str, problem: str) -> ConfigError:
+    """A mistake in a sheet or tile file, as the box's shared error type (file, key, problem, fix)."""
+    return ConfigError(path, key, problem, FIX)
 
 
 @dataclass(frozen=True)
@@ -176,8 +178,6 @@ class Sheet:
     """``steps[how][row][marked]``: marking the leftmost free space of ``row`` with ``marked``
     spaces marked, with a circle "o" or a cross "x"; a circle row has one more entry, the
     end-of-row value."""
-    memo: dict[Any, Any] = field(init=False, repr=False, compare=False)
-    """Answers of pure functions of this sheet and a player's marks, by the caller's key."""
 
     def __post_init__(self) -> None:
         def step(row: int, space: int, how: str, hearts: int, bonus: Bonus) -> Step:
@@ -194,7 +194,6 @@ class Sheet:
             "sizes": tuple(len(row.hearts) for row in self.rows),
             "values": tuple((*row.hearts, row.end) for row in self.rows),
             "steps": {CIRCLE: tuple(circles), CROSS: tuple(crosses)},
-            "memo": {},
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)  # frozen: set once, at construction
@@ -233,42 +232,42 @@ class Tile:
 
 def _table(data: Any, path: str, key: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise SheetError(path, key, "must be a table")
+        raise _bad(path, key, "must be a table")
     return data
 
 
 def _known(data: Mapping[str, Any], allowed: tuple[str, ...], path: str, where: str) -> None:
     for key in data:
         if key not in allowed:
-            raise SheetError(path, f"{where}{key}", f"unknown key; known keys: {', '.join(allowed)}")
+            raise _bad(path, f"{where}{key}", f"unknown key; known keys: {', '.join(allowed)}")
 
 
 def _int(value: Any, path: str, key: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SheetError(path, key, f"expected a whole number, got {value!r}")
+        raise _bad(path, key, f"expected a whole number, got {value!r}")
     if not low <= value <= high:
-        raise SheetError(path, key, f"{value} must be between {low} and {high}")
+        raise _bad(path, key, f"{value} must be between {low} and {high}")
     return value
 
 
 def _text(value: Any, path: str, key: str, longest: int) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise SheetError(path, key, f"expected a non-empty string, got {value!r}")
+        raise _bad(path, key, f"expected a non-empty string, got {value!r}")
     if len(value) > longest:
-        raise SheetError(path, key, f"{value!r} is longer than {longest} characters")
+        raise _bad(path, key, f"{value!r} is longer than {longest} characters")
     return value
 
 
 def _bool(value: Any, path: str, key: str) -> bool:
     if not isinstance(value, bool):
-        raise SheetError(path, key, f"expected true or false, got {value!r}")
+        raise _bad(path, key, f"expected true or false, got {value!r}")
     return value
 
 
 def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
     """``""``, ``"red"``, ``"reroll"``, ``"stars:N"``, or several joined with ``+``."""
     if not isinstance(text, str):
-        raise SheetError(path, key, f'expected "", "red", "reroll" or "stars:N", got {text!r}')
+        raise _bad(path, key, f'expected "", "red", "reroll" or "stars:N", got {text!r}')
     red = reroll = stars = 0
     for part in filter(None, (p.strip() for p in text.split("+"))):
         if part == "red":
@@ -278,13 +277,13 @@ def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
         elif part.startswith("stars:") and part[6:].isdigit() and 1 <= int(part[6:]) <= 20:
             stars += int(part[6:])
         else:
-            raise SheetError(path, key, f'{part!r}: use "", "red", "reroll" or "stars:N" (N 1..20)')
+            raise _bad(path, key, f'{part!r}: use "", "red", "reroll" or "stars:N" (N 1..20)')
     return Bonus(red, reroll, stars)
 
 
 def _list(value: Any, path: str, key: str) -> list[Any]:
     if not isinstance(value, list):
-        raise SheetError(path, key, f"expected a list, got {value!r}")
+        raise _bad(path, key, f"expected a list, got {value!r}")
     return value
 
 
@@ -295,7 +294,7 @@ def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
     data = _table(data, path, "(top)")
     _known(data, ("name", "stand_in", "note", "catch_up", "rows"), path, "")
     if "name" not in data:
-        raise SheetError(path, "name", "missing; give the sheet a short name")
+        raise _bad(path, "name", "missing; give the sheet a short name")
     name = _text(data["name"], path, "name", 20)
     stand_in = _bool(data.get("stand_in", False), path, "stand_in")
     catch_up = tuple(
@@ -303,25 +302,25 @@ def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
         for i, b in enumerate(_list(data.get("catch_up", []), path, "catch_up"))
     )
     if len(catch_up) > MAX_SPACES:
-        raise SheetError(path, "catch_up", f"at most {MAX_SPACES} catch-up spaces")
+        raise _bad(path, "catch_up", f"at most {MAX_SPACES} catch-up spaces")
     rows_data = _table(data.get("rows"), path, "rows")
     _known(rows_data, SKEWERS, path, "rows.")
     rows = []
     for skewer in SKEWERS:
         where = f"rows.{skewer}"
         if skewer not in rows_data:
-            raise SheetError(path, where, "missing; every sheet has all six skewer rows")
+            raise _bad(path, where, "missing; every sheet has all six skewer rows")
         row = _table(rows_data[skewer], path, where)
         _known(row, ("hearts", "bonus", "end"), path, f"{where}.")
         if "hearts" not in row or "end" not in row:
-            raise SheetError(path, where, "needs hearts = [...] and end = N")
+            raise _bad(path, where, "needs hearts = [...] and end = N")
         hearts = _list(row["hearts"], path, f"{where}.hearts")
         if not 1 <= len(hearts) <= MAX_SPACES:
-            raise SheetError(path, f"{where}.hearts", f"a row has 1 to {MAX_SPACES} spaces")
+            raise _bad(path, f"{where}.hearts", f"a row has 1 to {MAX_SPACES} spaces")
         hearts_t = tuple(_int(h, path, f"{where}.hearts[{i}]", 0, 50) for i, h in enumerate(hearts))
         bonus = _list(row.get("bonus", [""] * len(hearts)), path, f"{where}.bonus")
         if len(bonus) != len(hearts):
-            raise SheetError(path, f"{where}.bonus",
+            raise _bad(path, f"{where}.bonus",
                              f"has {len(bonus)} entries but hearts has {len(hearts)}; one per space")
         bonuses = tuple(parse_bonus(b, path, f"{where}.bonus[{i}]") for i, b in enumerate(bonus))
         # at least 1, so every turn of Arthur's fills a heart and the game always ends
@@ -330,18 +329,10 @@ def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
     return Sheet(name, stand_in, tuple(rows), catch_up)
 
 
-def _read_toml(path: Path | str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise SheetError(str(path), "(syntax)", str(exc)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SheetError(str(path), "(file)", f"cannot read: {exc}") from None
-
-
 def load_sheet(path: Path | str = DEFAULT_SHEET) -> Sheet:
     """Read and validate a sheet file."""
-    return sheet_from_data(_read_toml(path), str(path))
+    with _fix_for("sheet"):
+        return sheet_from_data(read_toml(path), str(path))
 
 
 # ----- the solo tile ----------------------------------------------------------------------------
@@ -357,10 +348,10 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
     skewer_of = {}
     for face in RED:
         if face not in faces:
-            raise SheetError(path, f"faces.{face}", "missing; the tile maps all six red-die faces")
+            raise _bad(path, f"faces.{face}", "missing; the tile maps all six red-die faces")
         skewer = faces[face]
         if skewer not in SKEWERS:
-            raise SheetError(path, f"faces.{face}", f"{skewer!r} is not one of {', '.join(SKEWERS)}")
+            raise _bad(path, f"faces.{face}", f"{skewer!r} is not one of {', '.join(SKEWERS)}")
         skewer_of[face] = SKEWERS.index(skewer)
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
@@ -371,7 +362,18 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
 
 def load_tile(path: Path | str = DEFAULT_TILE) -> Tile:
     """Read and validate a tile file."""
-    return tile_from_data(_read_toml(path), str(path))
+    with _fix_for("tile"):
+        return tile_from_data(read_toml(path), str(path))
+
+
+@contextmanager
+def _fix_for(key: str) -> Iterator[None]:
+    """A file's error with the fix that names its [games.miams] key (and the stand-in)."""
+    try:
+        yield
+    except ConfigError as exc:
+        fix = f'correct the file (docs/miams.md), or set [games.miams] {key} = "" for the stand-in'
+        raise ConfigError(exc.path, exc.key, exc.problem, fix) from None
 
 
 def sheet_files(folder: Path | str) -> list[Path]:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from companion.games.miams import ai
+from companion.games.miams import player_model
 
 P, T, F, K, S, Y = (1 << i for i in range(6))
 
@@ -25,14 +25,14 @@ def test_skewers_made(dice, made):
     """"Pair: 2 identical fruits ... Full house: 3 identical fruits and 2 other identical fruits
     ... Straight: 5 different fruits ... Yums: 5 identical fruits". "Crosses on the dice do not
     contribute towards fruit skewers"."""
-    assert ai.skewers_made(dice) == made
+    assert player_model.skewers_made(dice) == made
 
 
 def test_model_scores_the_richest_skewer_and_crosses_the_cheapest_space():
     """"During the Scoring phase, you may only score one skewer ... choose which one": the model
     takes the most hearts, and for Arthur's cross face gives up the cheapest space."""
-    start = ai.start_state("snacking")
-    model = ai.PlayerModel(start.options.sheet, random.Random(1))
+    start = player_model.start_state("snacking")
+    model = player_model.PlayerModel(start.options.sheet, random.Random(1))
     side = start.arthur
     scored, catch_up = model.own_turn(side, 0, P | T | F)
     assert scored.rows[2] == "o" and catch_up == 0   # Full house's 2 hearts beat Pair's 1
@@ -45,6 +45,6 @@ def test_model_scores_the_richest_skewer_and_crosses_the_cheapest_space():
 def test_every_simulated_game_ends_when_someone_fills_fifty():
     """"The game ends when a player has filled all 50 Hearts of their Hearts track": the winner's
     score (hearts plus stars) of every simulated game is at least 50."""
-    results = ai.simulate(200, "munchies", seed=9)
+    results = player_model.simulate(200, "munchies", seed=9)
     assert len(results) == 200
     assert all(max(r.arthur, r.player) >= 50 for r in results)
