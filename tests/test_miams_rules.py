@@ -439,3 +439,14 @@ def test_describe_action_is_short_and_clear(action, words):
     that fit after "Can't undo: " on one 21-character line."""
     assert rules.describe_action(action) == words
     assert len(f"Can't undo: {words}") <= 32
+
+
+def test_playing_leaves_the_sheet_in_the_state_untouched():
+    """"Cross off the leftmost free space of its highest least advanced skewer": the answer is
+    worked out from the marks alone; nothing is cached on the sheet inside the game state."""
+    state = start()
+    sheet = state.options.sheet
+    before = {name: repr(value) for name, value in vars(sheet).items()}
+    for _ in range(3):
+        state = rules.apply(roll(state, "fruit2"), {"type": "player", "crosses": 3, "filled": False})
+    assert {name: repr(value) for name, value in vars(sheet).items()} == before

@@ -6,7 +6,7 @@ import pytest
 
 from companion import config
 from companion.games.miams import SPEC, rules
-from companion.games.miams.screens import PlayScreen, SetupScreen
+from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET
 from companion.simbox import SimBox
 from companion.walk import run_steps
@@ -199,3 +199,10 @@ def test_sensor_reads_back_the_players_dice_and_presets_the_crosses(box):
     assert len(actions(box)) == count + 1
     assert actions(box)[-1] == {"type": "player", "crosses": 2, "filled": False}
     assert screen.view == "sheet" and screen.dice == ()
+
+
+def test_crosses_are_named_in_words():
+    """"Cross off the leftmost free space of its highest least advanced skewer": the screen
+    names the skewer and the space, "3 of a kind #2", not a code."""
+    marks = (rules.Mark(1, 1, rules.CROSS, 0, 0, 1), rules.Mark(0, 4, rules.CROSS, 0, 2, 0))
+    assert marks_text(marks) == "3 of a kind #2, Pair #5 +★★"
