@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games.makan_mania.data import DRINKS, TRAYS, DataError, load_drinks, load_trays
+from companion.config import ConfigError
+from companion.games.makan_mania.data import load_drinks, load_trays
+from companion.walk import run_steps
+
+DRINKS, TRAYS = load_drinks(), load_trays()
 
 
 def test_the_shipped_files_hold_the_rulebook_components():
@@ -21,7 +25,7 @@ def test_the_shipped_files_hold_the_rulebook_components():
 def test_a_tray_file_missing_an_ability_is_refused(tmp_path):
     path = tmp_path / "trays.toml"
     path.write_text('[[tray]]\ncolour = "red"\nname = "Red"\nability = "jump_88"\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"trays\.toml: tray: each of the six abilities"):
+    with pytest.raises(ConfigError, match=r"trays\.toml: tray: each of the six abilities"):
         load_trays(path)
 
 
@@ -29,5 +33,73 @@ def test_a_drink_with_a_bad_field_names_file_and_key(tmp_path):
     path = tmp_path / "drinks.toml"
     path.write_text('[[drink]]\nkey = "x"\nname = "X"\ndice = "two"\neffect = "coins"\n'
                     'amount = 1\ncopies = 1\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"drinks.toml: drink\[0\].dice: expected int"):
+    with pytest.raises(ConfigError, match=r"drinks.toml: drink\[0\].dice: expected int"):
         load_drinks(path)
+
+
+def test_an_unknown_key_is_refused_naming_it(tmp_path):
+    """A typo in a data file ("copys") is named, not silently ignored."""
+    path = tmp_path / "drinks.toml"
+    path.write_text('[[drink]]\nkey = "x"\nname = "X"\ncoins = 1\neffect = "coins"\n'
+                    'amount = 1\ncopys = 1\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"drink\[0\]\.copys: unknown key") as caught:
+        load_drinks(path)
+    assert caught.value.fix
+
+
+def test_negative_copies_and_costs_are_out_of_range(tmp_path):
+    """A deck cannot hold -1 cards of a drink, nor a drink cost -2 coins."""
+    path = tmp_path / "drinks.toml"
+    for line, key in (("copies = -1", "copies"), ("coins = -2", "coins")):
+        body = {"copies": "copies = 1", "coins": "coins = 1"}
+        body[key] = line
+        path.write_text(f'[[drink]]\nkey = "x"\nname = "X"\n{body["coins"]}\neffect = "coins"\n'
+                        f'amount = 1\n{body["copies"]}\n', encoding="utf-8")
+        with pytest.raises(ConfigError, match=rf"drink\[0\]\.{key}: -\d+ is out of range"):
+            load_drinks(path)
+
+
+def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
+    """A file saved in another encoding is reported, never a traceback."""
+    path = tmp_path / "trays.toml"
+    path.write_bytes(b'[[tray]]\ncolour = "r\xe9d"\n')
+    with pytest.raises(ConfigError, match=r"trays\.toml"):
+        load_trays(path)
+
+
+def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, capsys):
+    """[games.makan] drinks = a broken file: doctor fails naming file and key, the CLI does not
+    crash, and the setup screen says so and will not start."""
+    from companion import config
+    from companion.cli import main
+    from companion.simbox import SimBox
+
+    bad = tmp_path / "mine.toml"
+    bad.write_text('[[drink]]\nkey = "x"\nname = "X"\ncoins = 1\neffect = "coins"\n'
+                   'amount = 1\ncopies = 99\n', encoding="utf-8")
+    conf = tmp_path / "companion.toml"
+    conf.write_text(f'[games.makan]\ndrinks = "{bad}"\n', encoding="utf-8")
+    main(["doctor", "--sim", "--config", str(conf), "--state-dir", str(tmp_path / "state")])
+    line = next(x for x in capsys.readouterr().out.splitlines() if " makan " in x)
+    assert "mine.toml: drink[0].copies: 99 is out of range" in line
+    sim = SimBox(tmp_path / "box", cfg=config.load(conf))
+    try:
+        run_steps(sim, ("game:makan",))
+        assert "bad data" in sim.app.stack[-1].title
+        run_steps(sim, ("OK",))
+        assert sim.app.session is None or not sim.app.session.actions
+    finally:
+        sim.close()
+
+
+def test_the_setup_warns_of_stand_in_values_and_the_summary_lists_them(box):
+    """Only black's ability is printed ("activates before black tray"); the other tray colours
+    and the deck counts are stand-ins, shown as such on setup and in the replay summary."""
+    from companion.games.makan_mania import rules
+
+    run_steps(box, ("game:makan",))
+    assert "stand-in" in box.app.stack[-1].title
+    run_steps(box, ("OK",))
+    summary = rules.summary(box.app.session.state)
+    assert "deck copies" in summary["stand_in_values"] and "red tray" in summary["stand_in_values"]
+    assert "black tray" not in summary["stand_in_values"]

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from companion.games import RuleError
 from companion.games.makan_mania import rules
-from companion.games.makan_mania.data import DRINKS, TRAYS
+from companion.games.makan_mania.data import load_drinks, load_trays
+
+DRINKS, TRAYS = load_drinks(), load_trays()
 
 
 def draw_action(data: st.DataObject, state: rules.State) -> dict:

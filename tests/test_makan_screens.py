@@ -66,13 +66,13 @@ def test_a_round_by_buttons_with_undo(box):
     press(box, "ACTION", "ACTION")                                # Cai, then Dee (doubled 88)
     s = state(box)
     assert (s.phase, s.round, s.pot) == ("reveal", 2, 2)
-    assert box.screen.title == "After round 1"
+    assert box.screen.title == "Makan · After R1"
 
     # Undo the last "next player": back to Dee's turn; then finish the round again.
     box.press("BACK", long=True)
     assert state(box).phase == "queue" and rules.current(state(box)) == 3
     press(box, "ACTION", "+3")
-    assert box.screen.title == "After round 1"
+    assert box.screen.title == "Makan · After R1"
     press(box, "OK")
     assert "R2/5" in box.screen.title and state(box).players[3].bonus == 2
 

@@ -7,19 +7,27 @@ from companion.games import GameSpec, register
 
 from . import rules, screens
 
+# What each house reading means; the choices and defaults come from rules.Options.
+_MEANING = {
+    "push": "a jump moves everyone it passes one table (shift) or only trades seats with the "
+            "target table (swap)",
+    "discount": "a dice discount is one total for the turn's purchases (pool) or applies to each "
+                "drink (each)",
+    "new_drinks": "a bought Bandung/Ice Kachang/Milo Dino/Chendol acts from the next Queue "
+                  "(next_queue) or at once (at_once)",
+    "double_88": "the doubling tray at Table 88 doubles the pot coin, bonus die and round-5 pot "
+                 "(all), only the bonus die (dice), or nothing (none)",
+}
+_DEFAULTS = rules.Options()
 CONFIG = {
-    "push": Field("shift", str, "a jump moves everyone it passes one table (shift) or only "
-                  "trades seats with the target table (swap)", one_of("shift", "swap")),
-    "discount": Field("pool", str, "a dice discount is one total for the turn's purchases (pool) "
-                      "or applies to each drink (each)", one_of("pool", "each")),
-    "new_drinks": Field("next_queue", str, "a bought Bandung/Ice Kachang/Milo Dino/Chendol acts "
-                        "from the next Queue (next_queue) or at once (at_once)",
-                        one_of("next_queue", "at_once")),
-    "double_88": Field("all", str, "the doubling tray at Table 88 doubles the pot coin, bonus die "
-                       "and round-5 pot (all), only the bonus die (dice), or nothing (none)",
-                       one_of("all", "dice", "none")),
-    "coin_supply": Field(30, int, "coins in the pile (the box has 30); 0 for a pile that never "
-                         "runs out", between(0, 999)),
+    **{key: Field(getattr(_DEFAULTS, key), str, meaning, one_of(*rules.Options.CHOICES[key]))
+       for key, meaning in _MEANING.items()},
+    "coin_supply": Field(_DEFAULTS.coin_supply, int, "coins in the pile (the box has 30); 0 for a "
+                         "pile that never runs out", between(0, rules.MAX_COIN_SUPPLY)),
+    "trays": Field("", str, "a trays file checked against your tray cards (empty: the stand-in "
+                   "shipped with the box; see docs/makan_mania.md)"),
+    "drinks": Field("", str, "a drinks file checked against your drink cards and deck (empty: "
+                    "the shipped one)"),
 }
 
 

@@ -1,22 +1,25 @@
-"""Printed components of Makan Mania (trays, drinks), loaded from TOML and validated at load.
+"""Printed components of Makan Mania (trays, drinks), read from TOML when a game is set up.
 
-A mistake in a data file stops the box with a message naming the file, the key and the problem.
+A mistake in a data file raises :class:`companion.config.ConfigError` naming the file, the key,
+the problem and the fix; nothing is read at import, so a bad file never stops the CLI.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.config import ConfigError, read_toml
+
 HERE = Path(__file__).parent
+TRAYS_FILE = HERE / "trays.toml"
+DRINKS_FILE = HERE / "drinks.toml"
 ABILITIES = ("private_drink", "jump_88", "jump_1", "double", "face_bonus", "drink_bonus")
 EFFECTS = ("faces", "discount", "coins", "pair")
-
-
-class DataError(Exception):
-    """A bad data file: the message names the file, the key and the problem."""
+_TRAY_KEYS = frozenset({"colour", "name", "ability", "printed"})
+_DRINK_KEYS = frozenset({"key", "name", "dice", "coins", "effect", "amount", "faces", "with", "copies"})
+_FIX = "correct it (docs/makan_mania.md, Checking the data files)"
 
 
 @dataclass(frozen=True)
@@ -39,72 +42,107 @@ class Drink:
     pairs_with: str     # "snack", "meal" or ""
     copies: int
 
+    def as_dict(self) -> dict[str, Any]:
+        """The card as a drink-table entry of a setup action (the TOML keys)."""
+        entry: dict[str, Any] = {"key": self.key, "name": self.name, "effect": self.effect,
+                                 "amount": self.amount, "copies": self.copies}
+        entry.update({k: v for k, v in (("dice", self.dice), ("coins", self.coins)) if v is not None})
+        if self.faces:
+            entry["faces"] = list(self.faces)
+        if self.pairs_with:
+            entry["with"] = self.pairs_with
+        return entry
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read: {exc}") from None
 
-
-def _get(path: Path, where: str, table: dict[str, Any], key: str, kind: type, default: Any = ...) -> Any:
+def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: type,
+         low: int = 0, high: int = 99, default: Any = ...) -> Any:
+    """``table[key]`` of type ``kind`` (bool is not int), ints in low..high."""
     if key not in table:
         if default is ...:
-            raise DataError(f"{path}: {where}.{key}: missing")
+            raise ConfigError(path, f"{where}.{key}", "missing", f"add {key} = ...")
         return default
     value = table[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise DataError(f"{path}: {where}.{key}: expected {kind.__name__}, got {value!r}")
+        raise ConfigError(path, f"{where}.{key}", f"expected {kind.__name__}, got {value!r}", _FIX)
+    if kind is int and not low <= value <= high:
+        raise ConfigError(path, f"{where}.{key}", f"{value} is out of range", f"use {low}..{high}")
     return value
 
 
-def load_trays(path: Path = HERE / "trays.toml") -> tuple[Tray, ...]:
-    """The six trays; each ability exactly once, colours unique."""
-    raw = _read(path).get("tray", [])
-    trays = []
+def _tables(path: Path | str, raw: Any, name: str, known: frozenset[str]) -> list[dict[str, Any]]:
+    """The ``[[name]]`` tables of a file, each with only ``known`` keys."""
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise ConfigError(path, name, "must be a list of tables", f"write each as [[{name}]]")
     for i, table in enumerate(raw):
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise ConfigError(path, f"{name}[{i}].{unknown[0]}", "unknown key",
+                              f"use only {', '.join(sorted(known))}")
+    return raw
+
+
+def _top(path: Path | str, raw: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise ConfigError(path, unknown[0], "unknown key", f"use only {', '.join(sorted(allowed))}")
+
+
+def load_trays(path: Path | str = TRAYS_FILE) -> tuple[Tray, ...]:
+    """The six trays; each ability exactly once, colours unique."""
+    raw = read_toml(path)
+    _top(path, raw, {"tray"})
+    trays = []
+    for i, table in enumerate(_tables(path, raw.get("tray", []), "tray", _TRAY_KEYS)):
         where = f"tray[{i}]"
         ability = _get(path, where, table, "ability", str)
         if ability not in ABILITIES:
-            raise DataError(f"{path}: {where}.ability: {ability!r} is not one of {', '.join(ABILITIES)}")
+            raise ConfigError(path, f"{where}.ability", f"{ability!r} is not a tray ability",
+                              f"use one of {', '.join(ABILITIES)}")
         trays.append(Tray(_get(path, where, table, "colour", str), _get(path, where, table, "name", str),
-                          ability, _get(path, where, table, "printed", bool, False)))
+                          ability, _get(path, where, table, "printed", bool, default=False)))
     if sorted(t.ability for t in trays) != sorted(ABILITIES):
-        raise DataError(f"{path}: tray: each of the six abilities must appear exactly once")
+        raise ConfigError(path, "tray", "each of the six abilities must appear exactly once", _FIX)
     if len({t.colour for t in trays}) != len(trays):
-        raise DataError(f"{path}: tray: colours must be unique")
+        raise ConfigError(path, "tray", "colours must be unique", _FIX)
     return tuple(trays)
 
 
-def load_drinks(path: Path = HERE / "drinks.toml") -> tuple[Drink, ...]:
-    """The ten drinks with costs, effects and deck copies."""
-    raw = _read(path).get("drink", [])
+def parse_drinks(path: Path | str, raw: Any) -> tuple[Drink, ...]:
+    """Drink cards from ``[[drink]]`` tables (a drinks file or a setup action's drink table)."""
     drinks = []
-    for i, table in enumerate(raw):
+    for i, table in enumerate(_tables(path, raw, "drink", _DRINK_KEYS)):
         where = f"drink[{i}]"
         effect = _get(path, where, table, "effect", str)
         if effect not in EFFECTS:
-            raise DataError(f"{path}: {where}.effect: {effect!r} is not one of {', '.join(EFFECTS)}")
-        dice = _get(path, where, table, "dice", int, None)
-        coins = _get(path, where, table, "coins", int, None)
+            raise ConfigError(path, f"{where}.effect", f"{effect!r} is not an effect",
+                              f"use one of {', '.join(EFFECTS)}")
+        dice = _get(path, where, table, "dice", int, 0, 12, None)
+        coins = _get(path, where, table, "coins", int, 0, 30, None)
         if dice is None and coins is None:
-            raise DataError(f"{path}: {where}: needs a dice or a coins cost")
-        pairs = _get(path, where, table, "with", str, "") if effect == "pair" else ""
+            raise ConfigError(path, where, "needs a dice or a coins cost", "add dice = or coins =")
+        pairs = _get(path, where, table, "with", str, default="") if effect == "pair" else ""
         if effect == "pair" and pairs not in ("snack", "meal"):
-            raise DataError(f"{path}: {where}.with: must be snack or meal")
-        faces = tuple(_get(path, where, table, "faces", list, [])) if effect == "faces" else ()
-        if effect == "faces" and (not faces or any(f not in range(1, 7) for f in faces)):
-            raise DataError(f"{path}: {where}.faces: must list die faces 1..6")
-        amount = 1 if effect == "faces" else _get(path, where, table, "amount", int)
+            raise ConfigError(path, f"{where}.with", "must be snack or meal", 'write with = "snack"')
+        faces = tuple(_get(path, where, table, "faces", list, default=[])) if effect == "faces" else ()
+        if effect == "faces" and (not faces or any(type(f) is not int or not 1 <= f <= 6 for f in faces)):
+            raise ConfigError(path, f"{where}.faces", "must list die faces 1..6", "write faces = [1, 2]")
+        amount = 1 if effect == "faces" else _get(path, where, table, "amount", int, 1, 20)
         key, name = _get(path, where, table, "key", str), _get(path, where, table, "name", str)
-        copies = _get(path, where, table, "copies", int)
-        drinks.append(Drink(key, name, dice, coins, effect, amount, faces, pairs, copies))
-    if len({d.key for d in drinks}) != len(drinks):
-        raise DataError(f"{path}: drink: keys must be unique")
+        drinks.append(Drink(key, name, dice, coins, effect, amount, faces, pairs,
+                            _get(path, where, table, "copies", int, 0, 36)))
+    if not drinks or len({d.key for d in drinks}) != len(drinks):
+        raise ConfigError(path, "drink", "needs drinks with unique keys", _FIX)
     return tuple(drinks)
 
 
-TRAYS: tuple[Tray, ...] = load_trays()
-DRINKS: tuple[Drink, ...] = load_drinks()
-TRAY_BY_COLOUR: dict[str, Tray] = {t.colour: t for t in TRAYS}
-DRINK_BY_KEY: dict[str, Drink] = {d.key: d for d in DRINKS}
+def load_drinks(path: Path | str = DRINKS_FILE) -> tuple[Drink, ...]:
+    """The ten drinks with costs, effects and deck copies."""
+    raw = read_toml(path)
+    _top(path, raw, {"drink", "copies_printed"})
+    _get(path, "(top)", raw, "copies_printed", bool, default=False)
+    return parse_drinks(path, raw.get("drink", []))
+
+
+def copies_printed(path: Path | str = DRINKS_FILE) -> bool:
+    """Whether the drinks file says its deck counts were checked against a printed deck."""
+    return bool(read_toml(path).get("copies_printed", False))

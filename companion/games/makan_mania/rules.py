@@ -8,16 +8,17 @@ in docs/makan_mania.md.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
+from copy import deepcopy
 from dataclasses import dataclass, fields
 from functools import partial
 from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
+from companion.config import ConfigError
 from companion.games.base import Action, RuleError
 
-from .data import DRINK_BY_KEY, DRINKS, TRAY_BY_COLOUR
+from .data import ABILITIES, Drink, load_drinks, load_trays, parse_drinks
 
 ROUNDS = 5
 DICE_PER_PLAYER = 3
@@ -27,6 +28,7 @@ TABLE_BENEFITS: dict[int, tuple[str, int]] = {
     1: ("coins", 1), 2: ("discount", 1), 3: ("coins", 2), 4: ("discount", 2), 5: ("coins", 3),
 }
 JUMP_88_FROM_1_COINS = 4
+MAX_COIN_SUPPLY = 999
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class Options:
                 raise _err(f"Unknown option {key}")
             if key in cls.CHOICES and value not in cls.CHOICES[key]:
                 raise _err(f"Bad {key}: {value}")
-            if key == "coin_supply" and (not isinstance(value, int) or value < 0):
+            if key == "coin_supply" and (type(value) is not int or not 0 <= value <= MAX_COIN_SUPPLY):
                 raise _err("Bad coin_supply")
         return cls(**raw)
 
@@ -103,6 +105,27 @@ class Player(NamedTuple):
         return sum(points for _, points in self.score or ())
 
 
+class Book:
+    """The drink cards of a game, from its setup action, indexed once (replays never re-read files)."""
+
+    __slots__ = ("by_key", "deck_index", "drinks", "effects")
+
+    def __init__(self, drinks: tuple[Drink, ...]) -> None:
+        self.drinks = drinks
+        self.by_key = {d.key: d for d in drinks}
+        # Drink key -> (dice discount, coins) it gives at the start of its owner's Queue turn;
+        # coins only when not on Table 1 (Milo Dino, Chendol).
+        self.effects = {d.key: (d.amount if d.effect == "discount" else 0,
+                                d.amount if d.effect == "coins" else 0) for d in drinks}
+        self.deck_index = {d.key: i for i, d in enumerate(drinks)}  # drink key -> place in State.deck
+
+    def __eq__(self, other: object) -> bool:  # equal cards: equal states after a replay
+        return isinstance(other, Book) and self.drinks == other.drinks
+
+    def __hash__(self) -> int:
+        return hash(self.drinks)
+
+
 class State(NamedTuple):
     """The whole game; immutable, so undo is a replay of the journal."""
 
@@ -110,8 +133,10 @@ class State(NamedTuple):
     players: tuple[Player, ...] = ()
     abilities: tuple[str, ...] = ()  # each player's tray ability, fixed at setup
     options: Options = Options()
+    book: Book = Book(())  # the drink cards, from the setup action
+    stand_in: tuple[str, ...] = ()  # data the setup marked as stand-ins, not checked against cards
     deal: bool = False     # drinks dealt from the box's virtual deck (else entered by hand)
-    deck: tuple[int, ...] = ()  # copies left per drink in DRINKS order (virtual deck)
+    deck: tuple[int, ...] = ()  # copies left per drink in book order (virtual deck)
     round: int = 0
     row: tuple[Card, ...] = ()
     supply: int = 0
@@ -188,7 +213,7 @@ def visible_slots(state: State, player: int) -> tuple[int, ...]:
 
 def dice_price(state: State, drink: str) -> int | None:
     """Dice the current player pays for ``drink`` now, after discounts (None: not with dice)."""
-    cost = DRINK_BY_KEY[drink].dice
+    cost = state.book.by_key[drink].dice
     return None if cost is None else max(0, cost - state.discount)
 
 
@@ -197,7 +222,7 @@ def pay_options(state: State, slot: int) -> tuple[str, ...]:
     who = current(state)
     if who is None or slot not in visible_slots(state, who):
         return ()
-    player, drink = state.players[who], DRINK_BY_KEY[state.row[slot].drink]
+    player, drink = state.players[who], state.book.by_key[state.row[slot].drink]
     ways = []
     price = dice_price(state, drink.key)
     if price is not None and player.dice >= price:
@@ -210,7 +235,7 @@ def pay_options(state: State, slot: int) -> tuple[str, ...]:
 def score_needs(state: State, player: int) -> tuple[bool, bool, tuple[int, ...]]:
     """What a player's scoring needs besides food points: (snacks?, meals?, die faces)."""
     p = state.players[player]
-    owned = [DRINK_BY_KEY[k] for k in p.drinks]
+    owned = [state.book.by_key[k] for k in p.drinks]
     faces: set[int] = set(range(1, 7)) if p.ability == "face_bonus" else set()
     for d in owned:
         faces.update(d.faces)
@@ -282,31 +307,80 @@ def _player(state: State, action: Action) -> int:
 
 
 # ----- setup and start of round -------------------------------------------------------------
+def _str(action: Action, key: str, default: Any = None) -> Any:
+    """``action[key]`` if a string (or absent: ``default``); a refusal for any other type."""
+    value = action.get(key, default)
+    if value is not default and not isinstance(value, str):
+        raise _err(f"Bad {key}")
+    return value
+
+
+def _from_files(players: list[dict[str, Any]], action: Action) -> tuple[list[str], tuple[Drink, ...]]:
+    """Abilities and drinks for a setup action from before they were written into it."""
+    try:
+        trays = {t.colour: t.ability for t in load_trays()}
+        drinks = load_drinks() if "drink_table" not in action else ()
+    except ConfigError as exc:
+        raise _err("Data file broken", "see doctor") from exc
+    abilities = [seat.get("ability") or trays.get(seat["tray"], "") for seat in players]
+    return abilities, drinks
+
+
+_last_table: list[Any] = [None, None]  # the last drink table read and its book
+
+
+def _drink_table(raw: Any) -> Book:
+    """The cards of a setup action's drink table. Every undo replays the same setup, so the last
+    table's cards are kept (a deep copy compared by value, so nothing outside can change them)."""
+    if raw == _last_table[0]:
+        return _last_table[1]
+    try:
+        drinks = parse_drinks("setup", raw)
+    except ConfigError as exc:
+        raise _err("Bad drink table", exc.key[:21]) from None
+    book = Book(drinks)
+    _last_table[:] = [deepcopy(raw), book]
+    return book
+
+
 def _setup(state: State, action: Action) -> State:
     seats = action.get("players")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
         raise _err("2 to 6 players")
-    players = []
     for seat in seats:
-        if not isinstance(seat, dict):
+        if not isinstance(seat, dict) or not all(isinstance(seat.get(k, ""), str)
+                                                 for k in ("name", "tray", "ability")):
             raise _err("Bad player entry")
-        name, colour = str(seat.get("name", "")).strip(), seat.get("tray")
+        if not isinstance(seat.get("tray"), str):
+            raise _err("Each player needs", "their own tray")
+    abilities, drinks = ([s.get("ability") for s in seats], ()) if all(
+        "ability" in s for s in seats) and "drink_table" in action else _from_files(seats, action)
+    book = _drink_table(action["drink_table"]) if "drink_table" in action else Book(drinks)
+    players = []
+    for seat, ability in zip(seats, abilities, strict=True):
+        name, colour = seat.get("name", "").strip(), seat["tray"]
         if not name or len(name) > 10:
             raise _err("Names: 1 to 10 letters")
-        if colour not in TRAY_BY_COLOUR:
-            raise _err(f"No tray {colour}")
-        players.append(Player(name, colour, TRAY_BY_COLOUR[colour].ability))
+        if ability not in ABILITIES:
+            raise _err(f"No tray {colour[:12]}")
+        players.append(Player(name, colour, ability))
     if len({p.name for p in players}) < len(players):
         raise _err("Names must differ")
-    if len({p.tray for p in players}) < len(players):
+    if len({p.tray for p in players}) < len(players) or len(set(abilities)) < len(players):
         raise _err("Each player needs", "their own tray")
     mode = action.get("drinks", "enter")
     if mode not in ("enter", "deal"):
         raise _err("drinks: enter or deal")
-    options = Options.from_dict(dict(action.get("options", {})))
-    return State(phase="reveal", players=tuple(players), abilities=tuple(p.ability for p in players),
-                 options=options, deal=mode == "deal",
-                 deck=tuple(d.copies for d in DRINKS) if mode == "deal" else (),
+    options = action.get("options", {})
+    if not isinstance(options, dict):
+        raise _err("Bad options")
+    stand_in = action.get("stand_in", [])
+    if not isinstance(stand_in, list) or not all(isinstance(x, str) for x in stand_in):
+        raise _err("Bad stand_in")
+    options = Options.from_dict(options)
+    return State(phase="reveal", players=tuple(players), abilities=tuple(abilities),
+                 options=options, book=book, stand_in=tuple(stand_in), deal=mode == "deal",
+                 deck=tuple(d.copies for d in book.drinks) if mode == "deal" else (),
                  round=1, supply=options.coin_supply)
 
 
@@ -318,32 +392,29 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
     if not isinstance(keys, list) or len(keys) != count:
         raise _err(f"Reveal {count} drinks")
     owner = holder(state, "private_drink")
-    private = action.get("private")
+    private = _str(action, "private")
     if (private is None) != (owner is None):
         raise _err("Private drink needed" if owner is not None else "No private drink tray")
     row = [Card(k) for k in keys] + ([Card(private, owner)] if owner is not None else [])
     for card in row:
-        if card.drink not in DRINK_BY_KEY:
-            raise _err(f"No drink {card.drink}")
+        if not isinstance(card.drink, str) or card.drink not in state.book.by_key:
+            raise _err(f"No drink {str(card.drink)[:12]}")
     deck = state.deck
     if dealt:
         left = list(deck)
         for card in row:
-            left[_DECK_INDEX[card.drink]] -= 1
-            if left[_DECK_INDEX[card.drink]] < 0:
-                raise _err(f"No {DRINK_BY_KEY[card.drink].name}", "left in the deck")
+            left[state.book.deck_index[card.drink]] -= 1
+            if left[state.book.deck_index[card.drink]] < 0:
+                raise _err(f"No {state.book.by_key[card.drink].name}", "left in the deck")
         deck = tuple(left)
     players = tuple(replace(p, table=None, dice=0) for p in state.players)
     return replace(state, phase="rush", row=tuple(row), deck=deck, players=players,
                    gained=NO_GAIN, discount=0, turn=0)
 
 
-_DECK_INDEX = {d.key: i for i, d in enumerate(DRINKS)}  # drink key -> place in State.deck
-
-
 def deck_cards(state: State) -> list[str]:
     """The virtual deck as a list of drink keys (what a deal draws from)."""
-    return [d.key for d, left in zip(DRINKS, state.deck, strict=True) for _ in range(left)]
+    return [d.key for d, left in zip(state.book.drinks, state.deck, strict=True) for _ in range(left)]
 
 
 # ----- the end of the Rush and the jumps ----------------------------------------------------
@@ -357,6 +428,8 @@ def _seat(state: State, action: Action) -> State:
     table = action.get("table", free_tables(state)[0] if last else None)
     if table is None:
         raise _err("Pick a table")
+    if type(table) is not int:
+        raise _err("Bad table")
     tables = tables_for(len(seated))
     if table in seated or table not in tables:
         raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
@@ -382,14 +455,17 @@ def _next_jump(state: State) -> State:
 
 def _jump(state: State, action: Action) -> State:
     jumper, target, over = pending_jump(state)
-    if action.get("to", target) != target:
+    to, go, tch = action.get("to", target), action.get("go", False), action.get("tch", [])
+    if type(to) is not int or type(go) is not bool or not isinstance(tch, list) \
+            or any(type(i) is not int for i in tch):
+        raise _err("Bad jump")
+    if to != target:
         raise _err(f"First: jump to {target}?")
-    tch = action.get("tch", [])
-    if not isinstance(tch, list) or any(i not in over for i in tch) or len(set(tch)) < len(tch):
+    if any(i not in over for i in tch) or len(set(tch)) < len(tch):
         raise _err("Only players jumped", "over may say tch")
     if tch and target == 88:
         raise _err("No tch for a jump", "to Table 88")
-    if not action.get("go", False):
+    if not go:
         if tch:
             raise _err("No jump, no tch")
         return _next_jump(replace(state, jumps=state.jumps[1:]))
@@ -416,10 +492,6 @@ def _jump(state: State, action: Action) -> State:
 
 
 # ----- the Queue ----------------------------------------------------------------------------
-# Drink key -> (dice discount, coins) it gives at the start of its owner's Queue turn; coins
-# only when not on Table 1 (Milo Dino, Chendol).
-_QUEUE_EFFECTS = {d.key: (d.amount if d.effect == "discount" else 0, d.amount if d.effect == "coins" else 0)
-                  for d in DRINKS}
 
 
 def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: int) -> State:
@@ -446,7 +518,7 @@ def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: in
             pot_out = state.pot
             coins += state.pot * (coin_factor - 1)  # the doubled half comes from the pile
     for key in p.drinks:
-        drink_discount, drink_coins = _QUEUE_EFFECTS[key]
+        drink_discount, drink_coins = state.book.effects[key]
         discount += drink_discount
         if p.table != 1:
             coins += drink_coins
@@ -461,8 +533,8 @@ def _buy(state: State, action: Action) -> State:
     who = state.queue[state.turn]
     slot = _int(action, "slot", 0, len(state.row) - 1, "Slot")
     card = state.row[slot]
-    drink = DRINK_BY_KEY[card.drink]
-    if action.get("drink", card.drink) != card.drink:
+    drink = state.book.by_key[card.drink]
+    if _str(action, "drink", card.drink) != card.drink:
         raise _err(f"Slot {slot} holds", drink.name)
     if card.buyer is not None:
         raise _err(f"{drink.name} was bought", f"by {_name(state, card.buyer)}")
@@ -470,7 +542,7 @@ def _buy(state: State, action: Action) -> State:
         raise _err(f"Only {_name(state, card.owner)}", f"may buy this {drink.name}")
     p = state.players[who]
     dice, coins, supply, discount = p.dice, p.coins, state.supply, state.discount
-    pay = action.get("pay")
+    pay = _str(action, "pay")
     if pay == "dice":
         if drink.dice is None:
             raise _err(f"{drink.name} costs coins", "not dice")
@@ -490,7 +562,7 @@ def _buy(state: State, action: Action) -> State:
     else:
         raise _err("Pay with dice or coins")
     if state.options.new_drinks == "at_once":
-        drink_discount, drink_coins = _QUEUE_EFFECTS[drink.key]
+        drink_discount, drink_coins = state.book.effects[drink.key]
         discount += drink_discount
         if drink_coins and p.table != 1:
             got = _available(state, drink_coins, supply)
@@ -502,7 +574,10 @@ def _buy(state: State, action: Action) -> State:
 
 def _end_turn(state: State, action: Action) -> State:
     who = state.queue[state.turn]
-    if action.get("player", who) != who:
+    player = action.get("player", who)
+    if type(player) is not int:
+        raise _err("Bad player")
+    if player != who:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]
     got = _available(state, p.dice, state.supply)  # "For each leftover die unspent ... earn 1 coin"
@@ -532,7 +607,7 @@ def _score(state: State, action: Action) -> State:
         raise _err("Missing faces")
     counts = {f: _int(raw_faces, key, 0, 60, what, label) for f in faces
               for key, what, label in (_FACE_FIELDS[f],)}
-    owned = [DRINK_BY_KEY[k] for k in p.drinks]
+    owned = [state.book.by_key[k] for k in p.drinks]
     face_points = sum(counts[f] for d in owned for f in d.faces)
     pair_points = sum(_pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals))
     tray = 0
@@ -574,13 +649,21 @@ def apply(state: State, action: Action) -> State:
     """The state after ``action``, or RuleError with a reason for the screen."""
     if not isinstance(action, dict):
         raise _err("Not an action")
-    entry = _HANDLERS.get(action.get("type"))
+    kind = action.get("type")
+    entry = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if entry is None:
-        raise _err(f"Unknown action {action.get('type')}")
+        raise _err("Unknown action", str(kind)[:21])
     phase, handler = entry
     if state.phase != phase:
-        raise _err(f"Not now: game is at {state.phase}")
+        raise _err("Not now:", _WAITING_FOR[state.phase])
     return handler(state, action)
+
+
+# Phase -> what the table must finish before anything else, for a refusal.
+_WAITING_FOR = {"setup": "set up the game first", "reveal": "reveal drinks first",
+                "rush": "seat everyone first", "jumps": "decide the jump first",
+                "queue": "end the Queue first", "scoring": "score everyone first",
+                "over": "the game is over"}
 
 
 def is_finished(state: State) -> bool:
@@ -603,14 +686,15 @@ def describe(state: State) -> str:
 
 def describe_action(action: Action) -> str:
     kind = action.get("type")
-    drink = DRINK_BY_KEY.get(str(action.get("drink")))
+    # The drink's name from its key, so an undo toast never needs the data files.
+    drink = str(action.get("drink") or "a drink").replace("_", " ").title()
     texts = {
         "setup": "game setup",
         "reveal": "drinks entered",
         "deal": "drinks dealt",
         "seat": f"seat at Table {action.get('table', '?')}",
         "jump": f"jump to {action.get('to', '?')}" if action.get("go") else "no jump",
-        "buy": f"bought {drink.name if drink else 'a drink'}",
+        "buy": f"bought {drink}",
         "end_turn": "next player",
         "score": "a score",
     }
@@ -625,10 +709,11 @@ def summary(state: State) -> dict[str, Any]:
         "pot": state.pot,
         "supply": None if state.options.coin_supply == 0 else state.supply,
         "options": state.options.as_dict(),
+        "stand_in_values": list(state.stand_in),
         "players": [
             {
                 "name": p.name, "tray": p.tray, "ability": p.ability, "coins": p.coins,
-                "table": p.table, "drinks": [DRINK_BY_KEY[k].name for k in p.drinks],
+                "table": p.table, "drinks": [state.book.by_key[k].name for k in p.drinks],
                 "score": None if p.score is None else {**dict(p.score), "total": p.total},
             }
             for p in state.players
@@ -636,7 +721,3 @@ def summary(state: State) -> dict[str, Any]:
         "winners": [state.players[i].name for i in winners(state)],
     }
 
-
-def drink_counts(state: State) -> Counter[str]:
-    """Drinks bought so far, by key, over all players."""
-    return Counter(k for p in state.players for k in p.drinks)

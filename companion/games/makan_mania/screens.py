@@ -7,8 +7,10 @@ state themselves, so undo and resume only need :meth:`MakanScreen.on_state_chang
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.config import ConfigError
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -25,8 +27,7 @@ from companion.ui.widgets import (
     step_selection,
 )
 
-from . import rules
-from .data import DRINK_BY_KEY, DRINKS, TRAY_BY_COLOUR, TRAYS
+from . import data, rules
 
 if TYPE_CHECKING:
     from companion.app import App
@@ -68,9 +69,14 @@ def _ask_numbers(app: App, questions: list[tuple[str, str, int, int]],
     ask(0)
 
 
+def _where(state: rules.State) -> str:
+    """The title bar's start on every game screen: game and round (UX: say where we are)."""
+    return f"Makan R{state.round}" if state.phase in ("reveal", "rush", "jumps", "queue") else "Makan"
+
+
 def _price(state: rules.State, key: str) -> str:
     """A drink's price for the current player: dice after discount and/or coins."""
-    drink, dice = DRINK_BY_KEY[key], rules.dice_price(state, key)
+    drink, dice = state.book.by_key[key], rules.dice_price(state, key)
     parts = ([f"{dice}d"] if dice is not None else []) + (
         [f"{drink.coins}¤"] if drink.coins is not None else [])
     return "/".join(parts)
@@ -85,7 +91,22 @@ class SetupScreen(MenuScreen):
         self.count = 4
         self.preset = True
         self.deal = False
-        self.trays = [t.colour for t in TRAYS]
+        # The data files are read here, not at import: a bad file is shown, never a crash.
+        settings = app.config.games.get(KEY, {})
+        self.problem = ""
+        try:
+            self.tray_cards = data.load_trays(settings.get("trays") or data.TRAYS_FILE)
+            drinks_file = settings.get("drinks") or data.DRINKS_FILE
+            self.drinks = data.load_drinks(drinks_file)
+            self.stand_in = [f"{t.colour} tray" for t in self.tray_cards if not t.printed]
+            if not data.copies_printed(drinks_file):
+                self.stand_in.append("deck copies")
+        except ConfigError as exc:
+            self.problem = f"{Path(exc.path).name}: {exc.key}"
+            self.tray_cards, self.drinks, self.stand_in = (), (), []
+        self.trays = [t.colour for t in self.tray_cards]
+        if self.problem or self.stand_in:  # never shown as fact: the table checks its cards
+            self.title = "Makan Mania ⚠ bad data" if self.problem else "Makan Mania ⚠ stand-in"
         self.trays_chosen = False
         self.on_enter()
 
@@ -100,15 +121,31 @@ class SetupScreen(MenuScreen):
             MenuItem("Trays", self._pick_trays, "chosen" if self.trays_chosen else "in order"),
             MenuItem("Drinks", self._toggle_deal, "box deals" if self.deal else "enter"),
         ]
+        if self.problem or self.stand_in:
+            self.items.append(MenuItem("⚠ Bad data file" if self.problem else "⚠ Stand-in values",
+                                       self._explain_data))
+
+    def _explain_data(self) -> None:
+        if self.problem:
+            self.app.toast(self.problem[:21], "see companion doctor")
+        else:
+            self.app.toast("Trays, deck: check", "docs/makan_mania.md")
 
     def action(self) -> dict[str, Any]:
         """The setup action these choices make, with the [games.makan] house rules."""
-        options = dict(self.app.config.games.get(KEY, {}))
-        players = [{"name": n, "tray": t} for n, t in zip(self.names(), self.trays, strict=False)]
+        settings = self.app.config.games.get(KEY, {})
+        options = {k: v for k, v in settings.items() if k in rules.Options.CHOICES or k == "coin_supply"}
+        ability = {t.colour: t.ability for t in self.tray_cards}
+        players = [{"name": n, "tray": t, "ability": ability[t]}
+                   for n, t in zip(self.names(), self.trays, strict=False)]
         return {"type": "setup", "players": players, "drinks": "deal" if self.deal else "enter",
-                "options": options}
+                "options": options, "drink_table": [d.as_dict() for d in self.drinks],
+                "stand_in": self.stand_in}
 
     def _start(self) -> None:
+        if self.problem:
+            self._explain_data()
+            return
         self.app.new_game(self.app.games[KEY], self.action())
 
     def _players(self) -> None:
@@ -116,7 +153,8 @@ class SetupScreen(MenuScreen):
             self.count = value
             self.app.pop()
 
-        self.app.push(StepperScreen(self.app, "Players", "How many players?", self.count, 2, 6, chosen))
+        self.app.push(StepperScreen(self.app, "Makan · Players", "How many players?", self.count, 2, 6,
+                                    chosen))
 
     def _toggle_names(self) -> None:
         self.preset = not self.preset
@@ -130,7 +168,7 @@ class SetupScreen(MenuScreen):
         names, picked = self.names(), []
 
         def ask(k: int) -> None:
-            free = [t for t in TRAYS if t.colour not in picked[:k]]
+            free = [t for t in self.tray_cards if t.colour not in picked[:k]]
 
             def chosen(index: int) -> None:
                 del picked[k:]
@@ -138,13 +176,15 @@ class SetupScreen(MenuScreen):
                 if k + 1 < self.count:
                     ask(k + 1)
                 else:
-                    self.trays = picked + [t.colour for t in TRAYS if t.colour not in picked]
+                    self.trays = picked + [t.colour for t in self.tray_cards if t.colour not in picked]
                     self.trays_chosen = True
                     _back_to(self.app, self)
                     self.on_enter()
 
-            labels = [f"{t.name}: {ABILITY_TEXT[t.ability]}" for t in free]
-            self.app.push(ChoiceScreen(self.app, f"{names[k]}'s tray", "Tray colour:", labels, chosen))
+            # "?": the colour-to-ability link is a stand-in, not read from a printed card
+            labels = [f"{t.name}: {ABILITY_TEXT[t.ability]}{'' if t.printed else '?'}" for t in free]
+            self.app.push(ChoiceScreen(self.app, f"Makan · {names[k]}'s tray", "Tray colour:", labels,
+                                       chosen))
 
         ask(0)
 
@@ -173,13 +213,13 @@ class MakanScreen(Screen):
     def title(self) -> str:  # type: ignore[override]
         s = self.state
         if self.view == "board":
-            return f"After round {s.round - 1}"
+            return f"Makan · After R{s.round - 1}"
         if s.phase == "setup":
             return "Makan Mania"
         label = {"reveal": "Start", "rush": "Rush", "jumps": "Jumps",
                  "queue": f"Queue {s.turn + 1}/{len(s.players)}"}.get(s.phase)
         if label is None:
-            return "Final scores" if s.phase == "over" else "Final scoring"
+            return "Makan · Final scores" if s.phase == "over" else "Makan · Final scoring"
         return f"Makan R{s.round}/{rules.ROUNDS} · {label}"
 
     @property
@@ -284,7 +324,7 @@ class MakanScreen(Screen):
         def ask(k: int) -> None:
             def chosen(index: int) -> None:
                 del picks[k:]
-                picks.append(DRINKS[index].key)
+                picks.append(s.book.drinks[index].key)
                 if k + 1 < count:
                     ask(k + 1)
                 else:
@@ -292,9 +332,10 @@ class MakanScreen(Screen):
                                   "private": picks[-1] if owner is not None else None})
 
             private = owner is not None and k == count - 1
-            title = f"{s.players[owner].name}'s drink" if private else f"Drink {k + 1} of {len(s.players)}"
+            title = f"{_where(s)} · " + (f"{s.players[owner].name}'s drink" if private
+                                         else f"Drink {k + 1}/{len(s.players)}")
             self.app.push(ChoiceScreen(self.app, title, "Which drink is it?",
-                                       [d.name for d in DRINKS], chosen))
+                                       [d.name for d in s.book.drinks], chosen))
 
         ask(0)
 
@@ -303,11 +344,11 @@ class MakanScreen(Screen):
         s = self.state
         seated = rules.order(s)
         if s.deal and not seated:
-            names = ", ".join(DRINK_BY_KEY[c.drink].name for c in s.row if c.owner is None)
+            names = ", ".join(s.book.by_key[c.drink].name for c in s.row if c.owner is None)
             line = canvas.paragraph(f"Lay out: {names}", 0)
             owner = rules.holder(s, "private_drink")
             if owner is not None and line < canvas.lines:
-                canvas.paragraph(f"{s.players[owner].name}: {DRINK_BY_KEY[s.row[-1].drink].name}", line)
+                canvas.paragraph(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}", line)
             return
         canvas.line(0, "Roll dice, grab Food!")
         free = " ".join(str(t) for t in rules.free_tables(s))
@@ -325,20 +366,21 @@ class MakanScreen(Screen):
             if len(free) == 1:
                 ask_dice(who, free[0])
             else:
-                self.app.push(ChoiceScreen(self.app, f"{s.players[who].name} sits at", "Free table:",
+                self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Seat", f"{s.players[who].name} sits at:",
                                            [f"Table {t}" for t in free],
                                            lambda j: ask_dice(who, free[j])))
 
         def ask_dice(who: int, table: int) -> None:
             name = s.players[who].name
             self.app.push(StepperScreen(
-                self.app, f"{name} · Table {table}", "Unplaced dice?", 0, 0, rules.max_dice(s, who),
+                self.app, f"{_where(s)} · Table {table}", f"{name}: unplaced dice?", 0, 0,
+                rules.max_dice(s, who),
                 lambda dice: self._commit({"type": "seat", "player": who, "table": table, "dice": dice})))
 
         if len(waiting) == 1:
             pick_player(0)
         else:
-            self.app.push(ChoiceScreen(self.app, "Rush", "Who sat down?",
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Rush", "Who sat down?",
                                        [s.players[i].name for i in waiting], pick_player))
 
     # ----- start of the Queue: the jumps --------------------------------------------------
@@ -346,7 +388,7 @@ class MakanScreen(Screen):
         s = self.state
         jumper, target, over = rules.pending_jump(s)
         p = s.players[jumper]
-        canvas.center(0, f"{p.name} ({TRAY_BY_COLOUR[p.tray].name}) at Table {p.table}")
+        canvas.center(0, f"{p.name} ({p.tray.title()}) at Table {p.table}")
         canvas.center(LINE_H, "may jump to Table")
         canvas.big(2 * LINE_H, str(target))
         if s.options.push == "swap":
@@ -392,7 +434,7 @@ class MakanScreen(Screen):
         if not slots:
             sub.line(0, "No drinks left")
             return
-        labels = [DRINK_BY_KEY[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
+        labels = [s.book.by_key[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
                   for i in slots]
         details = [_price(s, s.row[i].drink) + (" ✓" if rules.pay_options(s, i) else " ✗")
                    for i in slots]
@@ -405,12 +447,12 @@ class MakanScreen(Screen):
             self.app.refuse("No drinks left")
             return
         slot = slots[min(self.selected, len(slots) - 1)]
-        drink = DRINK_BY_KEY[s.row[slot].drink]
+        drink = s.book.by_key[s.row[slot].drink]
         ways = rules.pay_options(s, slot)
         if len(ways) == 2:
             labels = [_count(rules.dice_price(s, drink.key), "die", "dice"),
                       _count(drink.coins, "coin", "coins")]
-            self.app.push(ChoiceScreen(self.app, f"Buy {drink.name}", "Pay with:", labels,
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Buy", f"{drink.name}: pay with", labels,
                                        lambda i: self._buy(slot, ways[i])))
             return
         # One way, or none: the rules give the reason a purchase is refused.
@@ -419,7 +461,7 @@ class MakanScreen(Screen):
     def _buy(self, slot: int, pay: str) -> None:
         drink = self.state.row[slot].drink
         if self._commit({"type": "buy", "slot": slot, "drink": drink, "pay": pay}):
-            self.app.toast(f"Bought {DRINK_BY_KEY[drink].name}", f"paid with {pay}")
+            self.app.toast(f"Bought {self.state.book.by_key[drink].name}", f"paid with {pay}")
 
     def _queue_action(self) -> None:
         s = self.state
@@ -445,7 +487,7 @@ class MakanScreen(Screen):
             self._show_breakdown(who)
             return
         snacks, meals, faces = rules.score_needs(s, who)
-        title = f"Score {p.name}"
+        title = f"Makan · Score {p.name}"
         questions = [(title, "Food card points?", 0, FOOD_MAX)]
         if snacks:
             questions.append((title, "Snack cards?", 0, 60))
@@ -469,7 +511,7 @@ class MakanScreen(Screen):
     def _show_breakdown(self, who: int) -> None:
         p = self.state.players[who]
         lines = [f"{label}: {points}" for label, points in p.score or ()]
-        self.app.push(MessageScreen(self.app, f"{p.name}: {p.total} points", lines))
+        self.app.push(MessageScreen(self.app, f"Makan · {p.name}: {p.total}", lines))
 
     def _draw_over(self, canvas: Canvas) -> None:
         s = self.state
