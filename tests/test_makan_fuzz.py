@@ -110,3 +110,13 @@ def test_a_list_as_a_drink_is_refused():
     state = next(s for s, a in STEPS if a["type"] == "reveal")
     with pytest.raises(RuleError, match="No drink"):
         rules.apply(state, {"type": "reveal", "drinks": [["cola"], {}, "cola", "cola"], "private": "cola"})
+
+
+def test_an_action_out_of_turn_is_refused_in_players_words():
+    """"After 5 rounds, players add up the point values": a seat at final scoring is refused
+    with what the table must do, not the engine's phase name."""
+    state = next(s for s, a in STEPS if a["type"] == "score")
+    with pytest.raises(RuleError) as caught:
+        rules.apply(state, {"type": "seat", "player": 0, "table": 1, "dice": 0})
+    assert str(caught.value) == "Not now:\nscore everyone first"
+    assert_short(caught.value)

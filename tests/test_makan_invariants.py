@@ -76,6 +76,9 @@ def check_ledger(state: rules.State, bought: set[tuple[int, int]]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_random_legal_games_keep_the_ledger(data):
+    """"Coins x30 ... Put all the coins nearby in a single pile": in random legal games coins
+    are never negative, each revealed drink is bought at most once, and coins only move between
+    the pile, Table 88 and the players."""
     count = data.draw(st.integers(2, 6), label="players")
     trays = data.draw(st.permutations([t.colour for t in TRAYS]), label="trays")[:count]
     options = {

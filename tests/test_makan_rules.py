@@ -420,7 +420,9 @@ def test_limited_pile_pays_what_it_has():
 
 
 def test_unlimited_pile_setting():
-    """coin_supply = 0: the pile never runs out; the ledger still balances."""
+    """"Tables 1, 3 and 5: Gain the amount of coins shown" and "Table 88: Put 1 coin from the
+    supply here", with coin_supply = 0 (a pile that never runs out): Table 1 pays 1 coin, the
+    3 leftover dice 3 more, Table 88 still gets its coin, and the pile goes below zero."""
     state = queue(("yellow", "white"), [(1, 3), (88, 0)], options={"coin_supply": 0})
     state = end_turns(state)
     assert coins(state) == [4, 0] and state.pot == 1 and state.supply == -5
