@@ -142,7 +142,7 @@ class SetupScreen(MenuScreen):
 
 def _worded(exc: ConfigError, what: str) -> str:
     """One short line for the screen, e.g. ``Sheet x.toml: end not a number``."""
-    key = exc.key.rsplit(".", 1)[-1]
+    key = exc.key.rsplit(".", 1)[-1].split("[")[0]  # "bonus[2]" reads as "bonus"
     problem = {"(file)": "cannot read", "(syntax)": "not TOML"}.get(exc.key, f"{key} wrong")
     if "whole number" in exc.problem:
         problem = f"{key} not a number"
