@@ -145,3 +145,26 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
         assert state(sim).options.push == "swap"
     finally:
         sim.close()
+
+
+def test_sub_screens_name_the_game_and_round(box):
+    """UX: the title bar says where we are, also on the questions a step asks."""
+    press(box, "game:makan", "OK", "OK")
+    assert box.app.stack[-1].title == "Makan R1 · Drink 1/4"
+    press(box, "OK", "OK", "OK", "OK", "OK")            # four drinks and the private one
+    press(box, "OK")
+    assert box.app.stack[-1].title == "Makan R1 · Rush"
+    press(box, "OK")
+    assert box.app.stack[-1].title == "Makan R1 · Seat"
+
+
+def test_config_fields_are_the_rules_options():
+    """[games.makan] offers exactly the readings rules.Options accepts, with its defaults."""
+    from companion.games.makan_mania import CONFIG
+
+    defaults = rules.Options()
+    for key, choices in rules.Options.CHOICES.items():
+        assert CONFIG[key].default == getattr(defaults, key)
+        assert all(CONFIG[key].check(c) is None for c in choices)
+        assert CONFIG[key].check("other") is not None
+    assert CONFIG["coin_supply"].check(rules.MAX_COIN_SUPPLY + 1) is not None
