@@ -218,7 +218,7 @@ def check_sensor(cfg: config_module.Config, probe: Callable[[str, int], SensorRe
 
 
 def _worded(exc: Exception) -> tuple[str, str]:
-    """A data file's error as (file: key: problem, fix); ConfigError and SheetError name all."""
+    """A data file's error as (file: key: problem, fix); a ConfigError names all four."""
     if all(hasattr(exc, name) for name in ("path", "key", "problem")):
         return f"{exc.path}: {exc.key}: {exc.problem}", getattr(exc, "fix", "")
     return str(exc) or type(exc).__name__, ""
@@ -240,7 +240,7 @@ def check_miams_files(cfg: config_module.Config) -> list[Finding]:
     for role, path, load in [*named, *(("sheets_dir", p, miams.load_sheet) for p in folder)]:
         try:
             loaded.append(f"{load(path).name!r}")
-        except Exception as exc:  # SheetError today; ConfigError names the fix as well
+        except Exception as exc:  # ConfigError names file, key, problem and fix
             detail, fix = _worded(exc)
             key = f"[games.miams] {role}"
             if role == "sheets_dir":
