@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from companion.config import Field
@@ -41,6 +42,17 @@ class GameSpec:
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.walk for the step syntax).
     walk: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
+        """A spec whose rules functions are the conventional names of a pure ``rules`` module;
+        the screens, config and walk are given by name."""
+        return cls(
+            key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
+            is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
+            describe_action=rules.describe_action, is_undoable=rules.is_undoable,
+            **screens_and_data,
+        )
 
     def replay(self, actions: Iterable[Action]) -> Any:
         """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""

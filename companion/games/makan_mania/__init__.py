@@ -73,18 +73,7 @@ def _walk() -> dict[str, tuple[str, ...]]:
     }
 
 
-SPEC = register(GameSpec(
-    key="makan",
-    title="Makan Mania",
-    initial_state=rules.initial_state,
-    apply=rules.apply,
-    is_finished=rules.is_finished,
-    summary=rules.summary,
-    describe=rules.describe,
-    describe_action=rules.describe_action,
-    new_game=screens.new_game,
-    play=screens.play,
-    is_undoable=rules.is_undoable,
-    config=CONFIG,
-    walk=_walk(),
+SPEC = register(GameSpec.from_rules(
+    "makan", "Makan Mania", rules,
+    new_game=screens.new_game, play=screens.play, config=CONFIG, walk=_walk(),
 ))

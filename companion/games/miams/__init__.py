@@ -28,18 +28,10 @@ MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
 # A turn where the player rolled no cross and has not filled their track: two presses.
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
 
-SPEC = register(GameSpec(
-    key="miams",
-    title="Miams solo",
-    initial_state=rules.initial_state,
-    apply=rules.apply,
-    is_finished=rules.is_finished,
-    summary=rules.summary,
-    describe=rules.describe,
-    describe_action=rules.describe_action,
+SPEC = register(GameSpec.from_rules(
+    "miams", "Miams solo", rules,
     new_game=screens.SetupScreen,
     play=screens.PlayScreen,
-    is_undoable=rules.is_undoable,
     config=CONFIG,
     walk={
         "setup": SETUP,
