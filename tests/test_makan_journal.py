@@ -4,6 +4,8 @@ ability and the drink table, so correcting trays.toml/drinks.toml never changes 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,19 @@ def test_a_bad_drink_table_in_a_setup_is_refused():
                                              "amount": 1, "copies": 1}])
     with pytest.raises(rules.RuleError, match="Bad drink table"):
         rules.apply(rules.initial_state(), setup)
+
+
+def test_a_null_drink_table_is_refused_in_a_fresh_box():
+    """The first setup the box replays after a start may carry a null drink table (a damaged
+    journal); it is refused, never taken as an empty book."""
+    script = ("import json, sys\n"
+              "from companion.games import RuleError\n"
+              "from companion.games.makan_mania import rules\n"
+              "try:\n"
+              "    rules.apply(rules.initial_state(), json.loads(sys.stdin.read()))\n"
+              "except RuleError as exc:\n"
+              "    print(str(exc).splitlines()[0])\n")
+    setup = dict(actions()[0], drink_table=None)
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(setup), text=True,
+                          capture_output=True, check=True, timeout=60)
+    assert done.stdout.strip() == "Bad drink table"

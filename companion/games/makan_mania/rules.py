@@ -47,9 +47,8 @@ class Options:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Options:
         """Options from a setup action; RuleError on an unknown key or value."""
-        known = {f.name for f in fields(cls)}
         for key, value in raw.items():
-            if key not in known:
+            if key not in _OPTION_NAMES:
                 raise _err(f"Unknown option {key}")
             if key in cls.CHOICES and value not in cls.CHOICES[key]:
                 raise _err(f"Bad {key}: {value}")
@@ -59,6 +58,9 @@ class Options:
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+_OPTION_NAMES = frozenset(f.name for f in fields(Options))
 
 
 class Card(NamedTuple):
@@ -108,7 +110,7 @@ class Player(NamedTuple):
 class Book:
     """The drink cards of a game, from its setup action, indexed once (replays never re-read files)."""
 
-    __slots__ = ("by_key", "deck_index", "drinks", "effects")
+    __slots__ = ("by_key", "deck_index", "drinks", "effects", "unbought")
 
     def __init__(self, drinks: tuple[Drink, ...]) -> None:
         self.drinks = drinks
@@ -118,6 +120,7 @@ class Book:
         self.effects = {d.key: (d.amount if d.effect == "discount" else 0,
                                 d.amount if d.effect == "coins" else 0) for d in drinks}
         self.deck_index = {d.key: i for i, d in enumerate(drinks)}  # drink key -> place in State.deck
+        self.unbought = {d.key: Card(d.key) for d in drinks}  # revealed cards share these records
 
     def __eq__(self, other: object) -> bool:  # equal cards: equal states after a replay
         return isinstance(other, Book) and self.drinks == other.drinks
@@ -165,8 +168,12 @@ _table_of = attrgetter("table")
 
 def order(state: State) -> tuple[int, ...]:
     """Player indices in Queue order: lowest table first."""
-    seated = [i for i, p in enumerate(state.players) if p.table is not None]
-    return tuple(sorted(seated, key=lambda i: state.players[i].table))
+    return _table_order(state.players)
+
+
+def _table_order(players: tuple[Player, ...]) -> tuple[int, ...]:
+    seated = [i for i, p in enumerate(players) if p.table is not None]
+    return tuple(sorted(seated, key=lambda i: players[i].table))
 
 
 def current(state: State) -> int | None:
@@ -235,12 +242,16 @@ def pay_options(state: State, slot: int) -> tuple[str, ...]:
 def score_needs(state: State, player: int) -> tuple[bool, bool, tuple[int, ...]]:
     """What a player's scoring needs besides food points: (snacks?, meals?, die faces)."""
     p = state.players[player]
-    owned = [state.book.by_key[k] for k in p.drinks]
-    faces: set[int] = set(range(1, 7)) if p.ability == "face_bonus" else set()
+    return _needs([state.book.by_key[k] for k in p.drinks], p.ability)
+
+
+def _needs(owned: list[Drink], ability: str) -> tuple[bool, bool, tuple[int, ...]]:
+    faces: set[int] = set(range(1, 7)) if ability == "face_bonus" else set()
+    pairs = set()
     for d in owned:
         faces.update(d.faces)
-    return (any(d.pairs_with == "snack" for d in owned), any(d.pairs_with == "meal" for d in owned),
-            tuple(sorted(faces)))
+        pairs.add(d.pairs_with)
+    return "snack" in pairs, "meal" in pairs, tuple(sorted(faces))
 
 
 def winners(state: State) -> tuple[int, ...]:
@@ -253,7 +264,7 @@ def winners(state: State) -> tuple[int, ...]:
 
 Record = TypeVar("Record", Player, State)
 _FIELD_INDEX = {kind: {name: i for i, name in enumerate(kind._fields)} for kind in (Player, State)}
-_new_tuple = tuple.__new__
+_new = tuple.__new__
 
 
 def replace(record: Record, **changes: Any) -> Record:
@@ -261,22 +272,32 @@ def replace(record: Record, **changes: Any) -> Record:
 
     NamedTuple._replace goes through a map over all fields and ran several times slower; whole
     games are replayed on every undo and resume."""
-    values = list(record)
+    values = [*record]
     index = _FIELD_INDEX[type(record)]
     for name, value in changes.items():
         values[index[name]] = value
-    return _new_tuple(type(record), values)
+    return _new(type(record), values)
+
+
+# Positions of the fields that the actions of every Queue turn and every seat change. Those
+# copies are written out as list, set by position, tuple.__new__: half the cost of a keyword
+# ``replace`` (and a NamedTuple's own constructor), on the paths a replay takes most.
+_COINS, _DRINKS, _TABLE, _DICE, _NEXT_BONUS = map(
+    Player._fields.index, ("coins", "drinks", "table", "dice", "next_bonus"))
+_PHASE, _PLAYERS, _SUPPLY, _POT, _ROW, _TURN, _DISCOUNT, _GAINED = map(
+    State._fields.index, ("phase", "players", "supply", "pot", "row", "turn", "discount", "gained"))
 
 
 # ----- the coin ledger ----------------------------------------------------------------------
 def _available(state: State, amount: int, supply: int) -> int:
-    """How many of ``amount`` coins a pile of ``supply`` can give; a limited pile gives what it has."""
-    return amount if state.options.coin_supply == 0 else max(0, min(amount, supply))
+    """How many of ``amount`` coins a pile of ``supply`` can give; a limited pile gives what it has
+    (and never goes below zero, so it is the smaller of the two)."""
+    return amount if amount <= supply or not state.options.coin_supply else supply
 
 
 def _swap(items: tuple, index: int, item: Any) -> tuple:
     """``items`` with the one at ``index`` replaced."""
-    items = list(items)
+    items = [*items]
     items[index] = item
     return tuple(items)
 
@@ -295,24 +316,20 @@ def _int(action: Action, key: str, low: int, high: int, what: str | None = None,
          label: str | None = None) -> int:
     """``action[key]``, an int in low..high; ``label`` names a missing one (default: the key)."""
     value = action.get(key)
+    if value.__class__ is int and low <= value <= high:  # bool is not a number here
+        return value
     if not isinstance(value, int) or isinstance(value, bool):
         raise _err(f"Missing {label or key}")
-    if not low <= value <= high:
-        raise _err(f"{what or key.capitalize()} must be", f"{low}..{high}")
-    return value
-
-
-def _player(state: State, action: Action) -> int:
-    return _int(action, "player", 0, len(state.players) - 1, "Player")
+    raise _err(f"{what or key.capitalize()} must be", f"{low}..{high}")
 
 
 # ----- setup and start of round -------------------------------------------------------------
 def _str(action: Action, key: str, default: Any = None) -> Any:
     """``action[key]`` if a string (or absent: ``default``); a refusal for any other type."""
     value = action.get(key, default)
-    if value is not default and not isinstance(value, str):
-        raise _err(f"Bad {key}")
-    return value
+    if value.__class__ is str or value is default or isinstance(value, str):
+        return value
+    raise _err(f"Bad {key}")
 
 
 def _from_files(players: list[dict[str, Any]], action: Action) -> tuple[list[str], tuple[Drink, ...]]:
@@ -326,7 +343,8 @@ def _from_files(players: list[dict[str, Any]], action: Action) -> tuple[list[str
     return abilities, drinks
 
 
-_last_table: list[Any] = [None, None]  # the last drink table read and its book
+# The last drink table read and its book; a fresh object matches no table (not even null).
+_last_table: list[Any] = [object(), None]
 
 
 def _drink_table(raw: Any) -> Book:
@@ -395,21 +413,31 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
     private = _str(action, "private")
     if (private is None) != (owner is None):
         raise _err("Private drink needed" if owner is not None else "No private drink tray")
-    row = [Card(k) for k in keys] + ([Card(private, owner)] if owner is not None else [])
-    for card in row:
-        if not isinstance(card.drink, str) or card.drink not in state.book.by_key:
-            raise _err(f"No drink {str(card.drink)[:12]}")
+    drinks = [*keys, private] if owner is not None else keys
+    for drink in drinks:
+        if not isinstance(drink, str) or drink not in state.book.by_key:
+            raise _err(f"No drink {str(drink)[:12]}")
+    row = tuple(map(state.book.unbought.__getitem__, keys))
+    if owner is not None:
+        row += (Card(private, owner),)
     deck = state.deck
     if dealt:
         left = list(deck)
-        for card in row:
-            left[state.book.deck_index[card.drink]] -= 1
-            if left[state.book.deck_index[card.drink]] < 0:
-                raise _err(f"No {state.book.by_key[card.drink].name}", "left in the deck")
+        for drink in drinks:
+            left[state.book.deck_index[drink]] -= 1
+            if left[state.book.deck_index[drink]] < 0:
+                raise _err(f"No {state.book.by_key[drink].name}", "left in the deck")
         deck = tuple(left)
-    players = tuple(replace(p, table=None, dice=0) for p in state.players)
-    return replace(state, phase="rush", row=tuple(row), deck=deck, players=players,
+    players = tuple(map(_back_in_the_rush, state.players))
+    return replace(state, phase="rush", row=row, deck=deck, players=players,
                    gained=NO_GAIN, discount=0, turn=0)
+
+
+def _back_in_the_rush(p: Player) -> Player:
+    """A player with no table and no dice, as at the start of every round."""
+    values = [*p]
+    values[_TABLE], values[_DICE] = None, 0
+    return _new(Player, values)
 
 
 def deck_cards(state: State) -> list[str]:
@@ -419,28 +447,33 @@ def deck_cards(state: State) -> list[str]:
 
 # ----- the end of the Rush and the jumps ----------------------------------------------------
 def _seat(state: State, action: Action) -> State:
-    who = _player(state, action)
-    p = state.players[who]
+    players = state.players
+    who = _int(action, "player", 0, len(players) - 1, "Player")
+    p = players[who]
     if p.table is not None:
         raise _err(f"{p.name} already sat", f"at Table {p.table}")
-    seated = tuple(map(_table_of, state.players))  # None: still rolling
+    seated = [q.table for q in players]  # None: still rolling
     last = seated.count(None) == 1  # "the last player still rolling takes the last free table"
-    table = action.get("table", free_tables(state)[0] if last else None)
+    table = action["table"] if "table" in action else free_tables(state)[0] if last else None
     if table is None:
         raise _err("Pick a table")
     if type(table) is not int:
         raise _err("Bad table")
-    tables = tables_for(len(seated))
+    tables = _TABLES[len(players)]
     if table in seated or table not in tables:
         raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
-    dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
-    players = _swap(state.players, who, replace(p, table=table, dice=dice))
-    if not last:
-        return replace(state, players=players)
-    # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
-    state = replace(state, players=players)
-    jumps = tuple(a for a in JUMP_ORDER if a in state.abilities)
-    return _next_jump(replace(state, phase="jumps", jumps=jumps, queue=order(state)))
+    dice = _int(action, "dice", 0, DICE_PER_PLAYER + p.bonus, "Dice left")
+    values = [*p]
+    values[_TABLE], values[_DICE] = table, dice
+    players = _swap(players, who, _new(Player, values))
+    if last:
+        # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
+        jumps = tuple(a for a in JUMP_ORDER if a in state.abilities)
+        return _next_jump(replace(state, phase="jumps", players=players, jumps=jumps,
+                                  queue=_table_order(players)))
+    values = [*state]
+    values[_PLAYERS] = players
+    return _new(State, values)
 
 
 def _next_jump(state: State) -> State:
@@ -450,18 +483,18 @@ def _next_jump(state: State) -> State:
         if state.players[jumper].table != target:
             return state
         state = replace(state, jumps=state.jumps[1:])
-    return _begin_turn(state, 0, state.players, state.supply)
+    return _begin_turn(state, 0, [*state.players], state.supply)
 
 
 def _jump(state: State, action: Action) -> State:
     jumper, target, over = pending_jump(state)
     to, go, tch = action.get("to", target), action.get("go", False), action.get("tch", [])
     if type(to) is not int or type(go) is not bool or not isinstance(tch, list) \
-            or any(type(i) is not int for i in tch):
+            or (tch and any(type(i) is not int for i in tch)):
         raise _err("Bad jump")
     if to != target:
         raise _err(f"First: jump to {target}?")
-    if any(i not in over for i in tch) or len(set(tch)) < len(tch):
+    if tch and (any(i not in over for i in tch) or len(set(tch)) < len(tch)):
         raise _err("Only players jumped", "over may say tch")
     if tch and target == 88:
         raise _err("No tch for a jump", "to Table 88")
@@ -478,15 +511,19 @@ def _jump(state: State, action: Action) -> State:
     else:  # everyone between moves one table towards the jumper's old place
         seq.pop(k)
         seq.insert(end, jumper)
-    seat_of = dict(zip(seq, tables_for(len(seq)), strict=True))
     earned = dict.fromkeys(tch, 1)
     if target == 88 and from_table == 1:
         earned[jumper] = JUMP_88_FROM_1_COINS
-    supply, players = state.supply, []
+    seat_of = dict(zip(seq, _TABLES[len(seq)], strict=True))
+    supply, players = state.supply, [*state.players]
     for index, p in enumerate(state.players):
-        got = _available(state, earned.get(index, 0), supply)
-        supply -= got
-        players.append(replace(p, table=seat_of[index], coins=p.coins + got))
+        table = seat_of[index]
+        got = _available(state, earned[index], supply) if index in earned else 0
+        if got or p.table != table:  # players the jump does not pass keep their record
+            supply -= got
+            values = [*p]
+            values[_TABLE], values[_COINS] = table, p.coins + got
+            players[index] = _new(Player, values)
     return _next_jump(replace(state, players=tuple(players), supply=supply, jumps=state.jumps[1:],
                               queue=tuple(seq)))
 
@@ -494,15 +531,17 @@ def _jump(state: State, action: Action) -> State:
 # ----- the Queue ----------------------------------------------------------------------------
 
 
-def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: int) -> State:
+def _begin_turn(state: State, turn: int, players: list[Player], supply: int) -> State:
     """Queue turn ``turn`` starts: the table benefit (doubled by the doubling tray), then owned
-    drinks. ``players`` and ``supply`` are the ledger so far; the result is one new state."""
+    drinks. ``players`` (a working copy, changed here) and ``supply`` are the ledger so far; the
+    result is one new state."""
     who = state.queue[turn]
     p = players[who]
+    table = p.table
     factor = 2 if p.ability == "double" else 1
     coins = discount = pot_in = pot_out = bonus = 0
-    if p.table in TABLE_BENEFITS:
-        kind, amount = TABLE_BENEFITS[p.table]
+    if table in TABLE_BENEFITS:
+        kind, amount = TABLE_BENEFITS[table]
         if kind == "coins":
             coins += amount * factor
         else:
@@ -517,28 +556,34 @@ def _begin_turn(state: State, turn: int, players: tuple[Player, ...], supply: in
         else:
             pot_out = state.pot
             coins += state.pot * (coin_factor - 1)  # the doubled half comes from the pile
+    effects = state.book.effects
     for key in p.drinks:
-        drink_discount, drink_coins = state.book.effects[key]
+        drink_discount, drink_coins = effects[key]
         discount += drink_discount
-        if p.table != 1:
+        if table != 1:
             coins += drink_coins
     got = _available(state, coins, supply)
-    player = replace(p, coins=p.coins + got + pot_out, next_bonus=bonus)
-    return replace(state, phase="queue", turn=turn, players=_swap(players, who, player),
-                   supply=supply - got, pot=state.pot + pot_in - pot_out, discount=discount,
-                   gained=Gained(got, coins - got, pot_in, pot_out, bonus, discount))
+    values = [*p]
+    values[_COINS], values[_NEXT_BONUS] = p.coins + got + pot_out, bonus
+    players[who] = _new(Player, values)
+    values = [*state]
+    values[_PHASE], values[_TURN], values[_PLAYERS] = "queue", turn, tuple(players)
+    values[_SUPPLY], values[_POT], values[_DISCOUNT] = supply - got, state.pot + pot_in - pot_out, discount
+    values[_GAINED] = _new(Gained, (got, coins - got, pot_in, pot_out, bonus, discount))
+    return _new(State, values)
 
 
 def _buy(state: State, action: Action) -> State:
     who = state.queue[state.turn]
-    slot = _int(action, "slot", 0, len(state.row) - 1, "Slot")
-    card = state.row[slot]
+    row = state.row
+    slot = _int(action, "slot", 0, len(row) - 1, "Slot")
+    card = row[slot]
     drink = state.book.by_key[card.drink]
     if _str(action, "drink", card.drink) != card.drink:
         raise _err(f"Slot {slot} holds", drink.name)
     if card.buyer is not None:
         raise _err(f"{drink.name} was bought", f"by {_name(state, card.buyer)}")
-    if card.owner not in (None, who):
+    if card.owner is not None and card.owner != who:
         raise _err(f"Only {_name(state, card.owner)}", f"may buy this {drink.name}")
     p = state.players[who]
     dice, coins, supply, discount = p.dice, p.coins, state.supply, state.discount
@@ -567,9 +612,13 @@ def _buy(state: State, action: Action) -> State:
         if drink_coins and p.table != 1:
             got = _available(state, drink_coins, supply)
             coins, supply = coins + got, supply - got
-    player = replace(p, dice=dice, coins=coins, drinks=(*p.drinks, drink.key))
-    return replace(state, players=_swap(state.players, who, player), supply=supply, discount=discount,
-                   row=_swap(state.row, slot, Card(card.drink, card.owner, who)))
+    values = [*p]
+    values[_DICE], values[_COINS], values[_DRINKS] = dice, coins, (*p.drinks, drink.key)
+    players = _swap(state.players, who, _new(Player, values))
+    values = [*state]
+    values[_PLAYERS], values[_SUPPLY], values[_DISCOUNT] = players, supply, discount
+    values[_ROW] = _swap(row, slot, _new(Card, (card.drink, card.owner, who)))
+    return _new(State, values)
 
 
 def _end_turn(state: State, action: Action) -> State:
@@ -581,7 +630,10 @@ def _end_turn(state: State, action: Action) -> State:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]
     got = _available(state, p.dice, state.supply)  # "For each leftover die unspent ... earn 1 coin"
-    players = _swap(state.players, who, replace(p, coins=p.coins + got, dice=0))
+    values = [*p]
+    values[_COINS], values[_DICE] = p.coins + got, 0
+    players = [*state.players]
+    players[who] = _new(Player, values)
     if state.turn + 1 < len(players):
         return _begin_turn(state, state.turn + 1, players, state.supply - got)
     players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) if p.bonus or p.next_bonus else p
@@ -594,22 +646,26 @@ def _end_turn(state: State, action: Action) -> State:
 
 # ----- scoring ------------------------------------------------------------------------------
 def _score(state: State, action: Action) -> State:
-    who = _player(state, action)
-    p = state.players[who]
+    players = state.players
+    who = _int(action, "player", 0, len(players) - 1, "Player")
+    p = players[who]
     if p.score is not None:
         raise _err(f"{p.name} is scored")
     food = _int(action, "food", 0, 300, "Food points")
-    wants_snacks, wants_meals, faces = score_needs(state, who)
+    owned = [state.book.by_key[k] for k in p.drinks]
+    wants_snacks, wants_meals, faces = _needs(owned, p.ability)
     snacks = _int(action, "snacks", 0, 60, "Snacks") if wants_snacks else 0
     meals = _int(action, "meals", 0, 60, "Meals") if wants_meals else 0
     raw_faces = action.get("faces", {})
     if not isinstance(raw_faces, dict):
         raise _err("Missing faces")
-    counts = {f: _int(raw_faces, key, 0, 60, what, label) for f in faces
-              for key, what, label in (_FACE_FIELDS[f],)}
-    owned = [state.book.by_key[k] for k in p.drinks]
-    face_points = sum(counts[f] for d in owned for f in d.faces)
-    pair_points = sum(_pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals))
+    counts = {face: _int(raw_faces, *_FACE_FIELDS[face]) for face in faces}
+    face_points = pair_points = 0
+    for d in owned:
+        for face in d.faces:
+            face_points += counts[face]
+    if wants_snacks or wants_meals:
+        pair_points = _pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals)
     tray = 0
     if p.ability == "face_bonus":
         tray = max(counts.values())
@@ -617,19 +673,21 @@ def _score(state: State, action: Action) -> State:
         tray = len(p.drinks)
     breakdown = (("Food", food), ("Faces", face_points), ("Pairs", pair_points),
                  ("Tray", tray), ("Coins", p.coins))
-    players = _swap(state.players, who, replace(p, score=breakdown))
-    done = all(q.score is not None for q in players)
+    players = _swap(players, who, replace(p, score=breakdown))
+    done = None not in map(_score_of, players)
     return replace(state, players=players, phase="over" if done else "scoring")
 
 
-# Die face -> (its key in a score action's "faces", its name in a refusal, in "Missing ...").
-_FACE_FIELDS = {f: (str(f), f"Face {f} count", f"face {f}") for f in range(1, 7)}
+# Die face -> _int's arguments for its count: the key in a score action's "faces", the range,
+# its name in a refusal and in "Missing ...".
+_FACE_FIELDS = {f: (str(f), 0, 60, f"Face {f} count", f"face {f}") for f in range(1, 7)}
+_score_of = attrgetter("score")
 
 
-def _pairs(owned: list[Any], kind: str, cards: int) -> list[int]:
+def _pairs(owned: list[Drink], kind: str, cards: int) -> int:
     """Points of pairing drinks matched with unpaired cards, best drinks first."""
     values = sorted((d.amount for d in owned if d.pairs_with == kind), reverse=True)
-    return values[:cards]
+    return sum(values[:cards])
 
 
 # Action type -> (the phase it belongs to, its handler).
@@ -647,13 +705,12 @@ _HANDLERS: dict[str, tuple[str, Callable[[State, Action], State]]] = {
 
 def apply(state: State, action: Action) -> State:
     """The state after ``action``, or RuleError with a reason for the screen."""
-    if not isinstance(action, dict):
-        raise _err("Not an action")
-    kind = action.get("type")
-    entry = _HANDLERS.get(kind) if isinstance(kind, str) else None
-    if entry is None:
-        raise _err("Unknown action", str(kind)[:21])
-    phase, handler = entry
+    try:
+        phase, handler = _HANDLERS[action["type"]]
+    except (KeyError, TypeError):  # not a dict, no type, or a type that is no action
+        if not isinstance(action, dict):
+            raise _err("Not an action") from None
+        raise _err("Unknown action", str(action.get("type"))[:21]) from None
     if state.phase != phase:
         raise _err("Not now:", _WAITING_FOR[state.phase])
     return handler(state, action)
