@@ -577,21 +577,21 @@ def _buy(state: State, action: Action) -> State:
     who = state.queue[state.turn]
     row = state.row
     slot = _int(action, "slot", 0, len(row) - 1, "Slot")
-    card = row[slot]
-    drink = state.book.by_key[card.drink]
-    if _str(action, "drink", card.drink) != card.drink:
+    key, owner, buyer = row[slot]
+    drink = state.book.by_key[key]
+    if _str(action, "drink", key) != key:
         raise _err(f"Slot {slot} holds", drink.name)
-    if card.buyer is not None:
-        raise _err(f"{drink.name} was bought", f"by {_name(state, card.buyer)}")
-    if card.owner is not None and card.owner != who:
-        raise _err(f"Only {_name(state, card.owner)}", f"may buy this {drink.name}")
+    if buyer is not None:
+        raise _err(f"{drink.name} was bought", f"by {_name(state, buyer)}")
+    if owner is not None and owner != who:
+        raise _err(f"Only {_name(state, owner)}", f"may buy this {drink.name}")
     p = state.players[who]
     dice, coins, supply, discount = p.dice, p.coins, state.supply, state.discount
     pay = _str(action, "pay")
     if pay == "dice":
         if drink.dice is None:
             raise _err(f"{drink.name} costs coins", "not dice")
-        price = dice_price(state, drink.key)
+        price = dice_price(state, key)
         if dice < price:
             raise _err(f"{drink.name}: {price} dice", f"{p.name} has {dice}")
         dice -= price
@@ -607,17 +607,17 @@ def _buy(state: State, action: Action) -> State:
     else:
         raise _err("Pay with dice or coins")
     if state.options.new_drinks == "at_once":
-        drink_discount, drink_coins = state.book.effects[drink.key]
+        drink_discount, drink_coins = state.book.effects[key]
         discount += drink_discount
         if drink_coins and p.table != 1:
             got = _available(state, drink_coins, supply)
             coins, supply = coins + got, supply - got
     values = [*p]
-    values[_DICE], values[_COINS], values[_DRINKS] = dice, coins, (*p.drinks, drink.key)
+    values[_DICE], values[_COINS], values[_DRINKS] = dice, coins, (*p.drinks, key)
     players = _swap(state.players, who, _new(Player, values))
     values = [*state]
     values[_PLAYERS], values[_SUPPLY], values[_DISCOUNT] = players, supply, discount
-    values[_ROW] = _swap(row, slot, _new(Card, (card.drink, card.owner, who)))
+    values[_ROW] = _swap(row, slot, _new(Card, (key, owner, who)))
     return _new(State, values)
 
 
