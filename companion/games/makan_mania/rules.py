@@ -419,7 +419,7 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
             raise _err(f"No drink {str(drink)[:12]}")
     row = tuple(map(state.book.unbought.__getitem__, keys))
     if owner is not None:
-        row += (Card(private, owner),)
+        row += (_new(Card, (private, owner, None)),)
     deck = state.deck
     if dealt:
         left = list(deck)
@@ -664,7 +664,7 @@ def _score(state: State, action: Action) -> State:
     for d in owned:
         for face in d.faces:
             face_points += counts[face]
-    if wants_snacks or wants_meals:
+    if snacks or meals:
         pair_points = _pairs(owned, "snack", snacks) + _pairs(owned, "meal", meals)
     tray = 0
     if p.ability == "face_bonus":
