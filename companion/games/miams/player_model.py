@@ -22,36 +22,35 @@ from __future__ import annotations
 import random
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from math import floor
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
 from .rules import (
     CIRCLE,
-    COUNT_BITS,
-    COUNTS,
     CROSS,
     DIFFICULTIES,
     EMPTY_SIDE,
     HEARTS_TRACK,
-    SKEWERS,
     Side,
     State,
     arthur_turn,
-    mark_fields,
+    mark_spot,
     player_turn,
     score,
     setup,
 )
-from .sheet import Sheet
+from .sheet import HALF, HALF_BITS, HALF_ROWS, NO_SPOT, SPOT, SPOT_BITS, Sheet, half_table, spot
 
-Fields = tuple[int, int, int, bool]     # a Side's fields: packed marks, hearts, stars, column
 _new = tuple.__new__
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS
 PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(6)
 _KEEP_FIRST = (1 << FULL) | (1 << STRAIGHT) | (1 << YUMS)
+HALF_SKEWERS = (1 << HALF_ROWS) - 1     # the skewers made in the top three rows
 
 
 def skewers_made(dice: list[str]) -> int:
@@ -90,68 +89,61 @@ class PlayerModel:
     def __init__(self, sheet: Sheet, rng: random.Random) -> None:
         self.sheet = sheet
         self.table = [roll_turn(rng) for _ in range(TABLE_SIZE)]
-        # The skewer rows each mask of made skewers allows, top to bottom.
-        self.choices = [tuple(r for r in range(len(SKEWERS)) if made >> r & 1) for made in range(64)]
-        # the rows chosen for each count of marks (and dice), found on first use
-        self._cheapest: dict[int, int] = {}
-        self._richest: dict[int, int] = {}
+        self.catch_up_stars = tuple(bonus.stars for bonus in sheet.catch_up)
+        values, sizes = sheet.values, sheet.sizes
+
+        def cheapest(row: int, marked: int) -> int:
+            # the next space's hearts; a full row has no space to cross
+            return values[row][marked] << SPOT_BITS | spot(row, marked) if marked < sizes[row] else NO_SPOT
+
+        def richest(made: int) -> Callable[[int, int], int]:
+            def key(row: int, marked: int) -> int:
+                return values[row][marked] << SPOT_BITS | spot(row, marked) if made >> row & 1 else -1
+            return key
+
+        # Half tables (sheet.HALF_BITS) of the cheapest next space (top row on a tie), and per
+        # half and skewers the dice made in that half, of the richest (lower row on a tie).
+        halves = (0, HALF_ROWS)
+        self._cheapest = tuple(half_table(sizes, first, cheapest, min, NO_SPOT) for first in halves)
+        self._richest = tuple(
+            tuple(half_table(sizes, first, richest(made << first), max, -1) for made in range(1 << HALF_ROWS))
+            for first in halves)
+
+    def cheapest_spot(self, packed: int) -> int | None:
+        """The spot (sheet.spot) of the cheapest next space to cross; None when every row is full."""
+        top_rows, bottom_rows = self._cheapest
+        key = top_rows[packed & HALF]
+        bottom = bottom_rows[packed >> HALF_BITS & HALF]
+        if bottom < key:
+            key = bottom
+        return None if key == NO_SPOT else key & SPOT
+
+    def richest_spot(self, packed: int, made: int) -> int | None:
+        """The spot of the made skewer worth most hearts; None when the dice made none."""
+        top_rows, bottom_rows = self._richest
+        key = top_rows[made & HALF_SKEWERS][packed & HALF]
+        bottom = bottom_rows[made >> HALF_ROWS][packed >> HALF_BITS & HALF]
+        if bottom > key:
+            key = bottom
+        return None if key < 0 else key & SPOT
 
     def cross_for_arthur(self, side: Side) -> Side:
         """Arthur's crossing phase: cross the cheapest next space (top row on a tie)."""
-        return _new(Side, self.cross_fields(tuple(side)))
+        at = self.cheapest_spot(side.packed)
+        if at is None:
+            return side
+        *fields, _made = mark_spot(self.sheet, *side, at, CROSS)
+        return _new(Side, fields)
 
     def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
         """Score the skewer worth most hearts the dice made (lower row on a tie), else a catch-up."""
-        fields, catch_up = self.own_fields(tuple(side), catch_up, made)
-        return _new(Side, fields), catch_up
-
-    # The same on a side's four fields as a plain tuple, for play_game's loop.
-    def cross_fields(self, fields: Fields) -> Fields:
-        packed, hearts, stars, column = fields
-        # The choice depends only on how many spaces each row has marked: kept per counts.
-        counts = packed & COUNTS
-        try:
-            row = self._cheapest[counts]
-        except KeyError:
-            row = self._cheapest[counts] = self._find_cheapest(counts)
-        if row < 0:
-            return fields
-        packed, hearts, stars, column, _made = mark_fields(
-            self.sheet, packed, hearts, stars, column, row, CROSS)
-        return packed, hearts, stars, column
-
-    def own_fields(self, fields: Fields, catch_up: int, made: int) -> tuple[Fields, int]:
-        packed, hearts, stars, column = fields
-        key = (packed & COUNTS) << 6 | made
-        try:
-            row = self._richest[key]
-        except KeyError:
-            row = self._richest[key] = self._find_richest(packed, made)
-        if row >= 0:
-            packed, hearts, stars, column, _made = mark_fields(
-                self.sheet, packed, hearts, stars, column, row, CIRCLE)
-            return (packed, hearts, stars, column), catch_up
-        bonuses = self.sheet.catch_up
-        if catch_up < len(bonuses):
-            return (packed, hearts, stars + bonuses[catch_up].stars, column), catch_up + 1
-        return fields, catch_up
-
-    def _find_cheapest(self, packed: int) -> int:
-        best, cheapest = -1, 1 << 30
-        for row, (values, size) in enumerate(zip(self.sheet.values, self.sheet.sizes, strict=True)):
-            done = packed >> (COUNT_BITS * row) & 15
-            # a full row has no space to cross
-            if done < size and values[done] < cheapest:
-                best, cheapest = row, values[done]
-        return best
-
-    def _find_richest(self, packed: int, made: int) -> int:
-        best, best_hearts = -1, -1
-        for row in self.choices[made]:
-            hearts = self.sheet.values[row][packed >> (COUNT_BITS * row) & 15]
-            if hearts >= best_hearts:
-                best, best_hearts = row, hearts
-        return best
+        at = self.richest_spot(side.packed, made)
+        if at is not None:
+            *fields, _made = mark_spot(self.sheet, *side, at, CIRCLE)
+            return _new(Side, fields), catch_up
+        if catch_up < len(self.catch_up_stars):
+            return side._replace(stars=side.stars + self.catch_up_stars[catch_up]), catch_up + 1
+        return side, catch_up
 
 
 @dataclass
@@ -164,19 +156,27 @@ class GameResult:
 def play_game(start: State, model: PlayerModel, rng: random.Random) -> GameResult:
     """One full game from a set-up state; Arthur's faces come from ``rng``."""
     state = start
-    player = tuple(EMPTY_SIDE)   # the player's sheet, as a plain tuple of a Side's fields
+    packed, hearts, stars, column = EMPTY_SIDE      # the player's sheet, as a Side's fields
     catch_up = 0
     # Bound once: this loop runs a few hundred thousand times a second.
-    table, getrandbits, draw = model.table, rng.getrandbits, rng.random
-    cross, own = model.cross_fields, model.own_fields
+    sheet, table, catch_up_stars = model.sheet, model.table, model.catch_up_stars
+    cheapest, richest = model.cheapest_spot, model.richest_spot
+    getrandbits, draw = rng.getrandbits, rng.random
     while True:
-        state = arthur_turn(state, RED[int(draw() * 6)])
-        player = cross(player)
+        state = arthur_turn(state, RED[floor(draw() * 6)])
+        at = cheapest(packed)
+        if at is not None:
+            packed, hearts, stars, column, _made = mark_spot(sheet, packed, hearts, stars, column, at, CROSS)
         made, crosses = table[getrandbits(TABLE_BITS)]
-        player, catch_up = own(player, catch_up, made)
-        state = player_turn(state, crosses, player[1] >= HEARTS_TRACK)
+        at = richest(packed, made)
+        if at is not None:
+            packed, hearts, stars, column, _made = mark_spot(sheet, packed, hearts, stars, column, at, CIRCLE)
+        elif catch_up < len(catch_up_stars):
+            stars += catch_up_stars[catch_up]
+            catch_up += 1
+        state = player_turn(state, crosses, hearts >= HEARTS_TRACK)
         if state.phase == "score":
-            return GameResult(score(state.arthur), score(_new(Side, player)), state.turns)
+            return GameResult(score(state.arthur), hearts + stars, state.turns)
 
 
 def start_state(difficulty: str, tie: str = "top", setup_column: str = "counts") -> State:

@@ -21,12 +21,17 @@ from firmware_bridge.faces import RED
 from ..base import Action, RuleError
 from .sheet import (
     CIRCLE,
+    COUNT,
     COUNT_BITS,
-    COUNTS,
     CROSS,
     FIRST_COLUMN_STARS,
+    HALF,
+    HALF_BITS,
     HEARTS_TRACK,
+    NO_SPOT,
     SKEWERS,
+    SPOT,
+    TIES,
     Mark,
     Sheet,
     Tile,
@@ -42,7 +47,6 @@ from .sheet import (
 # "Lunch: Cross off the 2 leftmost free spaces of each of its skewers." Munchies: 4.
 DIFFICULTIES: dict[str, int] = {"snacking": 0, "lunch": 2, "munchies": 4}
 DIFFICULTY_NAMES: dict[str, str] = {"snacking": "Snacking", "lunch": "Lunch", "munchies": "Munchies"}
-TIES = ("top", "bottom")              # docs/rulings.md: "highest least advanced skewer"
 SETUP_COLUMN = ("counts", "ignored")  # docs/rulings.md: setup crosses and the first column
 SOURCES = ("box", "hand", "sensor")
 
@@ -140,12 +144,19 @@ def mark_fields(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool
                 bonus: bool = True) -> tuple[int, int, int, bool, Mark]:
     """:func:`mark` on a side's four fields, returned with the mark: for the hot paths, which
     build a Side once a turn (a plain tuple is built and read faster)."""
+    return mark_spot(sheet, packed, hearts, stars, column,
+                     row << COUNT_BITS | packed >> (COUNT_BITS * row) & COUNT, how, bonus)
+
+
+def mark_spot(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool, at: int, how: str,
+              bonus: bool = True) -> tuple[int, int, int, bool, Mark]:
+    """:func:`mark_fields` at a row's spot (``sheet.spot``), as the sheet's choice tables give it."""
     try:
-        made, bit, space, value, got = sheet.steps[how][row][packed >> (COUNT_BITS * row) & 15]
-    except IndexError:
+        made, bit, most_hearts, value, got = sheet.steps[how][at]
+    except TypeError:
         raise ValueError("a full row has no space to cross") from None
     packed += bit
-    if space and bonus and hearts + value <= HEARTS_TRACK:
+    if hearts <= most_hearts and bonus:
         # the usual mark: not in the first column, every heart fits, the bonus is taken
         return packed, hearts + value, stars + got, column, made
     tokens = made.tokens
@@ -156,9 +167,12 @@ def mark_fields(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool
         filled = value
     # "take a Star token for each Heart you cannot fill"
     got += value - filled
+    row, space = made.row, made.space
     if space == 0 and not column and every_row_started(packed):
         got += FIRST_COLUMN_STARS
         column = True
+    elif bonus and filled == value:
+        return packed, hearts + value, stars + got, column, made  # a first column mark like any other
     return packed, hearts + filled, stars + got, column, _new(Mark, (row, space, how, filled, got, tokens))
 
 
@@ -168,30 +182,18 @@ def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int
     On a tie ``top`` takes the highest row on the sheet (Pair first), ``bottom`` the lowest.
     None when every row is full.
     """
-    return _least_advanced(sheet, pack_rows(rows), tie)
-
-
-# Answers of _least_advanced by (row sizes, tie, counts): a pure function's cache, kept here and
-# never in the (immutable) game state.
-_LEAST: dict[tuple[tuple[int, ...], str, int], int | None] = {}
+    at = _least_advanced(sheet, pack_rows(rows), tie)
+    return None if at is None else at >> COUNT_BITS
 
 
 def _least_advanced(sheet: Sheet, packed: int, tie: str) -> int | None:
-    # It depends only on the rows' counts: worked out once per sheet, counts and tie.
-    key = (sheet.sizes, tie, packed & COUNTS)
-    memo = _LEAST
-    try:
-        return memo[key]
-    except KeyError:
-        pass
-    best, fewest = None, 1 << 30
-    bottom = tie == "bottom"
-    for index, size in enumerate(sheet.sizes):
-        done = packed >> (COUNT_BITS * index) & 15
-        if done < size and (done < fewest or (bottom and done == fewest)):
-            best, fewest = index, done
-    memo[key] = best
-    return best
+    """The spot of :func:`least_advanced` on packed marks, read from the sheet's tables."""
+    top_rows, bottom_rows = sheet.least_advanced[tie]
+    key = top_rows[packed & HALF]
+    bottom = bottom_rows[packed >> HALF_BITS & HALF]
+    if bottom < key:
+        key = bottom
+    return None if key == NO_SPOT else key & SPOT
 
 
 def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int, column: bool,
@@ -205,10 +207,10 @@ def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int,
     marks: list[Mark] = []
     while count > 0:
         count -= 1
-        row = _least_advanced(sheet, packed, tie)
-        if row is None:
+        at = _least_advanced(sheet, packed, tie)
+        if at is None:
             break  # every space is marked: the cross has nowhere to go
-        packed, hearts, stars, column, made = mark_fields(sheet, packed, hearts, stars, column, row, CROSS)
+        packed, hearts, stars, column, made = mark_spot(sheet, packed, hearts, stars, column, at, CROSS)
         marks.append(made)
         count += made.tokens
     return packed, hearts, stars, column, tuple(marks)

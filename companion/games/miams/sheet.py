@@ -8,7 +8,7 @@ player can copy from their own sheet. A bad file raises :class:`companion.config
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,17 +80,58 @@ class Bonus:
         return "+".join(parts)
 
 
-NO_BONUS = Bonus()
-
-
 CIRCLE, CROSS = "o", "x"
 # A player's marks packed in one int, so marking a space is one addition: the count of marked
 # spaces of row r in the 4 bits from 4 * r, and bit CROSSED_AT + MAX_SPACES * r + s set when
 # space s of row r is crossed rather than circled.
 COUNT_BITS = 4
+COUNT = (1 << COUNT_BITS) - 1
 CROSSED_AT = COUNT_BITS * len(SKEWERS)
 COUNTS = (1 << CROSSED_AT) - 1                  # the counts part: all a turn's choices depend on
 _LOW_BITS = sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))
+
+
+# Where the next mark of a row goes, as one small int, its "spot": the row and how many of its
+# spaces are marked. Sheet.steps is indexed by spots, and the choices below give one, so marking
+# the chosen space reads no count from the packed marks.
+SPOT_BITS = 3 + COUNT_BITS
+SPOT = (1 << SPOT_BITS) - 1
+
+
+def spot(row: int, marked: int) -> int:
+    """The spot of the leftmost free space of ``row`` when ``marked`` of its spaces are marked."""
+    return row << COUNT_BITS | marked
+
+
+# A choice that depends only on the rows' counts (the least advanced row, the player model's
+# cheapest or richest space) is read from two tables rather than worked out row by row: one
+# indexed by the counts of the top three rows (the low HALF_BITS bits of packed marks), one by
+# those of the bottom three; the answer is the better of the two entries. An entry is a sort key
+# with the chosen row's spot in its low SPOT_BITS bits.
+HALF_ROWS = 3
+HALF_BITS = COUNT_BITS * HALF_ROWS
+HALF = (1 << HALF_BITS) - 1
+NO_SPOT = 1 << (2 * SPOT_BITS)  # the key of "no row" for a choice of the smallest key: above all
+# Which row "the highest least advanced skewer" takes on a tie (docs/rulings.md): the highest on
+# the sheet (Pair first) or the lowest.
+TIES = ("top", "bottom")
+
+
+def half_table(sizes: tuple[int, ...], first: int, key: Callable[[int, int], int],
+               better: Callable[[int, int], int], nothing: int) -> tuple[int, ...]:
+    """``better`` of ``key(row, marked)`` over rows ``first`` to ``first + 2``, for every
+    combination of their counts, indexed by those counts as packed; ``nothing`` elsewhere.
+    ``key`` gives ``nothing`` for a row that is not a candidate."""
+    table = [nothing] * (1 << HALF_BITS)
+    a, b, c = range(first, first + HALF_ROWS)
+    for marked_a in range(sizes[a] + 1):
+        key_a = key(a, marked_a)
+        for marked_b in range(sizes[b] + 1):
+            key_ab = better(key_a, key(b, marked_b))
+            index_ab = marked_a | marked_b << COUNT_BITS
+            for marked_c in range(sizes[c] + 1):
+                table[index_ab | marked_c << 2 * COUNT_BITS] = better(key_ab, key(c, marked_c))
+    return tuple(table)
 
 
 def mark_bit(row: int, space: int, how: str) -> int:
@@ -101,7 +142,7 @@ def mark_bit(row: int, space: int, how: str) -> int:
 
 def count(packed: int, row: int) -> int:
     """The number of marked spaces of ``row``."""
-    return packed >> (COUNT_BITS * row) & 15
+    return packed >> (COUNT_BITS * row) & COUNT
 
 
 def every_row_started(packed: int) -> bool:
@@ -154,9 +195,11 @@ class Row:
     end: int
 
 
-# Marking the leftmost free space of a row: (the mark as it is when no heart overflows the track
-# and no bonus is withheld, what it adds to packed marks (0 for the end-of-row value), and the
-# mark's space, hearts and stars again). A plain tuple: unpacked faster than a NamedTuple.
+# Marking the leftmost free space of a row: (the mark as it is when no heart overflows the track,
+# no bonus is withheld and the first column gives nothing; what it adds to packed marks (0 for
+# the end-of-row value); the most hearts a side may have for that mark to be the usual one
+# (every heart fits and the space is not in the first column, else -1); and the mark's hearts
+# and stars again). A plain tuple: unpacked faster than a NamedTuple.
 Step = tuple[Mark, int, int, int, int]
 
 
@@ -174,26 +217,46 @@ class Sheet:
     """Spaces per row."""
     values: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     """Per row, the hearts of each space followed by the end-of-row value."""
-    steps: dict[str, tuple[tuple[Step, ...], ...]] = field(init=False, repr=False, compare=False)
-    """``steps[how][row][marked]``: marking the leftmost free space of ``row`` with ``marked``
-    spaces marked, with a circle "o" or a cross "x"; a circle row has one more entry, the
-    end-of-row value."""
+    steps: dict[str, tuple[Step | None, ...]] = field(init=False, repr=False, compare=False)
+    """``steps[how][spot(row, marked)]``: marking the leftmost free space of ``row`` with
+    ``marked`` spaces marked, with a circle "o" or a cross "x"; for a full row, the end-of-row
+    value with a circle and None with a cross."""
+    least_advanced: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(
+        init=False, repr=False, compare=False)
+    """``least_advanced[tie]``: the half tables (see HALF_BITS) of the row with the fewest marks
+    among rows with a free space, the highest or lowest on a tie; ``NO_SPOT`` for none."""
 
     def __post_init__(self) -> None:
-        def step(row: int, space: int, how: str, hearts: int, bonus: Bonus) -> Step:
-            bit = mark_bit(row, space, how) if space >= 0 else 0
-            return Mark(row, space, how, hearts, bonus.stars, bonus.tokens), bit, space, hearts, bonus.stars
-
-        circles, crosses = [], []
+        sizes = tuple(len(row.hearts) for row in self.rows)
+        steps: dict[str, list[Step | None]] = {how: [None] * (len(SKEWERS) << COUNT_BITS)
+                                               for how in (CIRCLE, CROSS)}
         for r, row in enumerate(self.rows):
-            spaces = tuple(enumerate(zip(row.hearts, row.bonuses, strict=True)))
-            circles.append((*(step(r, s, CIRCLE, h, b) for s, (h, b) in spaces),
-                            step(r, -1, CIRCLE, row.end, NO_BONUS)))
-            crosses.append(tuple(step(r, s, CROSS, 0, b) for s, (_h, b) in spaces))
+            for space, (hearts, bonus) in enumerate(zip(row.hearts, row.bonuses, strict=True)):
+                for how, value in ((CIRCLE, hearts), (CROSS, 0)):
+                    made = Mark(r, space, how, value, bonus.stars, bonus.tokens)
+                    most_hearts = HEARTS_TRACK - value if space else -1
+                    bit = mark_bit(r, space, how)
+                    steps[how][spot(r, space)] = made, bit, most_hearts, value, bonus.stars
+            end = Mark(r, -1, CIRCLE, row.end, 0, 0)
+            steps[CIRCLE][spot(r, sizes[r])] = end, 0, HEARTS_TRACK - row.end, row.end, 0
+
+        def fewest_marks(tie: str) -> Callable[[int, int], int]:
+            def key(row: int, marked: int) -> int:
+                if marked == sizes[row]:
+                    return NO_SPOT
+                rank = row if tie == "top" else len(SKEWERS) - 1 - row
+                return (marked << 3 | rank) << SPOT_BITS | spot(row, marked)
+            return key
+
         derived = {
-            "sizes": tuple(len(row.hearts) for row in self.rows),
+            "sizes": sizes,
             "values": tuple((*row.hearts, row.end) for row in self.rows),
-            "steps": {CIRCLE: tuple(circles), CROSS: tuple(crosses)},
+            "steps": {how: tuple(table) for how, table in steps.items()},
+            "least_advanced": {
+                tie: tuple(half_table(sizes, first, fewest_marks(tie), min, NO_SPOT)
+                           for first in (0, HALF_ROWS))
+                for tie in TIES
+            },
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)  # frozen: set once, at construction
