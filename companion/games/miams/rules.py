@@ -159,21 +159,22 @@ def mark_spot(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool, 
     if hearts <= most_hearts and bonus:
         # the usual mark: not in the first column, every heart fits, the bonus is taken
         return packed, hearts + value, stars + got, column, made
-    tokens = made.tokens
     if not bonus:
-        got = tokens = 0
+        got = 0
     filled = HEARTS_TRACK - hearts
     if value < filled:
         filled = value
     # "take a Star token for each Heart you cannot fill"
     got += value - filled
-    row, space = made.row, made.space
+    space = made.space
     if space == 0 and not column and every_row_started(packed):
         got += FIRST_COLUMN_STARS
         column = True
     elif bonus and filled == value:
         return packed, hearts + value, stars + got, column, made  # a first column mark like any other
-    return packed, hearts + filled, stars + got, column, _new(Mark, (row, space, how, filled, got, tokens))
+    tokens = made.tokens if bonus else 0
+    return packed, hearts + filled, stars + got, column, _new(Mark, (made.row, space, how, filled, got,
+                                                                     tokens))
 
 
 def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int | None:

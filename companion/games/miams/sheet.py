@@ -88,7 +88,8 @@ COUNT_BITS = 4
 COUNT = (1 << COUNT_BITS) - 1
 CROSSED_AT = COUNT_BITS * len(SKEWERS)
 COUNTS = (1 << CROSSED_AT) - 1                  # the counts part: all a turn's choices depend on
-_LOW_BITS = sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))
+_LOW_THREE = 7 * sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))   # each count's low 3 bits
+_TOP_BITS = 8 * sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))    # each count's top bit
 
 
 # Where the next mark of a row goes, as one small int, its "spot": the row and how many of its
@@ -147,9 +148,10 @@ def count(packed: int, row: int) -> int:
 
 def every_row_started(packed: int) -> bool:
     """True when every row has at least one marked space (the whole first column is marked)."""
-    # OR each count's 4 bits into its lowest bit: the shifts never carry one row's bits into
-    # the lowest bit of another
-    return (packed | packed >> 1 | packed >> 2 | packed >> 3) & _LOW_BITS == _LOW_BITS
+    # A count's top bit is set from 8 on; adding 7 to its low three bits sets it from 1 on,
+    # without a carry into the next count.
+    counts = packed & COUNTS
+    return ((counts & _LOW_THREE) + _LOW_THREE | counts) & _TOP_BITS == _TOP_BITS
 
 
 def pack_rows(rows: tuple[str, ...]) -> int:
