@@ -1,4 +1,4 @@
-"""Shared fixtures: gpiozero's MockFactory pattern, a simulated box, golden PNGs."""
+"""Shared fixtures: gpiozero's MockFactory pattern, a simulated box, a virtual sensor, golden PNGs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from companion.simbox import SimBox
+from tests.sensor_process import SimProcess
 
 GOLDEN = Path(__file__).parent / "golden"
 FAILED = Path(__file__).parent / "_failed"
@@ -33,6 +34,20 @@ def box(tmp_path):
     sim = SimBox(tmp_path / "state")
     yield sim
     sim.close()
+
+
+@pytest.fixture
+def sensor_path(tmp_path):
+    """Where the virtual sensor's pseudo-terminal is linked (the box's sensor port)."""
+    return tmp_path / "dice-sensor"
+
+
+@pytest.fixture
+def sim(sensor_path):
+    """A virtual dice sensor in another process, on a real pseudo-terminal at ``sensor_path``."""
+    process = SimProcess(sensor_path)
+    yield process
+    process.close()
 
 
 def assert_golden(image: Image.Image, name: str) -> None:

@@ -14,19 +14,7 @@ import pytest
 from companion import config
 from companion.simbox import SimBox
 from companion.walk import run_steps
-from tests.test_sensor_link import SimProcess
-
-
-@pytest.fixture
-def sensor_path(tmp_path):
-    return tmp_path / "dice-sensor"
-
-
-@pytest.fixture
-def sim(sensor_path):
-    process = SimProcess(sensor_path)
-    yield process
-    process.close()
+from tests.sensor_process import SimProcess
 
 
 @pytest.fixture

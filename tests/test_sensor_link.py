@@ -8,11 +8,8 @@ Quotes are from issue 6.
 from __future__ import annotations
 
 import queue
-import subprocess
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import serial
@@ -20,33 +17,11 @@ import serial
 from firmware_bridge.events import DiceSettled, DieRolling, SensorHealth, SensorOffline, SensorOnline
 from firmware_bridge.link import SensorLink
 from firmware_bridge.protocol import Face, Hello, Roll, encode
+from tests.sensor_process import SimProcess
 
 CAFE = ("yellow", "yellow", "blue", "blue")
 # the sensor beats every 0.05 s; the link allows 3 × 0.1 s so a busy test machine is no "silence"
 FAST = {"heartbeat_s": 0.1, "backoff_s": (0.02, 0.2), "health_every_s": 0.02}
-
-
-class SimProcess:
-    """``companion sensor-sim --script -`` in a subprocess: commands in, "ok ..." acks out."""
-
-    def __init__(self, link: Path, *extra: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "companion", "sensor-sim", "--link", str(link),
-             "--heartbeat", "0.05", "--script", "-", *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-        )
-        self.banner = self.process.stdout.readline().strip()
-
-    def do(self, command: str) -> None:
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        reply = self.process.stdout.readline().strip()
-        assert reply == f"ok {command}", reply
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            self.process.wait(5)
 
 
 class Events:
@@ -89,25 +64,13 @@ class Events:
 
 
 @pytest.fixture
-def port_path(tmp_path):
-    return tmp_path / "dice-sensor"
-
-
-@pytest.fixture
-def sim(port_path):
-    process = SimProcess(port_path)
-    yield process
-    process.close()
-
-
-@pytest.fixture
 def events():
     return Events()
 
 
 @pytest.fixture
-def link(port_path, events):
-    made = SensorLink(str(port_path), events.post, **FAST)
+def link(sensor_path, events):
+    made = SensorLink(str(sensor_path), events.post, **FAST)
     yield made
     made.stop()
 
@@ -129,11 +92,11 @@ def test_settled_dice_arrive_as_one_set_of_faces(sim, link, events):
     assert link.online
 
 
-def test_after_hello_the_link_asks_state_so_one_die_completes_the_set(sim, port_path, events):
+def test_after_hello_the_link_asks_state_so_one_die_completes_the_set(sim, sensor_path, events):
     """"on HELLO it asks STATE?": dice lying still when the link connects are known, so one
     rerolled die gives a full set — and lying dice alone are no roll."""
     sim.do("settle burger cake milkshake water")
-    made = SensorLink(str(port_path), events.post, **FAST)
+    made = SensorLink(str(sensor_path), events.post, **FAST)
     made.start()
     try:
         events.wait(online)
@@ -164,7 +127,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 3.0) -> None:
         time.sleep(0.005)
 
 
-def test_hot_unplug_and_replug(sim, port_path, events):
+def test_hot_unplug_and_replug(sim, sensor_path, events):
     """"reconnection with back-off when the device disappears (SerialException/OSError)".
 
     The time a replug takes is a figure for bench/bench_sensor.py; here: it keeps trying while
@@ -176,7 +139,7 @@ def test_hot_unplug_and_replug(sim, port_path, events):
         attempts.append(url)
         return serial.serial_for_url(url, **options)
 
-    made = SensorLink(str(port_path), events.post, opener=opener, **FAST)
+    made = SensorLink(str(sensor_path), events.post, opener=opener, **FAST)
     made.start()
     try:
         events.wait(online)
@@ -241,21 +204,21 @@ def test_a_flood_of_ten_thousand_frames(sim, link, events):
     assert len(events.of(DiceSettled)) == 5000 + 1  # each ROLL+FACE pair makes a new set
 
 
-def test_a_sensor_plugged_in_later_is_found(port_path, link, events):
+def test_a_sensor_plugged_in_later_is_found(sensor_path, link, events):
     """The box starts without its sensor: offline at once, online when it is plugged in."""
     link.start()
     assert events.wait(lambda e: isinstance(e, SensorOffline)).reason == "port not found"
-    late = SimProcess(port_path)
+    late = SimProcess(sensor_path)
     try:
         events.wait(online)
     finally:
         late.close()
 
 
-def test_spy_url_logs_the_traffic(sim, port_path, tmp_path, events):
+def test_spy_url_logs_the_traffic(sim, sensor_path, tmp_path, events):
     """"serial.serial_for_url (so loop://, spy:// and by-id device paths all work)"."""
     log = tmp_path / "spy.txt"
-    made = SensorLink(f"spy://{port_path}?file={log}", events.post, **FAST)
+    made = SensorLink(f"spy://{sensor_path}?file={log}", events.post, **FAST)
     made.start()
     try:
         events.wait(online)
@@ -309,10 +272,10 @@ def test_a_sensor_of_an_unknown_protocol_version_never_comes_online(events):
         made.stop()
 
 
-def test_lost_frames_are_counted_and_the_link_asks_for_the_state_again(sim, port_path, tmp_path, events):
+def test_lost_frames_are_counted_and_the_link_asks_for_the_state_again(sim, sensor_path, tmp_path, events):
     """"seq 0–255 wrapping so drops ... show": after a gap the host asks STATE? to resync."""
     log = tmp_path / "spy.txt"
-    made = SensorLink(f"spy://{port_path}?file={log}", events.post, **FAST)
+    made = SensorLink(f"spy://{sensor_path}?file={log}", events.post, **FAST)
 
     def asked() -> int:
         return log.read_text().count("STATE?")  # spy:// flushes every write
