@@ -133,10 +133,13 @@ def test_odd_actions_are_refused_or_applied_never_crash(step):
     (0, {"type": "setup", "dice": "sensor", "round_seconds": float("inf")}),
     (0, {"type": "setup", "dice": "manual", "double_trouble": "false"}),
     (0, ["setup"]),
+    (3, {"type": "time_up", "at": -9e15}),
 ])
 def test_the_reviewed_odd_actions_are_refused(prefix, action):
     """Cases found by fuzzing: a die 1.0, a dice list [1.0], a list as type or side, a list as
-    a face, nan or infinite times, a text "false" as a switch, an action that is no table."""
+    a face, nan or infinite times, a text "false" as a switch, an action that is no table, a
+    clock reading ages before the end of the round; each refusal fits the screen's two lines."""
     state = _replay(_sensor_game()[:prefix])
-    with pytest.raises(RuleError):
+    with pytest.raises(RuleError) as refused:
         rules.apply(state, action)
+    assert len(_wrap(str(refused.value))) <= 2, str(refused.value)

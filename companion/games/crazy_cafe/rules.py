@@ -316,7 +316,10 @@ def _time_up(state: CafeState, action: Action) -> CafeState:
     _require_running(state)
     at = _at(action)
     if at < state.deadline - EPSILON_S:
-        raise RuleError(f"Time is not up:\n{math.ceil(state.deadline - at)} s left")
+        left = math.ceil(state.deadline - at)
+        # More than a round left: a reading from before the round started (a damaged journal).
+        raise RuleError(f"Time is not up:\n{left} s left" if left <= state.setup.round_seconds
+                        else "Time is not up:\nclock reads early")
     return _end_round(state, "time up", 0.0)
 
 
