@@ -13,7 +13,7 @@ from copy import deepcopy
 from dataclasses import dataclass, fields
 from functools import partial
 from operator import attrgetter
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, NamedTuple
 
 from companion.config import ConfigError
 from companion.games.base import Action, RuleError
@@ -23,6 +23,7 @@ from .data import ABILITIES, Drink, load_drinks, load_trays, parse_drinks
 ROUNDS = 5
 DICE_PER_PLAYER = 3
 JUMP_ORDER = ("jump_88", "jump_1")  # "activates before black tray"
+JUMP_TARGETS = {"jump_88": 88, "jump_1": 1}
 # Table number -> (benefit kind, amount); Table 88 is handled on its own.
 TABLE_BENEFITS: dict[int, tuple[str, int]] = {
     1: ("coins", 1), 2: ("discount", 1), 3: ("coins", 2), 4: ("discount", 2), 5: ("coins", 3),
@@ -205,7 +206,7 @@ def pending_jump(state: State) -> tuple[int, int, tuple[int, ...]] | None:
     if state.phase != "jumps" or not state.jumps:
         return None
     jumper = holder(state, state.jumps[0])
-    target = 88 if state.jumps[0] == "jump_88" else 1
+    target = JUMP_TARGETS[state.jumps[0]]
     seq = state.queue  # the table order, kept since the last seat was taken
     k = seq.index(jumper)
     over = seq[k + 1:] if target == 88 else seq[:k]
@@ -262,30 +263,15 @@ def winners(state: State) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(state.players) if p.total == best)
 
 
-Record = TypeVar("Record", Player, State)
-_FIELD_INDEX = {kind: {name: i for i, name in enumerate(kind._fields)} for kind in (Player, State)}
+# An action copies the records it changes as a list, set by field position, then tuple.__new__:
+# half the cost of NamedTuple._replace or a keyword copy, and undo and resume replay whole games.
+# Every other field is shared with the state before.
 _new = tuple.__new__
-
-
-def replace(record: Record, **changes: Any) -> Record:
-    """A copy of a player or state record with ``changes``; every other field is shared.
-
-    NamedTuple._replace goes through a map over all fields and ran several times slower; whole
-    games are replayed on every undo and resume."""
-    values = [*record]
-    index = _FIELD_INDEX[type(record)]
-    for name, value in changes.items():
-        values[index[name]] = value
-    return _new(type(record), values)
-
-
-# Positions of the fields that the actions of every Queue turn and every seat change. Those
-# copies are written out as list, set by position, tuple.__new__: half the cost of a keyword
-# ``replace`` (and a NamedTuple's own constructor), on the paths a replay takes most.
-_COINS, _DRINKS, _TABLE, _DICE, _NEXT_BONUS = map(
-    Player._fields.index, ("coins", "drinks", "table", "dice", "next_bonus"))
-_PHASE, _PLAYERS, _SUPPLY, _POT, _ROW, _TURN, _DISCOUNT, _GAINED = map(
-    State._fields.index, ("phase", "players", "supply", "pot", "row", "turn", "discount", "gained"))
+_COINS, _DRINKS, _TABLE, _DICE, _BONUS, _NEXT_BONUS, _SCORE = map(
+    Player._fields.index, ("coins", "drinks", "table", "dice", "bonus", "next_bonus", "score"))
+_PHASE, _PLAYERS, _ABILITIES, _DECK, _ROUND, _ROW, _SUPPLY, _POT, _JUMPS, _QUEUE, _TURN, _DISCOUNT, \
+    _GAINED = map(State._fields.index, ("phase", "players", "abilities", "deck", "round", "row", "supply",
+                                        "pot", "jumps", "queue", "turn", "discount", "gained"))
 
 
 # ----- the coin ledger ----------------------------------------------------------------------
@@ -428,9 +414,11 @@ def _reveal(state: State, action: Action, dealt: bool) -> State:
             if left[state.book.deck_index[drink]] < 0:
                 raise _err(f"No {state.book.by_key[drink].name}", "left in the deck")
         deck = tuple(left)
-    players = tuple(map(_back_in_the_rush, state.players))
-    return replace(state, phase="rush", row=row, deck=deck, players=players,
-                   gained=NO_GAIN, discount=0, turn=0)
+    values = [*state]
+    values[_PHASE], values[_ROW], values[_DECK] = "rush", row, deck
+    values[_PLAYERS] = tuple(map(_back_in_the_rush, state.players))
+    values[_GAINED], values[_DISCOUNT], values[_TURN] = NO_GAIN, 0, 0
+    return _new(State, values)
 
 
 def _back_in_the_rush(p: Player) -> Player:
@@ -468,22 +456,24 @@ def _seat(state: State, action: Action) -> State:
     players = _swap(players, who, _new(Player, values))
     if last:
         # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
-        jumps = tuple(a for a in JUMP_ORDER if a in state.abilities)
-        return _next_jump(replace(state, phase="jumps", players=players, jumps=jumps,
-                                  queue=_table_order(players)))
+        values = [*state]
+        values[_PHASE], values[_PLAYERS], values[_QUEUE] = "jumps", players, _table_order(players)
+        values[_JUMPS] = tuple(a for a in JUMP_ORDER if a in state.abilities)
+        return _next_jump(values)
     values = [*state]
     values[_PLAYERS] = players
     return _new(State, values)
 
 
-def _next_jump(state: State) -> State:
-    """Skip jumps that cannot move anyone (already on the target table); then the Queue."""
-    while state.jumps:
-        jumper, target, _ = pending_jump(state)
-        if state.players[jumper].table != target:
-            return state
-        state = replace(state, jumps=state.jumps[1:])
-    return _begin_turn(state, 0, [*state.players], state.supply)
+def _next_jump(values: list[Any]) -> State:
+    """The state with ``values`` (a State's fields): jumps that cannot move anyone (already on the
+    target table) are skipped; after the last one, the Queue."""
+    jumps, players, abilities = values[_JUMPS], values[_PLAYERS], values[_ABILITIES]
+    while jumps and players[abilities.index(jumps[0])].table == JUMP_TARGETS[jumps[0]]:
+        jumps = jumps[1:]
+    values[_JUMPS] = jumps
+    state = _new(State, values)
+    return state if jumps else _begin_turn(state, 0, [*players], state.supply)
 
 
 def _jump(state: State, action: Action) -> State:
@@ -501,7 +491,9 @@ def _jump(state: State, action: Action) -> State:
     if not go:
         if tch:
             raise _err("No jump, no tch")
-        return _next_jump(replace(state, jumps=state.jumps[1:]))
+        values = [*state]
+        values[_JUMPS] = state.jumps[1:]
+        return _next_jump(values)
     from_table = state.players[jumper].table
     seq = list(state.queue)
     k = seq.index(jumper)
@@ -524,8 +516,10 @@ def _jump(state: State, action: Action) -> State:
             values = [*p]
             values[_TABLE], values[_COINS] = table, p.coins + got
             players[index] = _new(Player, values)
-    return _next_jump(replace(state, players=tuple(players), supply=supply, jumps=state.jumps[1:],
-                              queue=tuple(seq)))
+    values = [*state]
+    values[_PLAYERS], values[_SUPPLY], values[_JUMPS], values[_QUEUE] = (
+        tuple(players), supply, state.jumps[1:], tuple(seq))
+    return _next_jump(values)
 
 
 # ----- the Queue ----------------------------------------------------------------------------
@@ -636,12 +630,17 @@ def _end_turn(state: State, action: Action) -> State:
     players[who] = _new(Player, values)
     if state.turn + 1 < len(players):
         return _begin_turn(state, state.turn + 1, players, state.supply - got)
-    players = tuple(replace(p, bonus=p.next_bonus, next_bonus=0) if p.bonus or p.next_bonus else p
-                    for p in players)
+    for index, p in enumerate(players):  # Table 88's bonus dice are for the next round only
+        if p.bonus or p.next_bonus:
+            values = [*p]
+            values[_BONUS], values[_NEXT_BONUS] = p.next_bonus, 0
+            players[index] = _new(Player, values)
     last = state.round >= ROUNDS
-    return replace(state, players=players, supply=state.supply - got, row=(), discount=0,
-                   gained=NO_GAIN, queue=(), phase="scoring" if last else "reveal",
-                   round=state.round + (0 if last else 1))
+    values = [*state]
+    values[_PLAYERS], values[_SUPPLY] = tuple(players), state.supply - got
+    values[_ROW], values[_QUEUE], values[_DISCOUNT], values[_GAINED] = (), (), 0, NO_GAIN
+    values[_PHASE], values[_ROUND] = ("scoring", state.round) if last else ("reveal", state.round + 1)
+    return _new(State, values)
 
 
 # ----- scoring ------------------------------------------------------------------------------
@@ -673,9 +672,13 @@ def _score(state: State, action: Action) -> State:
         tray = len(p.drinks)
     breakdown = (("Food", food), ("Faces", face_points), ("Pairs", pair_points),
                  ("Tray", tray), ("Coins", p.coins))
-    players = _swap(players, who, replace(p, score=breakdown))
-    done = None not in map(_score_of, players)
-    return replace(state, players=players, phase="over" if done else "scoring")
+    values = [*p]
+    values[_SCORE] = breakdown
+    players = _swap(players, who, _new(Player, values))
+    values = [*state]
+    values[_PLAYERS] = players
+    values[_PHASE] = "scoring" if None in map(_score_of, players) else "over"
+    return _new(State, values)
 
 
 # Die face -> _int's arguments for its count: the key in a score action's "faces", the range,
