@@ -450,7 +450,7 @@ def _seat(state: State, action: Action) -> State:
     tables = _TABLES[len(players)]
     if table in seated or table not in tables:
         raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
-    dice = _int(action, "dice", 0, DICE_PER_PLAYER + p.bonus, "Dice left")
+    dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
     values = [*p]
     values[_TABLE], values[_DICE] = table, dice
     players = _swap(players, who, _new(Player, values))
