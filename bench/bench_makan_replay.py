@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 import timeit
 from pathlib import Path
@@ -45,6 +46,7 @@ def main() -> None:
         rates.append(replays / elapsed)
     best = max(rates)
     print(json.dumps({"benchmark": "makan_replay", "actions": len(actions), "windows": len(rates),
+                      "python": sys.version.split()[0], "python_home": sys.base_prefix,
                       "calibration_sum_range_1000_us": round(calibration, 1),
                       "replays_per_s": round(best, 1),
                       "median_replays_per_s": round(statistics.median(rates), 1),
