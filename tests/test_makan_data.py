@@ -29,34 +29,30 @@ def test_a_tray_file_missing_an_ability_is_refused(tmp_path):
         load_trays(path)
 
 
-def test_a_drink_with_a_bad_field_names_file_and_key(tmp_path):
+def _drinks_file(tmp_path, **fields: str):
+    """A drinks file of one drink, each field a TOML value; ``fields`` change, add or (None) drop
+    fields of a good drink."""
+    drink = {"key": '"x"', "name": '"X"', "coins": "1", "effect": '"coins"', "amount": "1",
+             "copies": "1", **fields}
     path = tmp_path / "drinks.toml"
-    path.write_text('[[drink]]\nkey = "x"\nname = "X"\ndice = "two"\neffect = "coins"\n'
-                    'amount = 1\ncopies = 1\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"drinks.toml: drink\[0\].dice: expected int"):
-        load_drinks(path)
+    path.write_text("[[drink]]\n" + "".join(f"{k} = {v}\n" for k, v in drink.items() if v is not None),
+                    encoding="utf-8")
+    return path
 
 
-def test_an_unknown_key_is_refused_naming_it(tmp_path):
-    """A typo in a data file ("copys") is named, not silently ignored."""
-    path = tmp_path / "drinks.toml"
-    path.write_text('[[drink]]\nkey = "x"\nname = "X"\ncoins = 1\neffect = "coins"\n'
-                    'amount = 1\ncopys = 1\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"drink\[0\]\.copys: unknown key") as caught:
-        load_drinks(path)
+@pytest.mark.parametrize("fields, problem", [
+    ({"dice": '"two"'}, r"drinks.toml: drink\[0\].dice: expected int"),
+    # a typo ("copys") is named, not silently ignored
+    ({"copies": None, "copys": "1"}, r"drink\[0\]\.copys: unknown key"),
+    # a deck cannot hold -1 cards of a drink, nor a drink cost -2 coins
+    ({"copies": "-1"}, r"drink\[0\]\.copies: -\d+ is out of range"),
+    ({"coins": "-2"}, r"drink\[0\]\.coins: -\d+ is out of range"),
+])
+def test_a_drink_with_a_bad_field_names_file_key_and_fix(tmp_path, fields, problem):
+    """A wrong drinks file is refused naming the file, the key and the problem, with a fix."""
+    with pytest.raises(ConfigError, match=problem) as caught:
+        load_drinks(_drinks_file(tmp_path, **fields))
     assert caught.value.fix
-
-
-def test_negative_copies_and_costs_are_out_of_range(tmp_path):
-    """A deck cannot hold -1 cards of a drink, nor a drink cost -2 coins."""
-    path = tmp_path / "drinks.toml"
-    for line, key in (("copies = -1", "copies"), ("coins = -2", "coins")):
-        body = {"copies": "copies = 1", "coins": "coins = 1"}
-        body[key] = line
-        path.write_text(f'[[drink]]\nkey = "x"\nname = "X"\n{body["coins"]}\neffect = "coins"\n'
-                        f'amount = 1\n{body["copies"]}\n', encoding="utf-8")
-        with pytest.raises(ConfigError, match=rf"drink\[0\]\.{key}: -\d+ is out of range"):
-            load_drinks(path)
 
 
 def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
@@ -74,9 +70,7 @@ def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, cap
     from companion.cli import main
     from companion.simbox import SimBox
 
-    bad = tmp_path / "mine.toml"
-    bad.write_text('[[drink]]\nkey = "x"\nname = "X"\ncoins = 1\neffect = "coins"\n'
-                   'amount = 1\ncopies = 99\n', encoding="utf-8")
+    bad = _drinks_file(tmp_path, copies="99").rename(tmp_path / "mine.toml")
     conf = tmp_path / "companion.toml"
     conf.write_text(f'[games.makan]\ndrinks = "{bad}"\n', encoding="utf-8")
     main(["doctor", "--sim", "--config", str(conf), "--state-dir", str(tmp_path / "state")])
