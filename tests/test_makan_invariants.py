@@ -89,15 +89,17 @@ def test_random_legal_games_keep_the_ledger(data):
         "coin_supply": data.draw(st.sampled_from([30, 0, 6])),
     }
     deal = data.draw(st.booleans(), label="deal")
-    state = rules.apply(rules.initial_state(), {
-        "type": "setup", "players": [{"name": f"P{i + 1}", "tray": t} for i, t in enumerate(trays)],
-        "drinks": "deal" if deal else "enter", "options": options})
+    setup = {"type": "setup", "players": [{"name": f"P{i + 1}", "tray": t} for i, t in enumerate(trays)],
+             "drinks": "deal" if deal else "enter", "options": options}
+    state = rules.apply(rules.initial_state(), setup)
     bought: set[tuple[int, int]] = set()
+    played = [setup]
     for _ in range(2000):
         if rules.is_finished(state):
             break
         action = draw_action(data, state)
         state = rules.apply(state, action)  # a legal action is never refused
+        played.append(action)
         if action["type"] == "buy":
             key = (state.round, action["slot"])
             assert key not in bought
@@ -107,3 +109,4 @@ def test_random_legal_games_keep_the_ledger(data):
         check_ledger(state, bought)
     assert rules.is_finished(state)
     assert rules.winners(state)
+    assert rules.replay(played) == state  # undo and resume: the whole game on one draft

@@ -23,6 +23,19 @@ def actions() -> list[dict]:
     return [a for _, a in read_actions(EXAMPLE.read_text(encoding="utf-8").splitlines(), str(EXAMPLE))]
 
 
+def test_a_replay_is_the_actions_applied_one_by_one():
+    """Resume and undo replay the journal: the whole game at once gives the state the box
+    reached action by action, and leaves every state it passed through as it was."""
+    states = [rules.initial_state()]
+    for action in actions():
+        states.append(rules.apply(states[-1], action))
+    seen = [rules.summary(state) for state in states]
+    assert GAMES["makan"].replay(actions()) == states[-1]
+    assert GAMES["makan"].replay(actions()[:30]) == states[30]
+    assert [rules.summary(state) for state in states] == seen
+    assert states[-1].phase == "over" and states[30] != states[31]
+
+
 def test_the_example_replays_without_the_data_files(monkeypatch):
     """The Drinks List costs ("Bandung: 1 die or 1 coin") come from the journal's setup."""
     expected = rules.summary(GAMES["makan"].replay(actions()))

@@ -5,6 +5,8 @@ The helpers at the top reach a position through the public actions only.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from companion.games import RuleError
@@ -140,11 +142,12 @@ def test_seats_only_on_unoccupied_tables_in_play():
 
 def test_last_player_rolling_takes_the_last_free_table():
     """"Once there is only one Table left unoccupied (...) place their tray together with all
-    their unplaced dice on the unoccupied Table." Seating copies only the seated player."""
+    their unplaced dice on the unoccupied Table." The state seated from is left as it was."""
     state = reveal(setup(("yellow", "white", "green")), ["cola"] * 3)
     state = rules.apply(state, {"type": "seat", "player": 2, "table": 1, "dice": 0})
+    before = copy.deepcopy(state)
     seated = rules.apply(state, {"type": "seat", "player": 0, "table": 88, "dice": 2})
-    assert seated.players[1] is state.players[1] and seated.players[2] is state.players[2]
+    assert state == before and tables(state) == [None, None, 1] and tables(seated) == [88, None, 1]
     state = rules.apply(seated, {"type": "seat", "player": 1, "dice": 3})
     assert tables(state) == [88, 2, 1] and state.phase == "queue"
     assert rules.current(state) == 2 and state.queue == (2, 1, 0)

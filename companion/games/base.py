@@ -42,20 +42,25 @@ class GameSpec:
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.walk for the step syntax).
     walk: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # A whole game replayed at once, where the rules do it faster than action by action (the
+    # same handlers on one draft); None: apply each action in turn.
+    replay_all: Callable[[Iterable[Action]], Any] | None = None
 
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
-        """A spec whose rules functions are the conventional names of a pure ``rules`` module;
-        the screens, config and walk are given by name."""
+        """A spec whose rules functions are the conventional names of a pure ``rules`` module
+        (``replay`` is optional); the screens, config and walk are given by name."""
         return cls(
             key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
             describe_action=rules.describe_action, is_undoable=rules.is_undoable,
-            **screens_and_data,
+            replay_all=getattr(rules, "replay", None), **screens_and_data,
         )
 
     def replay(self, actions: Iterable[Action]) -> Any:
         """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""
+        if self.replay_all is not None:
+            return self.replay_all(actions)
         state = self.initial_state()
         for action in actions:
             state = self.apply(state, action)
