@@ -25,6 +25,15 @@ class RuleError(Exception):
     """A refused action. The message is for the OLED: two short lines at most."""
 
 
+def clone(record: Any) -> Any:
+    """A shallow copy of a ``__slots__`` record (its fields are shared): the start of a draft
+    that a rules module changes in place and returns as the new state."""
+    copy = object.__new__(record.__class__)
+    for name in record.__slots__:
+        setattr(copy, name, getattr(record, name))
+    return copy
+
+
 @dataclass(frozen=True)
 class GameSpec:
     key: str                                   # CLI and journal name: makan, cafe, miams

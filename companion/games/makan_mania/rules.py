@@ -19,7 +19,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
 from companion.config import ConfigError
-from companion.games.base import Action, RuleError
+from companion.games.base import Action, RuleError, clone
 
 from .data import ABILITIES, Drink, load_drinks, load_trays, parse_drinks
 
@@ -276,18 +276,10 @@ def winners(state: State) -> tuple[int, ...]:
 _new = tuple.__new__
 
 
-def _clone(record: State | Player) -> Any:
-    """A shallow copy of a record (its fields are shared)."""
-    copy = object.__new__(record.__class__)
-    for name in record.__slots__:
-        setattr(copy, name, getattr(record, name))
-    return copy
-
-
 def _draft(state: State) -> State:
     """A copy of ``state`` the rules may change in place: its own players and row."""
-    draft = _clone(state)
-    draft.players = tuple(map(_clone, state.players))
+    draft = clone(state)
+    draft.players = tuple(map(clone, state.players))
     draft.row = [*state.row]
     return draft
 
