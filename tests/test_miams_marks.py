@@ -1,4 +1,4 @@
-"""Arthur's marks as the rules keep them (packed in one int) against the sheet read row by row."""
+"""Arthur's marks as the rules keep them (counts and crossed bits) against the sheet read row by row."""
 
 from __future__ import annotations
 
@@ -52,8 +52,9 @@ def test_mark_follows_the_sheet_space_by_space(rows, hearts, column, row, how):
     if space == len(layout.hearts) and how == CROSS:
         with pytest.raises(ValueError):
             rules.mark(SHEET, side, row, how)
+        assert side == rules.Side(rows, hearts, 5, column)  # a refused mark changes nothing
         return
-    after, made = rules.mark(SHEET, side, row, how)
+    made = rules.mark(SHEET, side, row, how)  # marks ``side`` in place
     if space == len(layout.hearts):
         value, bonus, space, new_rows = layout.end, None, -1, rows
     else:
@@ -64,5 +65,5 @@ def test_mark_follows_the_sheet_space_by_space(rows, hearts, column, row, how):
     gained = (bonus.stars if bonus else 0) + value - filled
     first_column = space == 0 and not column and all(new_rows)
     gained += FIRST_COLUMN_STARS if first_column else 0
-    assert after == rules.Side(new_rows, hearts + filled, 5 + gained, column or first_column)
+    assert side == rules.Side(new_rows, hearts + filled, 5 + gained, column or first_column)
     assert made == rules.Mark(row, space, how, filled, gained, bonus.tokens if bonus else 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -51,7 +53,7 @@ def turn(state: rules.State, face: str, crosses: int = 0, filled: bool = False) 
 def with_arthur(state: rules.State, rows: tuple[str, ...], hearts: int = 0, stars: int = 0,
                 column: bool = False) -> rules.State:
     """The same game with Arthur's sheet already marked (a shortcut to a mid-game position)."""
-    return state._replace(arthur=rules.Side(rows, hearts, stars, column))
+    return dataclasses.replace(state, arthur=rules.Side(rows, hearts, stars, column))
 
 
 # ----- setup ------------------------------------------------------------------------------------
@@ -450,3 +452,40 @@ def test_playing_leaves_the_sheet_in_the_state_untouched():
     for _ in range(3):
         state = rules.apply(roll(state, "fruit2"), {"type": "player", "crosses": 3, "filled": False})
     assert {name: repr(value) for name, value in vars(sheet).items()} == before
+
+
+def _snapshot(state: rules.State) -> rules.State:
+    """An independent copy of ``state``, rebuilt from its readable fields."""
+    arthur = state.arthur
+    return dataclasses.replace(state, arthur=rules.Side(arthur.rows, arthur.hearts, arthur.stars,
+                                                        arthur.column))
+
+
+@pytest.mark.parametrize("which, action", [
+    (1, {"type": "roll", "face": "fruit1"}),
+    (2, {"type": "player", "crosses": 3, "filled": False}),
+    (3, {"type": "score", "hearts": 50, "stars": 2}),
+])
+def test_a_played_action_leaves_the_given_state_as_it_was(which, action):
+    """The engine is pure: the rules change a draft, so the state handed to apply is the same
+    afterwards, and the new state has a sheet of its own."""
+    state = _states()[which]
+    before = _snapshot(state)
+    after = rules.apply(state, action)
+    assert state == before and after != before
+    assert after.arthur is not state.arthur
+
+
+@pytest.mark.parametrize("which, action", [
+    (2, {"type": "roll", "face": "fruit1"}),
+    (2, {"type": "player", "crosses": 6}),
+    (3, {"type": "score", "hearts": 40, "stars": 0}),
+])
+def test_a_refused_action_changes_nothing(which, action):
+    """A refused action is not half-applied: the state handed to apply is the same after a
+    refusal."""
+    state = _states()[which]
+    before = _snapshot(state)
+    with pytest.raises(RuleError):
+        rules.apply(state, action)
+    assert state == before

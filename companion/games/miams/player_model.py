@@ -32,19 +32,17 @@ from .rules import (
     CIRCLE,
     CROSS,
     DIFFICULTIES,
-    EMPTY_SIDE,
     HEARTS_TRACK,
     Side,
     State,
     arthur_turn,
+    draft,
     mark_spot,
     player_turn,
     score,
     setup,
 )
 from .sheet import HALF, HALF_BITS, HALF_ROWS, NO_SPOT, SPOT, SPOT_BITS, Sheet, half_table, spot
-
-_new = tuple.__new__
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS
@@ -109,41 +107,33 @@ class PlayerModel:
             tuple(half_table(sizes, first, richest(made << first), max, -1) for made in range(1 << HALF_ROWS))
             for first in halves)
 
-    def cheapest_spot(self, packed: int) -> int | None:
-        """The spot (sheet.spot) of the cheapest next space to cross; None when every row is full."""
+    def cross_for_arthur(self, side: Side) -> None:
+        """Arthur's crossing phase on the player's ``side``, in place: cross the cheapest next
+        space (top row on a tie); nothing when every row is full."""
+        counts = side.counts
         top_rows, bottom_rows = self._cheapest
-        key = top_rows[packed & HALF]
-        bottom = bottom_rows[packed >> HALF_BITS & HALF]
+        key = top_rows[counts & HALF]
+        bottom = bottom_rows[counts >> HALF_BITS]
         if bottom < key:
             key = bottom
-        return None if key == NO_SPOT else key & SPOT
+        if key != NO_SPOT:
+            mark_spot(self.sheet, side, key & SPOT, CROSS)
 
-    def richest_spot(self, packed: int, made: int) -> int | None:
-        """The spot of the made skewer worth most hearts; None when the dice made none."""
+    def own_turn(self, side: Side, catch_up: int, made: int) -> int:
+        """Score, in place on the player's ``side``, the made skewer worth most hearts (lower row
+        on a tie), else the next catch-up space; returns how many catch-up spaces are used."""
+        counts = side.counts
         top_rows, bottom_rows = self._richest
-        key = top_rows[made & HALF_SKEWERS][packed & HALF]
-        bottom = bottom_rows[made >> HALF_ROWS][packed >> HALF_BITS & HALF]
+        key = top_rows[made & HALF_SKEWERS][counts & HALF]
+        bottom = bottom_rows[made >> HALF_ROWS][counts >> HALF_BITS]
         if bottom > key:
             key = bottom
-        return None if key < 0 else key & SPOT
-
-    def cross_for_arthur(self, side: Side) -> Side:
-        """Arthur's crossing phase: cross the cheapest next space (top row on a tie)."""
-        at = self.cheapest_spot(side.packed)
-        if at is None:
-            return side
-        *fields, _made = mark_spot(self.sheet, *side, at, CROSS)
-        return _new(Side, fields)
-
-    def own_turn(self, side: Side, catch_up: int, made: int) -> tuple[Side, int]:
-        """Score the skewer worth most hearts the dice made (lower row on a tie), else a catch-up."""
-        at = self.richest_spot(side.packed, made)
-        if at is not None:
-            *fields, _made = mark_spot(self.sheet, *side, at, CIRCLE)
-            return _new(Side, fields), catch_up
-        if catch_up < len(self.catch_up_stars):
-            return side._replace(stars=side.stars + self.catch_up_stars[catch_up]), catch_up + 1
-        return side, catch_up
+        if key >= 0:
+            mark_spot(self.sheet, side, key & SPOT, CIRCLE)
+        elif catch_up < len(self.catch_up_stars):
+            side.stars += self.catch_up_stars[catch_up]
+            catch_up += 1
+        return catch_up
 
 
 @dataclass
@@ -154,29 +144,22 @@ class GameResult:
 
 
 def play_game(start: State, model: PlayerModel, rng: random.Random) -> GameResult:
-    """One full game from a set-up state; Arthur's faces come from ``rng``."""
-    state = start
-    packed, hearts, stars, column = EMPTY_SIDE      # the player's sheet, as a Side's fields
+    """One full game from a set-up state, played on one draft of it; Arthur's faces come from
+    ``rng``."""
+    game = draft(start)
+    own = Side()        # the player's sheet
     catch_up = 0
     # Bound once: this loop runs a few hundred thousand times a second.
-    sheet, table, catch_up_stars = model.sheet, model.table, model.catch_up_stars
-    cheapest, richest = model.cheapest_spot, model.richest_spot
+    table, cross_for_arthur, own_turn = model.table, model.cross_for_arthur, model.own_turn
     getrandbits, draw = rng.getrandbits, rng.random
     while True:
-        state = arthur_turn(state, RED[floor(draw() * 6)])
-        at = cheapest(packed)
-        if at is not None:
-            packed, hearts, stars, column, _made = mark_spot(sheet, packed, hearts, stars, column, at, CROSS)
+        arthur_turn(game, RED[floor(draw() * 6)])
+        cross_for_arthur(own)
         made, crosses = table[getrandbits(TABLE_BITS)]
-        at = richest(packed, made)
-        if at is not None:
-            packed, hearts, stars, column, _made = mark_spot(sheet, packed, hearts, stars, column, at, CIRCLE)
-        elif catch_up < len(catch_up_stars):
-            stars += catch_up_stars[catch_up]
-            catch_up += 1
-        state = player_turn(state, crosses, hearts >= HEARTS_TRACK)
-        if state.phase == "score":
-            return GameResult(score(state.arthur), hearts + stars, state.turns)
+        catch_up = own_turn(own, catch_up, made)
+        player_turn(game, crosses, own.hearts >= HEARTS_TRACK)
+        if game.phase == "score":
+            return GameResult(score(game.arthur), score(own), game.turns)
 
 
 def start_state(difficulty: str, tie: str = "top", setup_column: str = "counts") -> State:

@@ -1,7 +1,10 @@
 """Miams solo, pure: Arthur the Insatiable's sheet, his turns, the player's turns, the end.
 
-States are NamedTuples (immutable, and cheap enough for the simulator's thousands of games a
-second). Chance arrives in actions: the red-die face is drawn by the screen, the simulator,
+``apply(state, action) -> state`` or :class:`RuleError`, and the state given is never changed:
+``apply`` copies it into a draft (its own Arthur's sheet; every other field is immutable and
+shared) and the rules change the draft in place, as boardgame.io's moves change an Immer draft.
+The simulator plays a whole game on one draft through the same functions, with no new state
+per turn. Chance arrives in actions: the red-die face is drawn by the screen, the simulator,
 a person or the dice sensor, never here. Actions (see docs/miams.md):
 
 - ``{"type": "setup", "difficulty": "lunch", "sheet": {...}, "tile": {...}, "tie": "top",
@@ -13,12 +16,14 @@ a person or the dice sensor, never here. Actions (see docs/miams.md):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from companion.config import ConfigError
 from firmware_bridge.faces import RED
 
-from ..base import Action, RuleError
+from ..base import Action, RuleError, clone
 from .sheet import (
     CIRCLE,
     COUNT,
@@ -55,27 +60,29 @@ DEFAULT_SHEET: Sheet = load_sheet()
 DEFAULT_TILE: Tile = load_tile()
 
 
-class _SideFields(NamedTuple):
-    packed: int             # the marks, packed by sheet.pack_rows
-    hearts: int
-    stars: int
-    column: bool            # the first-column stars are settled (taken, or ruled out)
+class Side:
+    """A sheet's marks (each skewer row, left to right), hearts and stars: Arthur's, or the
+    simulated player's own.
 
-
-class Side(_SideFields):
-    """Arthur's sheet: the marks of each skewer row (left to right), hearts and stars.
-
-    Built from readable rows, ``Side(("xo", "", ...), hearts, stars, column)``; kept packed in
-    one int so that marking a space costs an addition, not a new tuple of strings.
+    Built from readable rows, ``Side(("xo", "", ...), hearts, stars, column)``; the marks are
+    kept as two ints (see sheet.pack_rows) so that marking a space is an addition. The rules
+    change a Side in place, and only in a draft (see :func:`apply`).
     """
 
-    __slots__ = ()
+    __slots__ = ("column", "counts", "crossed", "hearts", "stars")
 
-    def __new__(cls, rows: tuple[str, ...], hearts: int, stars: int, column: bool) -> Side:
-        return _new(cls, (pack_rows(rows), hearts, stars, column))
+    def __init__(self, rows: tuple[str, ...] = (), hearts: int = 0, stars: int = 0,
+                 column: bool = False) -> None:
+        self.counts, self.crossed = pack_rows(rows)
+        self.hearts = hearts
+        self.stars = stars
+        self.column = column            # the first-column stars are settled (taken, or ruled out)
 
-    def __getnewargs__(self) -> tuple[tuple[str, ...], int, int, bool]:
-        return self.rows, self.hearts, self.stars, self.column
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Side):
+            return NotImplemented
+        return (self.counts, self.crossed, self.hearts, self.stars, self.column) == (
+            other.counts, other.crossed, other.hearts, other.stars, other.column)
 
     def __repr__(self) -> str:
         return f"Side(rows={self.rows!r}, hearts={self.hearts}, stars={self.stars}, column={self.column})"
@@ -83,7 +90,7 @@ class Side(_SideFields):
     @property
     def rows(self) -> tuple[str, ...]:
         """Per row a string of marks, "o" circled, "x" crossed, from the left."""
-        return unpack_rows(self.packed)
+        return unpack_rows(self.counts, self.crossed)
 
 
 class Turn(NamedTuple):
@@ -104,7 +111,11 @@ class Options(NamedTuple):
     setup_column: str
 
 
-class State(NamedTuple):
+@dataclass(slots=True)
+class State:
+    """The whole game. The rules change only a draft of it (see :func:`apply`); every field but
+    ``arthur`` holds an immutable value, so a draft shares them."""
+
     phase: str                  # setup, arthur, player, score (final score entry), over
     options: Options | None
     arthur: Side
@@ -116,65 +127,70 @@ class State(NamedTuple):
     gift: tuple[Mark, ...]      # crosses Arthur got in the player's last turn
 
 
-# NamedTuple's generated __new__ costs more than the rest of a mark; the hot paths build their
-# tuples with tuple.__new__ directly (same objects, positional fields).
+# A Mark or Turn is built positionally: NamedTuple's generated __new__ costs more than the rest
+# of a mark.
 _new = tuple.__new__
-EMPTY_SIDE = Side((), 0, 0, False)
 
 
 def initial_state() -> State:
-    return State("setup", None, EMPTY_SIDE, 0, 0, False, None, None, ())
+    return State("setup", None, Side(), 0, 0, False, None, None, ())
+
+
+def draft(state: State) -> State:
+    """A copy of ``state`` the rules may change in place: its own Arthur's sheet (every other
+    field is immutable, so shared)."""
+    copy = clone(state)
+    copy.arthur = clone(state.arthur)
+    return copy
 
 
 # ----- the sheet --------------------------------------------------------------------------------
 
-def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> tuple[Side, Mark]:
-    """Circle or cross the leftmost free space of ``row``; a circle on a full row scores its end.
+def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> Mark:
+    """Circle or cross the leftmost free space of ``row`` on ``side``, in place, and return the
+    mark; a circle on a full row scores its end.
 
     "Circle the leftmost free box ... Fill as many Hearts ... as the value of the space you
     circled. Take the Bonus token ... If you had already crossed off or circled all spaces of
     the row, you still obtain hearts: as many as the value at the end of the row."
     """
-    packed, hearts, stars, column = side
-    packed, hearts, stars, column, made = mark_fields(sheet, packed, hearts, stars, column, row, how, bonus)
-    return _new(Side, (packed, hearts, stars, column)), made
+    return mark_spot(sheet, side, row << COUNT_BITS | side.counts >> (COUNT_BITS * row) & COUNT, how, bonus)
 
 
-def mark_fields(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool, row: int, how: str,
-                bonus: bool = True) -> tuple[int, int, int, bool, Mark]:
-    """:func:`mark` on a side's four fields, returned with the mark: for the hot paths, which
-    build a Side once a turn (a plain tuple is built and read faster)."""
-    return mark_spot(sheet, packed, hearts, stars, column,
-                     row << COUNT_BITS | packed >> (COUNT_BITS * row) & COUNT, how, bonus)
-
-
-def mark_spot(sheet: Sheet, packed: int, hearts: int, stars: int, column: bool, at: int, how: str,
-              bonus: bool = True) -> tuple[int, int, int, bool, Mark]:
-    """:func:`mark_fields` at a row's spot (``sheet.spot``), as the sheet's choice tables give it."""
+def mark_spot(sheet: Sheet, side: Side, at: int, how: str, bonus: bool = True) -> Mark:
+    """:func:`mark` at a row's spot (``sheet.spot``), as the sheet's choice tables give it. A
+    cross on a full row raises ValueError and leaves ``side`` as it was."""
     try:
-        made, bit, most_hearts, value, got = sheet.steps[how][at]
+        made, counted, crossed, most_hearts, value, got = sheet.steps[how][at]
     except TypeError:
         raise ValueError("a full row has no space to cross") from None
-    packed += bit
+    side.counts += counted
+    if crossed:
+        side.crossed |= crossed
+    hearts = side.hearts
     if hearts <= most_hearts and bonus:
         # the usual mark: not in the first column, every heart fits, the bonus is taken
-        return packed, hearts + value, stars + got, column, made
+        side.hearts = hearts + value
+        side.stars += got
+        return made
     if not bonus:
         got = 0
     filled = HEARTS_TRACK - hearts
     if value < filled:
         filled = value
+    side.hearts = hearts + filled
     # "take a Star token for each Heart you cannot fill"
     got += value - filled
     space = made.space
-    if space == 0 and not column and every_row_started(packed):
+    if space == 0 and not side.column and every_row_started(side.counts):
         got += FIRST_COLUMN_STARS
-        column = True
+        side.column = True
     elif bonus and filled == value:
-        return packed, hearts + value, stars + got, column, made  # a first column mark like any other
+        side.stars += got
+        return made  # a first column mark like any other
+    side.stars += got
     tokens = made.tokens if bonus else 0
-    return packed, hearts + filled, stars + got, column, _new(Mark, (made.row, space, how, filled, got,
-                                                                     tokens))
+    return _new(Mark, (made.row, space, how, filled, got, tokens))
 
 
 def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int | None:
@@ -183,24 +199,23 @@ def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int
     On a tie ``top`` takes the highest row on the sheet (Pair first), ``bottom`` the lowest.
     None when every row is full.
     """
-    at = _least_advanced(sheet, pack_rows(rows), tie)
+    at = _least_advanced(sheet, pack_rows(rows)[0], tie)
     return None if at is None else at >> COUNT_BITS
 
 
-def _least_advanced(sheet: Sheet, packed: int, tie: str) -> int | None:
-    """The spot of :func:`least_advanced` on packed marks, read from the sheet's tables."""
+def _least_advanced(sheet: Sheet, counts: int, tie: str) -> int | None:
+    """The spot of :func:`least_advanced` for a side's counts, read from the sheet's tables."""
     top_rows, bottom_rows = sheet.least_advanced[tie]
-    key = top_rows[packed & HALF]
-    bottom = bottom_rows[packed >> HALF_BITS & HALF]
+    key = top_rows[counts & HALF]
+    bottom = bottom_rows[counts >> HALF_BITS]
     if bottom < key:
         key = bottom
     return None if key == NO_SPOT else key & SPOT
 
 
-def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int, column: bool,
-                   count: int) -> tuple[int, int, int, bool, tuple[Mark, ...]]:
-    """Cross ``count`` spaces for Arthur (his side's four fields), each in his highest least
-    advanced skewer, taking bonuses; returns the fields and the marks.
+def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Mark, ...]:
+    """Cross ``count`` spaces on Arthur's side, each in his highest least advanced skewer,
+    taking bonuses; returns the marks.
 
     A red die or reroll token from a crossed space is discarded at once and makes one more
     cross, so bonuses cascade until none are left (or every row is full).
@@ -208,13 +223,13 @@ def arthur_crosses(sheet: Sheet, tie: str, packed: int, hearts: int, stars: int,
     marks: list[Mark] = []
     while count > 0:
         count -= 1
-        at = _least_advanced(sheet, packed, tie)
+        at = _least_advanced(sheet, side.counts, tie)
         if at is None:
             break  # every space is marked: the cross has nowhere to go
-        packed, hearts, stars, column, made = mark_spot(sheet, packed, hearts, stars, column, at, CROSS)
+        made = mark_spot(sheet, side, at, CROSS)
         marks.append(made)
         count += made.tokens
-    return packed, hearts, stars, column, tuple(marks)
+    return tuple(marks)
 
 
 # ----- the game ---------------------------------------------------------------------------------
@@ -233,55 +248,56 @@ def setup(action: Action) -> State:
         tile = tile_from_data(action["tile"], "setup.tile") if "tile" in action else DEFAULT_TILE
     except ConfigError as exc:
         raise RuleError(f"Bad sheet data:\n{exc.key[:21]}") from None
-    side = EMPTY_SIDE
+    side = Side()
     # "During this setup, do not take into account the Bonus tokens printed on the spaces you cross."
     for row in range(len(SKEWERS)):
         for _ in range(min(DIFFICULTIES[difficulty], len(sheet.rows[row].hearts))):
-            side, _made = mark(sheet, side, row, CROSS, bonus=False)
+            mark(sheet, side, row, CROSS, bonus=False)
     if setup_column == "ignored" and side.column:
-        side = side._replace(stars=side.stars - FIRST_COLUMN_STARS, column=True)
+        side.stars -= FIRST_COLUMN_STARS
     options = Options(sheet, tile, difficulty, tie, setup_column)
     return State("arthur", options, side, 0, 0, False, None, None, ())
 
 
-def arthur_turn(state: State, face: str, source: str = "box") -> State:
-    """Roll the red die for Arthur: the tile names the skewer; circle it, then cascade crosses."""
-    # unpacked at once: cheaper than reading the fields one by one on the simulator's hot path
-    _phase, options, side, turns, player_turns, filled, _score, _last, _gift = state
-    sheet, tile, _difficulty, tie, _setup_column = options
-    packed, hearts, stars, column = side
-    packed, hearts, stars, column, circled = mark_fields(
-        sheet, packed, hearts, stars, column, tile.skewer_of[face], CIRCLE)
+def arthur_turn(game: State, face: str, source: str = "box") -> None:
+    """Roll the red die for Arthur: the tile names the skewer; circle it, then cascade crosses.
+    Changes ``game``, a draft, in place."""
+    options = game.options
+    sheet = options.sheet
+    side = game.arthur
+    circled = mark(sheet, side, options.tile.skewer_of[face], CIRCLE)
     marks: tuple[Mark, ...] = (circled,)
     if circled.tokens:
-        packed, hearts, stars, column, crossed = arthur_crosses(
-            sheet, tie, packed, hearts, stars, column, circled.tokens)
-        marks += crossed
-    return _new(State, ("player", options, _new(Side, (packed, hearts, stars, column)), turns + 1,
-                        player_turns, filled, None, _new(Turn, (face, source, marks)), ()))
+        marks += arthur_crosses(sheet, options.tie, side, circled.tokens)
+    game.phase = "player"
+    game.turns += 1
+    game.last = _new(Turn, (face, source, marks))
+    game.gift = ()
 
 
-def player_turn(state: State, crosses: int, filled: bool) -> State:
+def player_turn(game: State, crosses: int, filled: bool) -> None:
     """The player's turn: each cross they rolled gives Arthur a cross; then check the end.
+    Changes ``game``, a draft, in place.
 
     "As soon as a player has filled all 50 Hearts ..., take turns until everyone has taken the
     same number of turns." Arthur plays first, so the game ends after this turn.
     """
-    _phase, options, side, turns, player_turns, was_filled, _score, last, _gift = state
-    gift: tuple[Mark, ...] = ()
-    if crosses:
-        packed, hearts, stars, column = side
-        packed, hearts, stars, column, gift = arthur_crosses(
-            options.sheet, options.tie, packed, hearts, stars, column, crosses)
-        side = _new(Side, (packed, hearts, stars, column))
-    filled = filled or was_filled
-    ended = filled or side.hearts >= HEARTS_TRACK
-    return _new(State, ("score" if ended else "arthur", options, side, turns, player_turns + 1,
-                        filled, None, last, gift))
+    options, side = game.options, game.arthur
+    game.gift = arthur_crosses(options.sheet, options.tie, side, crosses) if crosses else ()
+    game.player_turns += 1
+    game.player_filled = filled = filled or game.player_filled
+    game.phase = "score" if filled or side.hearts >= HEARTS_TRACK else "arthur"
+
+
+def final_score(game: State, hearts: int, stars: int) -> None:
+    """The player's final score ends the game. Changes ``game``, a draft, in place."""
+    game.phase = "over"
+    game.player_score = (hearts, stars)
 
 
 def apply(state: State, action: Action) -> State:
-    """The state after ``action``, or RuleError with a reason for the screen.
+    """The state after ``action``, or RuleError with a reason for the screen; ``state`` itself
+    is never changed (a checked action changes a draft of it).
 
     Every field's type is checked before it is used (a bool is not a number), so odd input from
     a journal or a hand-written file gets a refusal, never a TypeError.
@@ -307,7 +323,7 @@ def apply(state: State, action: Action) -> State:
         source = action.get("source", "box")
         if not _one_of(source, SOURCES):
             raise RuleError("Unknown roll source")
-        return arthur_turn(state, face, source)
+        return _on_draft(state, arthur_turn, face, source)
     if kind == "player":
         if phase != "player":
             raise RuleError("Not your turn")
@@ -317,7 +333,7 @@ def apply(state: State, action: Action) -> State:
         filled = action.get("filled", False)
         if not isinstance(filled, bool):
             raise RuleError("filled: true or false")
-        return player_turn(state, crosses, filled)
+        return _on_draft(state, player_turn, crosses, filled)
     if phase != "score":
         raise RuleError("The game is not over")
     hearts, stars = action.get("hearts"), action.get("stars")
@@ -325,7 +341,14 @@ def apply(state: State, action: Action) -> State:
         raise RuleError("Hearts 0-50 and\nstars 0-999")
     if state.player_filled and hearts != HEARTS_TRACK:
         raise RuleError("You filled your 50:\nhearts must be 50")
-    return state._replace(phase="over", player_score=(hearts, stars))
+    return _on_draft(state, final_score, hearts, stars)
+
+
+def _on_draft(state: State, rule: Callable[..., None], *args: Any) -> State:
+    """A draft of ``state`` changed by ``rule``: the new state."""
+    game = draft(state)
+    rule(game, *args)
+    return game
 
 
 ACTION_TYPES = ("setup", "roll", "player", "score")

@@ -81,20 +81,19 @@ class Bonus:
 
 
 CIRCLE, CROSS = "o", "x"
-# A player's marks packed in one int, so marking a space is one addition: the count of marked
-# spaces of row r in the 4 bits from 4 * r, and bit CROSSED_AT + MAX_SPACES * r + s set when
-# space s of row r is crossed rather than circled.
+# A player's marks are two ints, so marking a space is an addition: ``counts``, the count of
+# marked spaces of row r in the 4 bits from 4 * r, and ``crossed``, bit MAX_SPACES * r + s set
+# when space s of row r is crossed rather than circled. Every choice of a turn reads the counts
+# alone, which in 24 bits stay one digit of a Python int: cheap to shift and mask.
 COUNT_BITS = 4
 COUNT = (1 << COUNT_BITS) - 1
-CROSSED_AT = COUNT_BITS * len(SKEWERS)
-COUNTS = (1 << CROSSED_AT) - 1                  # the counts part: all a turn's choices depend on
 _LOW_THREE = 7 * sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))   # each count's low 3 bits
 _TOP_BITS = 8 * sum(1 << (COUNT_BITS * r) for r in range(len(SKEWERS)))    # each count's top bit
 
 
 # Where the next mark of a row goes, as one small int, its "spot": the row and how many of its
 # spaces are marked. Sheet.steps is indexed by spots, and the choices below give one, so marking
-# the chosen space reads no count from the packed marks.
+# the chosen space reads no count from the marks.
 SPOT_BITS = 3 + COUNT_BITS
 SPOT = (1 << SPOT_BITS) - 1
 
@@ -106,9 +105,9 @@ def spot(row: int, marked: int) -> int:
 
 # A choice that depends only on the rows' counts (the least advanced row, the player model's
 # cheapest or richest space) is read from two tables rather than worked out row by row: one
-# indexed by the counts of the top three rows (the low HALF_BITS bits of packed marks), one by
-# those of the bottom three; the answer is the better of the two entries. An entry is a sort key
-# with the chosen row's spot in its low SPOT_BITS bits.
+# indexed by the counts of the top three rows (the low HALF_BITS bits of the counts), one by
+# those of the bottom three (the bits above); the answer is the better of the two entries. An
+# entry is a sort key with the chosen row's spot in its low SPOT_BITS bits.
 HALF_ROWS = 3
 HALF_BITS = COUNT_BITS * HALF_ROWS
 HALF = (1 << HALF_BITS) - 1
@@ -121,7 +120,7 @@ TIES = ("top", "bottom")
 def half_table(sizes: tuple[int, ...], first: int, key: Callable[[int, int], int],
                better: Callable[[int, int], int], nothing: int) -> tuple[int, ...]:
     """``better`` of ``key(row, marked)`` over rows ``first`` to ``first + 2``, for every
-    combination of their counts, indexed by those counts as packed; ``nothing`` elsewhere.
+    combination of their counts, indexed by those counts as in ``counts``; ``nothing`` elsewhere.
     ``key`` gives ``nothing`` for a row that is not a candidate."""
     table = [nothing] * (1 << HALF_BITS)
     a, b, c = range(first, first + HALF_ROWS)
@@ -135,43 +134,45 @@ def half_table(sizes: tuple[int, ...], first: int, key: Callable[[int, int], int
     return tuple(table)
 
 
-def mark_bit(row: int, space: int, how: str) -> int:
-    """What marking ``space`` of ``row`` with ``how`` adds to packed marks."""
-    crossed = 1 << (CROSSED_AT + MAX_SPACES * row + space) if how == CROSS else 0
-    return (1 << (COUNT_BITS * row)) + crossed
+def mark_bits(row: int, space: int, how: str) -> tuple[int, int]:
+    """What marking ``space`` of ``row`` with ``how`` adds to the counts and to the crossed bits."""
+    crossed = 1 << (MAX_SPACES * row + space) if how == CROSS else 0
+    return 1 << (COUNT_BITS * row), crossed
 
 
-def count(packed: int, row: int) -> int:
+def count(counts: int, row: int) -> int:
     """The number of marked spaces of ``row``."""
-    return packed >> (COUNT_BITS * row) & COUNT
+    return counts >> (COUNT_BITS * row) & COUNT
 
 
-def every_row_started(packed: int) -> bool:
+def every_row_started(counts: int) -> bool:
     """True when every row has at least one marked space (the whole first column is marked)."""
     # A count's top bit is set from 8 on; adding 7 to its low three bits sets it from 1 on,
     # without a carry into the next count.
-    counts = packed & COUNTS
     return ((counts & _LOW_THREE) + _LOW_THREE | counts) & _TOP_BITS == _TOP_BITS
 
 
-def pack_rows(rows: tuple[str, ...]) -> int:
-    """Pack per-row mark strings ("o" circled, "x" crossed, from the left) into one int."""
+def pack_rows(rows: tuple[str, ...]) -> tuple[int, int]:
+    """The counts and crossed bits of per-row mark strings ("o" circled, "x" crossed, from the
+    left)."""
     if len(rows) > len(SKEWERS):
         raise ValueError(f"at most {len(SKEWERS)} rows")
-    packed = 0
+    counts = crossed = 0
     for row, marks in enumerate(rows):
         if len(marks) > MAX_SPACES or not set(marks) <= {CIRCLE, CROSS}:
             raise ValueError(f"row {row}: {marks!r} is not up to {MAX_SPACES} o/x marks")
         for space, how in enumerate(marks):
-            packed += mark_bit(row, space, how)
-    return packed
+            counted, crossed_bit = mark_bits(row, space, how)
+            counts += counted
+            crossed |= crossed_bit
+    return counts, crossed
 
 
-def unpack_rows(packed: int) -> tuple[str, ...]:
-    """The six rows' mark strings of packed marks."""
+def unpack_rows(counts: int, crossed: int) -> tuple[str, ...]:
+    """The six rows' mark strings of counts and crossed bits."""
     return tuple(
-        "".join(CROSS if packed >> (CROSSED_AT + MAX_SPACES * row + space) & 1 else CIRCLE
-                for space in range(count(packed, row)))
+        "".join(CROSS if crossed >> (MAX_SPACES * row + space) & 1 else CIRCLE
+                for space in range(count(counts, row)))
         for row in range(len(SKEWERS))
     )
 
@@ -198,11 +199,11 @@ class Row:
 
 
 # Marking the leftmost free space of a row: (the mark as it is when no heart overflows the track,
-# no bonus is withheld and the first column gives nothing; what it adds to packed marks (0 for
-# the end-of-row value); the most hearts a side may have for that mark to be the usual one
-# (every heart fits and the space is not in the first column, else -1); and the mark's hearts
-# and stars again). A plain tuple: unpacked faster than a NamedTuple.
-Step = tuple[Mark, int, int, int, int]
+# no bonus is withheld and the first column gives nothing; what it adds to the counts and to the
+# crossed bits (both 0 for the end-of-row value); the most hearts a side may have for that mark
+# to be the usual one (every heart fits and the space is not in the first column, else -1); and
+# the mark's hearts and stars again). A plain tuple: unpacked faster than a NamedTuple.
+Step = tuple[Mark, int, int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -237,10 +238,10 @@ class Sheet:
                 for how, value in ((CIRCLE, hearts), (CROSS, 0)):
                     made = Mark(r, space, how, value, bonus.stars, bonus.tokens)
                     most_hearts = HEARTS_TRACK - value if space else -1
-                    bit = mark_bit(r, space, how)
-                    steps[how][spot(r, space)] = made, bit, most_hearts, value, bonus.stars
+                    counted, crossed = mark_bits(r, space, how)
+                    steps[how][spot(r, space)] = made, counted, crossed, most_hearts, value, bonus.stars
             end = Mark(r, -1, CIRCLE, row.end, 0, 0)
-            steps[CIRCLE][spot(r, sizes[r])] = end, 0, HEARTS_TRACK - row.end, row.end, 0
+            steps[CIRCLE][spot(r, sizes[r])] = end, 0, 0, HEARTS_TRACK - row.end, row.end, 0
 
         def fewest_marks(tie: str) -> Callable[[int, int], int]:
             def key(row: int, marked: int) -> int:
@@ -421,7 +422,7 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
     names = {face: _text(names_data.get(face, face), path, f"names.{face}", MAX_NAME) for face in RED}
-    # read-only views: a Tile is part of the immutable game state
+    # read-only views: a Tile is shared by every state of a game, drafts included
     return Tile(name, stand_in, MappingProxyType(skewer_of), MappingProxyType(names))
 
 
