@@ -25,14 +25,15 @@ def actions() -> list[dict]:
 
 def test_a_replay_is_the_actions_applied_one_by_one():
     """Resume and undo replay the journal: the whole game at once gives the state the box
-    reached action by action, and leaves every state it passed through as it was."""
+    reached action by action, and applying an action never changed the state before it."""
     states = [rules.initial_state()]
+    seen = []
     for action in actions():
         states.append(rules.apply(states[-1], action))
-    seen = [rules.summary(state) for state in states]
+        seen.append(rules.summary(states[-1]))
     assert GAMES["makan"].replay(actions()) == states[-1]
     assert GAMES["makan"].replay(actions()[:30]) == states[30]
-    assert [rules.summary(state) for state in states] == seen
+    assert [rules.summary(state) for state in states[1:]] == seen
     assert states[-1].phase == "over" and states[30] != states[31]
 
 
