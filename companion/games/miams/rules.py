@@ -101,8 +101,9 @@ class Turn(NamedTuple):
     marks: tuple[Mark, ...]
 
 
-class Options(NamedTuple):
-    """What is fixed for a whole game."""
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What is fixed for a whole game (read on every turn: slots are read fastest)."""
 
     sheet: Sheet
     tile: Tile
