@@ -476,12 +476,17 @@ def _jump(state: State, action: Action) -> None:
         raise _err("Only players jumped", "over may say tch")
     if tch and target == 88:
         raise _err("No tch for a jump", "to Table 88")
-    if not go:
-        if tch:
-            raise _err("No jump, no tch")
-        state.jumps = state.jumps[1:]
-        _next_jump(state)
-        return
+    if go:
+        _move(state, jumper, target, tch)
+    elif tch:
+        raise _err("No jump, no tch")
+    state.jumps = state.jumps[1:]
+    _next_jump(state)
+
+
+def _move(state: State, jumper: int, target: int, tch: list[int]) -> None:
+    """The jumper takes Table ``target`` and the players it passes move (``options.push``);
+    players who said "tch", and a jumper from Table 1 to 88, earn their coins."""
     from_table = state.players[jumper].table
     seq = list(state.queue)
     k = seq.index(jumper)
@@ -501,8 +506,7 @@ def _jump(state: State, action: Action) -> None:
             got = _available(state, earned[index], state.supply)
             state.supply -= got
             p.coins += got
-    state.jumps, state.queue = state.jumps[1:], tuple(seq)
-    _next_jump(state)
+    state.queue = tuple(seq)
 
 
 # ----- the Queue ----------------------------------------------------------------------------
