@@ -568,7 +568,8 @@ class App:
         last = session.actions[-1]
         if not session.spec.is_undoable(last):
             # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
-            self.refuse(f"Can't undo: {session.spec.describe_action(last)}")
+            before = session.spec.replay(session.actions[:-1])
+            self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
         was_finished = session.spec.is_finished(session.state)
         if session.game_id is not None and self.journal_ok:
@@ -584,7 +585,7 @@ class App:
             self.stack.pop()
         if self.game_root is not None:
             self.game_root.on_state_changed()
-        self.toast("Undone:", session.spec.describe_action(last))
+        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}")
         self.beep("ok")
         return True
 

@@ -57,7 +57,7 @@ SPEC = GameSpec(
     is_finished=lambda state: state >= 1000,
     summary=lambda state: {"tally": state},
     describe=lambda state: f"at {state}",
-    describe_action=lambda action: f"{action['type']} {action.get('n', action.get('value'))}",
+    describe_action=lambda action, state: f"{action['type']} {action.get('n', action.get('value'))}",
     new_game=StartScreen,
     play=TallyScreen,
     is_undoable=lambda action: action["type"] != "roll",

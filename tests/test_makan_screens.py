@@ -91,27 +91,30 @@ def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
     assert state(box) is s and box.beeps()[-1] == "error"
 
 
-def undo_restores(box, *buttons: str) -> None:
-    """Press ``buttons`` (one action), check it was taken, hold BACK, check it is gone; redo."""
+def undo_restores(box, undone: str, *buttons: str) -> None:
+    """Press ``buttons`` (one action), check it was taken, hold BACK, check it is gone and the
+    toast says who did what ("Undone: " + ``undone``); redo."""
     before, count = state(box), len(box.app.session.actions)
     press(box, *buttons)
     assert len(box.app.session.actions) == count + 1, buttons
     box.press("BACK", long=True)
     assert state(box) == before and len(box.app.session.actions) == count
+    assert " ".join(box.app._toast[0]) == f"Undone: {undone}"
     assert box.screen is box.app.game_root
     press(box, "+3", *buttons)
     assert len(box.app.session.actions) == count + 1
 
 
 def test_long_back_undoes_every_kind_of_step(box):
-    """Reveal, seat, jump, buy, next player and score: each is taken back by a long BACK."""
+    """Reveal, seat, jump, buy, next player and score: each is taken back by a long BACK,
+    and the toast names the player."""
     press(box, "game:makan", "OK")
-    undo_restores(box, "OK", "OK", "OK", "OK", "OK", "OK")              # reveal (all Kopi O)
-    undo_restores(box, "OK", "OK", "OK", "UP", "UP", "OK")              # Ana sits at Table 1
+    undo_restores(box, "drinks entered", "OK", "OK", "OK", "OK", "OK", "OK")  # all Kopi O
+    undo_restores(box, "Ana at Table 1", "OK", "OK", "OK", "UP", "UP", "OK")
     press(box, "OK", "OK", "OK", "UP", "OK", "OK", "OK", "OK", "OK", "OK", "UP", "OK")
-    undo_restores(box, "OK")                                            # Ana jumps to 88
-    undo_restores(box, "OK")                                            # Ben buys a Kopi O
-    undo_restores(box, "ACTION")                                        # next player
+    undo_restores(box, "Ana's jump to 88", "OK")
+    undo_restores(box, "Ben bought Kopi O", "OK")
+    undo_restores(box, "end of Ben's turn", "ACTION")
     # Fast-forward to the final scoring through the app, then score Ana by buttons.
     app = box.app
     while state(box).phase != "scoring":
@@ -126,7 +129,7 @@ def test_long_back_undoes_every_kind_of_step(box):
         else:
             app.dispatch({"type": "end_turn"})
     app.game_root.on_state_changed()
-    undo_restores(box, "OK", "UP", "UP", "UP", "OK")                    # Ana: 3 food points
+    undo_restores(box, "Ana's score", "OK", "UP", "UP", "UP", "OK")    # 3 food points
     assert state(box).players[0].score is not None
 
 

@@ -43,7 +43,9 @@ class GameSpec:
     is_finished: Callable[[Any], bool]
     summary: Callable[[Any], dict[str, Any]]   # final state as JSON, for replay
     describe: Callable[[Any], str]             # "round 3", for the resume question
-    describe_action: Callable[[Action], str]   # "B bought Cola", for "Undone: ..."
+    # "Ben bought Cola", for "Undone: ..." and "Can't undo: ...", given the action and the
+    # state it was applied to (which says whose turn it was and what a slot held).
+    describe_action: Callable[[Action, Any], str]
     new_game: Callable[[App], Screen]          # the setup screen, before any action
     play: Callable[[App], Screen]              # the root screen of a game in progress
     is_undoable: Callable[[Action], bool] = lambda action: True

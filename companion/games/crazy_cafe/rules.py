@@ -445,8 +445,9 @@ ACTION_WORDS = {
 }
 
 
-def describe_action(action: Action) -> str:
-    """A few words for "Undone: ..." and "Can't undo: ..." (one short line)."""
+def describe_action(action: Action, state: CafeState | None = None) -> str:
+    """A few words for "Undone: ..." and "Can't undo: ..." (one short line); a Café action
+    says all it did, so the state it was applied to is not needed."""
     kind = action.get("type")
     side = action.get("side", "light")
     side = side if side in SIDES else "light"

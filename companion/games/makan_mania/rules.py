@@ -296,8 +296,11 @@ def _err(*lines: str) -> RuleError:
     return RuleError("\n".join(lines))
 
 
-def _name(state: State, index: int) -> str:
-    return state.players[index].name
+def _name(state: State, index: Any) -> str:
+    """The name of player ``index``; "a player" for anything that is no player's index."""
+    if type(index) is int and 0 <= index < len(state.players):
+        return state.players[index].name
+    return "a player"
 
 
 # ----- action fields ------------------------------------------------------------------------
@@ -733,21 +736,32 @@ def describe(state: State) -> str:
     return f"round {state.round}"
 
 
-def describe_action(action: Action) -> str:
+def describe_action(action: Action, state: State) -> str:
+    """Who did what, e.g. "Ben bought Cola", for "Undone: ..."; ``state`` is the one the action
+    was applied to (whose turn it was, what the slot held)."""
     kind = action.get("type")
-    # The drink's name from its key, so an undo toast never needs the data files.
-    drink = str(action.get("drink") or "a drink").replace("_", " ").title()
-    texts = {
-        "setup": "game setup",
-        "reveal": "drinks entered",
-        "deal": "drinks dealt",
-        "seat": f"seat at Table {action.get('table', '?')}",
-        "jump": f"jump to {action.get('to', '?')}" if action.get("go") else "no jump",
-        "buy": f"bought {drink}",
-        "end_turn": "next player",
-        "score": "a score",
-    }
-    return texts.get(kind, str(kind))
+    if kind == "seat":
+        table = action.get("table")
+        if table is None and state.phase == "rush":
+            table = free_tables(state)[0]  # the last player still rolling takes the last one
+        return f"{_name(state, action.get('player'))} at Table {table}"
+    if kind == "jump":
+        jump = pending_jump(state)
+        who = _name(state, jump and jump[0])
+        return f"{who}'s jump to {jump[1]}" if jump and action.get("go") else f"{who}: no jump"
+    if kind == "buy":
+        slot = action.get("slot")
+        card = state.row[slot] if type(slot) is int and 0 <= slot < len(state.row) else None
+        drink = state.book.by_key[card.drink].name if card else "a drink"
+        return f"{_name(state, current(state))} bought {drink}"
+    if kind == "end_turn":
+        return f"end of {_name(state, current(state))}'s turn"
+    if kind == "score":
+        return f"{_name(state, action.get('player'))}'s score"
+    return _ACTION_WORDS.get(kind, "a step") if isinstance(kind, str) else "a step"
+
+
+_ACTION_WORDS = {"setup": "game setup", "reveal": "drinks entered", "deal": "drinks dealt"}
 
 
 def summary(state: State) -> dict[str, Any]:

@@ -399,8 +399,9 @@ def describe(state: State) -> str:
     return "setup"
 
 
-def describe_action(action: Action) -> str:
-    """A few words for the action, e.g. "Arthur's roll" in "Can't undo: Arthur's roll"."""
+def describe_action(action: Action, state: State | None = None) -> str:
+    """A few words for the action, e.g. "Arthur's roll" in "Can't undo: Arthur's roll"; a solo
+    game has one player, so the state it was applied to is not needed."""
     kind = action.get("type") if isinstance(action, dict) else None
     if kind == "roll":
         return "Arthur's roll"
