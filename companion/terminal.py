@@ -1,24 +1,45 @@
-"""The interactive simulator's terminal: the OLED as Unicode half-blocks, keys as buttons.
+"""The interactive simulator's terminal: the OLED drawn in characters, keys as buttons.
 
-Each character cell shows two pixel rows (▀ ▄ █), so the 128×64 panel is 128 columns by
-32 lines, at its real resolution. Works over SSH; needs no graphics library.
+With room (130×37) each character shows two pixel rows (▀ ▄ █), so the 128×64 panel is
+128 columns by 32 lines, at its real resolution. In a smaller terminal (such as 80×24) each
+character is a Unicode braille cell of 2×4 pixels: the panel is 64 columns by 16 lines.
+Works over SSH; needs no graphics library.
+
+Keys are handled as they arrive: the keyboard thread posts each one to the loop, where
+:class:`KeyPresser` presses the button and schedules its release on the app's clock.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import shutil
 import sys
 import termios
 import threading
-import time
 import tty
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 from PIL import Image
 
+from .events import Call, Stop
+from .simbox import PRESS_S
+
 HELP = "↑/w ↓/s move  ⏎/o OK  ⌫/b BACK  space/a ACTION  O B A = hold (long)  q quit"
+HELP_SHORT = "w/s move o OK b BACK a ACTION  O B A hold  q quit"
+
+# Characters the two renderings need: the panel, its border, the help and status lines.
+FULL_SIZE = (130, 37)
+COMPACT_SIZE = (66, 20)
+
+# A key arriving again while its button is still down (terminal auto-repeat) keeps the button
+# down this much longer: more than the gap between repeats (25-50 ms in common terminals), so a
+# held key is a held button and the box's own auto-repeat takes over.
+REPEAT_HOLD_S = 0.12
+LONG_MARGIN_S = 0.15  # a hold lasts this much past the long-press threshold
 
 _KEYS = {
     "w": "UP", "k": "UP", "s": "DOWN", "j": "DOWN",
@@ -28,6 +49,9 @@ _KEYS = {
 }
 _LONG_KEYS = {"O": "OK", "B": "BACK", "A": "ACTION", "W": "UP", "S": "DOWN"}
 _ARROWS = {"A": "UP", "B": "DOWN"}
+
+# Braille dot bits by (x, y) inside a 2×4 cell (Unicode's dots 1-8).
+_BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
 
 def frame_to_text(image: Image.Image) -> list[str]:
@@ -43,6 +67,34 @@ def frame_to_text(image: Image.Image) -> list[str]:
             chars.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
         rows.append("".join(chars))
     return rows
+
+
+def frame_to_braille(image: Image.Image) -> list[str]:
+    """The frame as 16 lines of 64 braille cells, each 2×4 pixels."""
+    pixels = image.convert("1").load()
+    width, height = image.size
+    rows = []
+    for top in range(0, height, 4):
+        chars = []
+        for left in range(0, width, 2):
+            bits = 0
+            for dx, column in enumerate(_BRAILLE_BITS):
+                for dy, bit in enumerate(column):
+                    x, y = left + dx, top + dy
+                    if x < width and y < height and pixels[x, y] != 0:
+                        bits |= bit
+            chars.append(chr(0x2800 + bits))
+        rows.append("".join(chars))
+    return rows
+
+
+def rendering_for(columns: int, lines: int) -> str | None:
+    """``full`` when the terminal has room for it, else ``compact``; None if even that won't fit."""
+    if columns >= FULL_SIZE[0] and lines >= FULL_SIZE[1]:
+        return "full"
+    if columns >= COMPACT_SIZE[0] and lines >= COMPACT_SIZE[1]:
+        return "compact"
+    return None
 
 
 def decode_keys(data: str) -> list[tuple[str, bool]]:
@@ -68,22 +120,32 @@ def decode_keys(data: str) -> list[tuple[str, bool]]:
 
 
 class TerminalPanel:
-    """Paints frames and a status line to a terminal stream."""
+    """Paints frames and a status line to a terminal stream, in the rendering that fits."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
+    def __init__(self, out: TextIO = sys.stdout,
+                 size: Callable[[], tuple[int, int]] = shutil.get_terminal_size) -> None:
         self.out = out
+        self.size = size
         self.status = ""
         self._lock = threading.Lock()
         self._last: Image.Image | None = None
+        self._rendering: str | None = None
 
     def paint(self, image: Image.Image) -> None:
         with self._lock:
             self._last = image.copy()
-            lines = frame_to_text(image)
-            border = "─" * len(lines[0])
-            text = "\x1b[H" + f"┌{border}┐\r\n"
-            text += "".join(f"│{line}│\r\n" for line in lines)
-            text += f"└{border}┘\r\n{HELP}\x1b[K\r\n{self.status}\x1b[K\r\n"
+            columns, lines = self.size()
+            rendering = rendering_for(columns, lines) or "compact"
+            text = "\x1b[H"
+            if rendering != self._rendering:  # the terminal was resized: clear what was drawn
+                text += "\x1b[2J\x1b[H"
+                self._rendering = rendering
+            rows = frame_to_text(image) if rendering == "full" else frame_to_braille(image)
+            keys = HELP if len(HELP) <= columns else HELP_SHORT
+            border = "─" * len(rows[0])
+            text += f"┌{border}┐\r\n"
+            text += "".join(f"│{row}│\r\n" for row in rows)
+            text += f"└{border}┘\r\n{keys}\x1b[K\r\n{self.status[:columns]}\x1b[K\r\n"
             self.out.write(text)
             self.out.flush()
 
@@ -93,14 +155,73 @@ class TerminalPanel:
             self.paint(self._last)
 
 
-class KeyboardFinger(threading.Thread):
-    """Reads keys and presses the simulated buttons like a finger (down, hold, up)."""
+@dataclass
+class _Down:
+    button: str
+    release: Any  # the app's Timer that lifts the button
 
-    def __init__(self, finger: Any, long_press_s: Callable[[], float],
-                 on_quit: Callable[[], None], fd: int) -> None:
+
+class KeyPresser:
+    """Presses the simulated buttons for keys, on the loop thread, like one finger.
+
+    A press is the button going down now and up at a time scheduled on the app's clock, so
+    nothing waits. The same key again while its button is down (terminal auto-repeat) keeps
+    it down a little longer instead of queuing presses; another key lifts it first, so a
+    quick OK then DOWN is not reordered (DOWN counts when it goes down, OK when let go).
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.finger = app.hardware.extras["finger"]
+        self._down: _Down | None = None
+
+    @property
+    def idle(self) -> bool:
+        """True when no button is held for a key."""
+        return self._down is None
+
+    def press(self, button: str, long: bool = False) -> None:
+        now = self.app.clock.now()
+        down = self._down
+        if down is not None and down.button == button:
+            until = max(down.release.at, now + REPEAT_HOLD_S)
+            down.release.cancel()
+            down.release = self.app.schedule(until, self.lift)
+            return
+        self.lift()
+        held = self.app.settings["long_press_s"] + LONG_MARGIN_S if long else PRESS_S
+        self.finger.down(button)
+        self._down = _Down(button, self.app.schedule(now + held, self.lift))
+
+    def lift(self) -> None:
+        """Release the held button, if any."""
+        down, self._down = self._down, None
+        if down is not None:
+            down.release.cancel()
+            self.finger.up(down.button)
+
+
+class KeyboardReader(threading.Thread):
+    """Reads the terminal and hands each key to the loop as it arrives; 'q' quits at once."""
+
+    def __init__(self, app: Any, presser: KeyPresser, fd: int) -> None:
         super().__init__(name="keyboard", daemon=True)
-        self.finger, self.long_press_s, self.on_quit, self.fd = finger, long_press_s, on_quit, fd
+        self.app, self.presser, self.fd = app, presser, fd
         self.stopped = threading.Event()
+
+    def quit(self) -> None:
+        """Stop the loop after the event in hand, whatever keys are queued behind it."""
+        self.app.stop()
+        self.app.post(Stop("quit"))  # wakes the loop if it was waiting
+
+    def feed(self, data: str) -> bool:
+        """Post the keys in ``data`` to the loop; False once a quit key was read."""
+        for button, long in decode_keys(data):
+            if button == "QUIT":
+                self.quit()
+                return False
+            self.app.post(Call(partial(self.presser.press, button, long)))
+        return True
 
     def run(self) -> None:
         while not self.stopped.is_set():
@@ -108,17 +229,11 @@ class KeyboardFinger(threading.Thread):
             if not ready:
                 continue
             data = os.read(self.fd, 64).decode("utf-8", "ignore")
-            if not data:
-                self.on_quit()
+            if not data:  # the terminal is gone
+                self.quit()
                 return
-            for button, long in decode_keys(data):
-                if button == "QUIT":
-                    self.on_quit()
-                    return
-                self.finger.down(button)
-                time.sleep(self.long_press_s() + 0.15 if long else 0.06)
-                self.finger.up(button)
-                time.sleep(0.04)
+            if not self.feed(data):
+                return
 
 
 class RawTerminal:
