@@ -202,25 +202,21 @@ class KeyPresser:
 
 
 class KeyboardReader(threading.Thread):
-    """Reads the terminal and hands each key to the loop as it arrives; 'q' quits at once."""
+    """Reads the terminal and hands each key on as it arrives; 'q' (or the end) quits."""
 
-    def __init__(self, app: Any, presser: KeyPresser, fd: int) -> None:
+    def __init__(self, on_key: Callable[[str, bool], None], on_quit: Callable[[], None],
+                 fd: int) -> None:
         super().__init__(name="keyboard", daemon=True)
-        self.app, self.presser, self.fd = app, presser, fd
+        self.on_key, self.on_quit, self.fd = on_key, on_quit, fd
         self.stopped = threading.Event()
 
-    def quit(self) -> None:
-        """Stop the loop after the event in hand, whatever keys are queued behind it."""
-        self.app.stop()
-        self.app.post(Stop("quit"))  # wakes the loop if it was waiting
-
     def feed(self, data: str) -> bool:
-        """Post the keys in ``data`` to the loop; False once a quit key was read."""
+        """Hand on the keys in ``data``; False once a quit key was read."""
         for button, long in decode_keys(data):
             if button == "QUIT":
-                self.quit()
+                self.on_quit()
                 return False
-            self.app.post(Call(partial(self.presser.press, button, long)))
+            self.on_key(button, long)
         return True
 
     def run(self) -> None:
@@ -230,25 +226,39 @@ class KeyboardReader(threading.Thread):
                 continue
             data = os.read(self.fd, 64).decode("utf-8", "ignore")
             if not data:  # the terminal is gone
-                self.quit()
+                self.on_quit()
                 return
             if not self.feed(data):
                 return
 
 
-class RawTerminal:
-    """Puts the terminal in cbreak mode, hides the cursor, and restores both on exit."""
+def app_keyboard(app: Any, presser: KeyPresser, fd: int) -> KeyboardReader:
+    """Keys for the running box: each posted to its loop; 'q' stops the loop at once."""
 
-    def __init__(self, fd: int, out: TextIO = sys.stdout) -> None:
-        self.fd, self.out = fd, out
+    def quit_now() -> None:
+        app.stop()  # the loop leaves after the event in hand, whatever keys are queued behind it
+        app.post(Stop("quit"))  # and wakes if it was waiting
+
+    return KeyboardReader(lambda button, long: app.post(Call(partial(presser.press, button, long))),
+                          quit_now, fd)
+
+
+class RawTerminal:
+    """Puts the terminal in cbreak mode (keys arrive unbuffered, unechoed) and restores it on
+    exit; with ``screen`` also hides the cursor and clears the screen for the panel."""
+
+    def __init__(self, fd: int, out: TextIO = sys.stdout, screen: bool = True) -> None:
+        self.fd, self.out, self.screen = fd, out, screen
 
     def __enter__(self) -> RawTerminal:
         self._saved = termios.tcgetattr(self.fd)
         tty.setcbreak(self.fd)
-        self.out.write("\x1b[?25l\x1b[2J")
+        if self.screen:
+            self.out.write("\x1b[?25l\x1b[2J")
         return self
 
     def __exit__(self, *exc: object) -> None:
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
-        self.out.write("\x1b[?25h\r\n")
-        self.out.flush()
+        if self.screen:
+            self.out.write("\x1b[?25h\r\n")
+            self.out.flush()

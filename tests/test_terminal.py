@@ -14,6 +14,7 @@ from companion.terminal import (
     KeyboardReader,
     KeyPresser,
     TerminalPanel,
+    app_keyboard,
     decode_keys,
     frame_to_braille,
     frame_to_text,
@@ -98,7 +99,7 @@ def box(tmp_path):
 
 def keyboard(box: SimBox) -> tuple[KeyboardReader, KeyPresser]:
     presser = KeyPresser(box.app)
-    return KeyboardReader(box.app, presser, fd=-1), presser
+    return app_keyboard(box.app, presser, fd=-1), presser
 
 
 def settle(box: SimBox, presser: KeyPresser, limit: int = 200) -> int:

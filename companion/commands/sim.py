@@ -12,10 +12,10 @@ from companion.cli import add_common
 from companion.commands.run import load_config
 from companion.terminal import (
     COMPACT_SIZE,
-    KeyboardReader,
     KeyPresser,
     RawTerminal,
     TerminalPanel,
+    app_keyboard,
     rendering_for,
 )
 
@@ -52,7 +52,7 @@ def handle(args: argparse.Namespace) -> int:
     )
     fd = sys.stdin.fileno()
     presser = KeyPresser(app)
-    keyboard = KeyboardReader(app, presser, fd)
+    keyboard = app_keyboard(app, presser, fd)
     with RawTerminal(fd):
         app.start()
         keyboard.start()
