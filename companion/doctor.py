@@ -129,7 +129,7 @@ def check_display(cfg: config_module.Config, probes: Board) -> Finding:
     if display.interface == "spi":
         if probes.spi_device(display.spi_port, display.spi_device) is None:
             return Finding("display", FAIL, f"no /dev/spidev{display.spi_port}.{display.spi_device}",
-                           "enable SPI (sudo raspi-config nonint do_spi 0) and reboot")
+                           "enable SPI: sudo systemd/install.sh --spi (or raspi-config), then reboot")
         return Finding("display", OK, f"SPI {display.spi_port}.{display.spi_device} present "
                        "(an SPI panel cannot answer back: look at the screen)")
     bus, address = display.i2c_bus, display.i2c_address
