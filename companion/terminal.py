@@ -54,38 +54,35 @@ _ARROWS = {"A": "UP", "B": "DOWN"}
 _BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
 
 
-def frame_to_text(image: Image.Image) -> list[str]:
-    """The frame as 32 lines of half-block characters."""
+def _to_cells(image: Image.Image, dots: tuple[tuple[int, ...], ...],
+              glyph: Callable[[int], str]) -> list[str]:
+    """The frame as lines of character cells; ``dots[x][y]`` is the bit a lit pixel at (x, y)
+    of a cell adds, and ``glyph`` turns a cell's bits into its character."""
     pixels = image.convert("1").load()
     width, height = image.size
     rows = []
-    for y in range(0, height, 2):
+    for top in range(0, height, len(dots[0])):
         chars = []
-        for x in range(width):
-            top = pixels[x, y] != 0
-            bottom = y + 1 < height and pixels[x, y + 1] != 0
-            chars.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
-        rows.append("".join(chars))
-    return rows
-
-
-def frame_to_braille(image: Image.Image) -> list[str]:
-    """The frame as 16 lines of 64 braille cells, each 2×4 pixels."""
-    pixels = image.convert("1").load()
-    width, height = image.size
-    rows = []
-    for top in range(0, height, 4):
-        chars = []
-        for left in range(0, width, 2):
+        for left in range(0, width, len(dots)):
             bits = 0
-            for dx, column in enumerate(_BRAILLE_BITS):
+            for dx, column in enumerate(dots):
                 for dy, bit in enumerate(column):
                     x, y = left + dx, top + dy
                     if x < width and y < height and pixels[x, y] != 0:
                         bits |= bit
-            chars.append(chr(0x2800 + bits))
+            chars.append(glyph(bits))
         rows.append("".join(chars))
     return rows
+
+
+def frame_to_text(image: Image.Image) -> list[str]:
+    """The frame as 32 lines of half-block characters (top pixel 1, bottom pixel 2)."""
+    return _to_cells(image, ((1, 2),), " ▀▄█".__getitem__)
+
+
+def frame_to_braille(image: Image.Image) -> list[str]:
+    """The frame as 16 lines of 64 braille cells, each 2×4 pixels."""
+    return _to_cells(image, _BRAILLE_BITS, lambda bits: chr(0x2800 + bits))
 
 
 def rendering_for(columns: int, lines: int) -> str | None:
