@@ -21,12 +21,15 @@ import tty
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from PIL import Image
 
 from .events import Call, Stop
 from .simbox import PRESS_S
+
+if TYPE_CHECKING:
+    from .app import App, Timer
 
 HELP = "↑/w ↓/s move  ⏎/o OK  ⌫/b BACK  space/a ACTION  O B A = hold (long)  q quit"
 HELP_SHORT = "w/s move o OK b BACK a ACTION  O B A hold  q quit"
@@ -155,7 +158,7 @@ class TerminalPanel:
 @dataclass
 class _Down:
     button: str
-    release: Any  # the app's Timer that lifts the button
+    release: Timer  # lifts the button
 
 
 class KeyPresser:
@@ -167,7 +170,7 @@ class KeyPresser:
     quick OK then DOWN is not reordered (DOWN counts when it goes down, OK when let go).
     """
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self.finger = app.hardware.extras["finger"]
         self._down: _Down | None = None
@@ -229,7 +232,7 @@ class KeyboardReader(threading.Thread):
                 return
 
 
-def app_keyboard(app: Any, presser: KeyPresser, fd: int) -> KeyboardReader:
+def app_keyboard(app: App, presser: KeyPresser, fd: int) -> KeyboardReader:
     """Keys for the running box: each posted to its loop; 'q' stops the loop at once."""
 
     def quit_now() -> None:
