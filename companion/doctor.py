@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import errno
 import os
+import queue
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -127,7 +129,7 @@ def check_display(cfg: config_module.Config, probes: Board) -> Finding:
     if display.interface == "spi":
         if probes.spi_device(display.spi_port, display.spi_device) is None:
             return Finding("display", FAIL, f"no /dev/spidev{display.spi_port}.{display.spi_device}",
-                           "enable SPI (sudo raspi-config nonint do_spi 0) and reboot")
+                           "enable SPI: sudo systemd/install.sh --spi (or raspi-config), then reboot")
         return Finding("display", OK, f"SPI {display.spi_port}.{display.spi_device} present "
                        "(an SPI panel cannot answer back: look at the screen)")
     bus, address = display.i2c_bus, display.i2c_address
@@ -265,15 +267,25 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
         from companion.games.makan_mania import data
 
         settings = cfg.games.get("makan", {})
-        counts = []
-        for key, load in (("trays", data.load_trays), ("drinks", data.load_drinks)):
-            path = settings.get(key)  # a [games.makan] path, where this version has one
-            counts.append(f"{len(load(Path(path)) if path else load())} {key}")
+        # A [games.makan] path, where this version has one, else the file shipped with the box.
+        trays_file, drinks_file = settings.get("trays"), settings.get("drinks")
+        trays = data.load_trays(Path(trays_file)) if trays_file else data.load_trays()
+        drinks = data.load_drinks(Path(drinks_file)) if drinks_file else data.load_drinks()
+        copies_printed = data.copies_printed(drinks_file or data.DRINKS_FILE)
     except Exception as exc:  # DataError or ConfigError from the loader; import-time loads too
         detail, fix = _worded(exc)
         return Finding("makan", FAIL, f"{detail}; Makan Mania cannot start",
                        fix or "correct that key (docs/makan_mania.md), or reinstall the package")
-    return Finding("makan", OK, f"{' and '.join(counts)} valid")
+    valid = f"{len(trays)} trays and {len(drinks)} drinks valid"
+    guessed = [tray.colour for tray in trays if not tray.printed]
+    stand_in = [f"{' '.join(guessed)} trays"] if guessed else []
+    if not copies_printed:
+        stand_in.append("deck copies")
+    if not stand_in:
+        return Finding("makan", OK, valid)
+    # Still ok, as on the setup screen: the game runs, but these values are not the cards' own.
+    return Finding("makan", OK, f"{valid}, with stand-ins to check against your cards: "
+                   f"{', '.join(stand_in)} (docs/makan_mania.md)")
 
 
 def check_state_dir(directory: Path) -> Finding:
@@ -358,3 +370,67 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 def can_run(findings: list[Finding]) -> bool:
     """True when no check FAILed (warnings leave the box able to run)."""
     return all(f.level != FAIL for f in findings)
+
+
+# ----- companion doctor --buttons: a person presses, the doctor watches -------------------
+
+BUTTON_TIMEOUT_S = 10.0
+
+
+def _next_press(edges: queue.Queue, timeout_s: float, ignore: set[str]) -> str | None:
+    """The next button to close its switch within ``timeout_s`` (bounces of ``ignore`` skipped)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            edge = edges.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+        if edge.pressed and edge.button not in ignore:
+            return edge.button
+
+
+def check_buttons(cfg: config_module.Config, edges: queue.Queue, say: Callable[[str], None],
+                  timeout_s: float = BUTTON_TIMEOUT_S) -> Iterator[Finding]:
+    """Ask for each button in turn and watch its pin's edges: one line each, seen or not,
+    given as soon as that button is done."""
+    pins = cfg.button_pins()
+    seen: set[str] = set()
+    for name, pin in pins.items():
+        key = f"[buttons] {name.lower()}"
+        while not edges.empty():  # releases and bounces of the button before
+            edges.get_nowait()
+        say(f"Press {name} (BCM {pin})...")
+        pressed = _next_press(edges, timeout_s, seen)
+        if pressed == name:
+            seen.add(name)
+            yield Finding("button", OK, f"{name} seen on BCM {pin}")
+        elif pressed is None:
+            yield Finding("button", FAIL, f"{name} not seen on BCM {pin} within {timeout_s:g} s",
+                          f"check the switch's wires to BCM {pin} and to GND, and {key} = {pin} "
+                          "(README, Wiring)")
+        else:
+            yield Finding("button", FAIL, f"{name} not seen; {pressed} (BCM {pins[pressed]}) "
+                          "closed instead",
+                          f"the two may be swapped: swap the wires, or the pins of {key} and "
+                          f"[buttons] {pressed.lower()}")
+
+
+def check_buzzer(cfg: config_module.Config, play: Callable[[str], None],
+                 wait: Callable[[float], None]) -> list[Finding]:
+    """Play each buzzer pattern in turn, one line each; only a listener can tell if it sounded."""
+    from hardware.buzzer import PATTERNS
+
+    buzzer = cfg.buzzer
+    if buzzer.kind == "none":
+        return [Finding("buzzer", OK, 'none fitted ([buzzer] kind = "none"): nothing to play')]
+    if buzzer.volume == 0:
+        return [Finding("buzzer", WARN, "[buzzer] volume = 0: the patterns would be silent",
+                        "set [buzzer] volume = 1, 2 or 3")]
+    findings = []
+    for pattern, steps in PATTERNS.items():
+        play(pattern)
+        seconds = sum(duration for _, duration in steps)
+        wait(seconds + 0.3)  # the pattern, and a gap to tell it from the next
+        findings.append(Finding("buzzer", OK, f"played {pattern} ({seconds:.2f} s) on BCM "
+                                f"{buzzer.pin}, {buzzer.kind}"))
+    return findings

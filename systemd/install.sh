@@ -8,12 +8,14 @@ usage() {
 Usage: sudo systemd/install.sh [options]
 
 Installs the box: apt packages, a venv in /opt/companion, the `companion` user,
-/etc/companion/config.toml (only if absent), I2C at 400 kHz (asks first), and the
-companion.service unit, enabled and started.
+/etc/companion/config.toml (only if absent), I2C at 400 kHz (asks first), SPI (with
+--spi), and the companion.service unit, enabled and started.
 
 Options:
   --i2c          enable I2C at 400 kHz without asking
-  --no-i2c       leave the boot config alone
+  --no-i2c       leave I2C in the boot config alone
+  --spi          enable SPI and install python3-spidev and python3-rpi-lgpio, for an
+                 OLED wired to SPI ([display] interface = "spi")
   --dry-run      print what would be done, change nothing
   --root DIR     install files into a staging root DIR (no apt, useradd, venv or
                  systemctl there; for image builds and CI)
@@ -31,12 +33,14 @@ USER_NAME=companion
 GROUPS_NEEDED=(gpio i2c spi dialout)
 APT_PACKAGES=(python3-venv python3-lgpio i2c-tools)
 I2C_LINE="dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
+SPI_LINE="dtparam=spi=on"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 ARGS=("$@")
 ROOT=""
 DRY_RUN=0
 I2C=ask
+SPI=no
 MODE=install
 PURGE=0
 REBOOT_NEEDED=0
@@ -45,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --i2c) I2C=yes ;;
         --no-i2c) I2C=no ;;
+        --spi) SPI=yes ;;
         --dry-run) DRY_RUN=1 ;;
         --root)
             [[ $# -ge 2 ]] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
@@ -207,37 +212,48 @@ want_i2c() {
     [[ -z $answer || $answer == [yY]* ]]
 }
 
-enable_i2c() {
-    local config
-    want_i2c || return 0
+# set_boot_line NAME PATTERN LINE: in the boot config, replace every (even commented) line
+# matching the awk PATTERN by LINE, once, or append LINE under [all] if none matches. Backs the
+# file up once; a change takes effect at the next boot.
+set_boot_line() {
+    local name=$1 pattern=$2 line=$3 config edited
     config=$(boot_config)
     if [[ -z $config ]]; then
-        say "I2C not changed: no /boot/firmware/config.txt (is this Raspberry Pi OS?)"
+        say "$name not changed: no /boot/firmware/config.txt (is this Raspberry Pi OS?)"
         return 0
     fi
-    local edited
     edited=$(mktemp)
-    # Replace every (even commented) i2c_arm line by ours, once; append it under [all] if none.
-    awk -v line="$I2C_LINE" '
-        /^[[:space:]]*#?[[:space:]]*dtparam=i2c_arm(_baudrate)?=/ { if (!done) print line; done = 1; next }
+    awk -v pattern="$pattern" -v line="$line" -v name="$name" '
+        $0 ~ pattern { if (!done) print line; done = 1; next }
         { print }
-        END { if (!done) { print ""; print "# Table Companion: I2C for the OLED"; print "[all]"; print line } }
+        END { if (!done) { print ""; print "# Table Companion: " name " for the OLED"; print "[all]"; print line } }
     ' "$ROOT$config" >"$edited"
     if cmp -s "$edited" "$ROOT$config"; then
-        say "unchanged: $config ($I2C_LINE)"
+        say "unchanged: $config ($line)"
     else
         if [[ ! -e $ROOT$config.companion-backup ]]; then
             act "back up $config" cp -p "$ROOT$config" "$ROOT$config.companion-backup"
         fi
-        act "set $I2C_LINE in $config" bash -c 'cat "$1" >"$2"' _ "$edited" "$ROOT$config"
+        act "set $line in $config" bash -c 'cat "$1" >"$2"' _ "$edited" "$ROOT$config"
         REBOOT_NEEDED=1
     fi
     rm -f "$edited"
+}
+
+enable_i2c() {
+    want_i2c || return 0
+    set_boot_line I2C '^[[:space:]]*#?[[:space:]]*dtparam=i2c_arm(_baudrate)?=' "$I2C_LINE"
     local modules
     modules=$(mktemp)
     printf 'i2c-dev\n' >"$modules"
     install_file "$modules" /etc/modules-load.d/companion.conf 0644
     rm -f "$modules"
+}
+
+enable_spi() {
+    [[ $SPI == yes ]] || return 0
+    # spidev loads by itself once the dtparam is on: no modules-load entry needed.
+    set_boot_line SPI '^[[:space:]]*#?[[:space:]]*dtparam=spi=' "$SPI_LINE"
 }
 
 install_unit() {
@@ -253,7 +269,7 @@ install_unit() {
     act "systemctl daemon-reload" systemctl daemon-reload
     act "enable $UNIT at boot" systemctl enable --quiet "$UNIT"
     if [[ $REBOOT_NEEDED -eq 1 ]]; then
-        say "I2C was just enabled: the box starts after a reboot (sudo reboot)"
+        say "the boot config changed (I2C or SPI): the box starts after a reboot (sudo reboot)"
         return
     fi
     # restart, so that an upgrade runs the new code; blocks until READY=1 (Type=notify).
@@ -268,6 +284,7 @@ do_install() {
     install_venv
     install_config
     enable_i2c
+    enable_spi
     install_unit
     if [[ -z $ROOT && $DRY_RUN -eq 0 && -x $VENV/bin/companion ]]; then
         say "--- companion doctor"
@@ -294,7 +311,7 @@ do_uninstall() {
         remove /usr/local/bin/companion
     fi
     remove "$PREFIX" /etc/modules-load.d/companion.conf
-    say "kept: I2C in the boot config (other parts may use it)"
+    say "kept: I2C and SPI in the boot config (other parts may use them)"
     if [[ $PURGE -eq 1 ]]; then
         remove /var/lib/companion /etc/companion
         if [[ -n $ROOT ]] || getent passwd "$USER_NAME" >/dev/null; then
@@ -304,6 +321,11 @@ do_uninstall() {
         say "kept: game history in /var/lib/companion and /etc/companion/config.toml (--purge deletes them)"
     fi
 }
+
+if [[ $SPI == yes ]]; then
+    # luma drives an SPI panel's D/C and RES pins through RPi.GPIO (lgpio's shim on Bookworm).
+    APT_PACKAGES+=(python3-spidev python3-rpi-lgpio)
+fi
 
 if [[ -n $ROOT ]]; then
     [[ -d $ROOT ]] || die "--root $ROOT is not a directory"

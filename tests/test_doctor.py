@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import queue
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,15 @@ from gpiozero import Button
 
 from companion import config as config_module
 from companion.cli import main
+from companion.commands.doctor import open_parts
 from companion.doctor import (
     FAIL,
     OK,
     WARN,
     Probes,
     can_run,
+    check_buttons,
+    check_buzzer,
     check_display,
     check_makan_data,
     check_miams_files,
@@ -27,6 +31,7 @@ from companion.doctor import (
 from companion.games.makan_mania import data as makan_data
 from companion.games.miams.sheet import DEFAULT_SHEET
 from firmware_bridge.probe import SensorReport, probe_sensor
+from hardware.buzzer import PATTERNS
 from hardware.probe import BoardProbe, SimBoardProbe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -271,3 +276,107 @@ def test_a_bad_makan_data_file_fails_with_its_problem(tmp_path, monkeypatch):
 def test_good_makan_data_files_are_counted():
     finding = check_makan_data(config_module.parse({}))
     assert finding.level == OK and "trays" in finding.detail and "drinks" in finding.detail
+
+
+def test_the_shipped_makan_data_is_named_as_stand_ins_yet_ok():
+    """As the setup screen's "⚠ Stand-in values": the game runs, the table checks its cards."""
+    finding = check_makan_data(config_module.parse({}))
+    assert finding.level == OK
+    assert "stand-ins to check against your cards" in finding.detail
+    assert "red blue green yellow white trays" in finding.detail and "deck copies" in finding.detail
+
+
+def test_makan_data_checked_against_the_cards_is_not_called_a_stand_in(tmp_path):
+    trays = tmp_path / "trays.toml"
+    trays.write_text((makan_data.HERE / "trays.toml").read_text().replace(
+        "printed = false", "printed = true"))
+    drinks = broken_copy(makan_data.HERE / "drinks.toml", tmp_path / "drinks.toml",
+                         "copies_printed = false", "copies_printed = true")
+    cfg = config_module.parse({"games": {"makan": {"trays": str(trays), "drinks": str(drinks)}}})
+    finding = check_makan_data(cfg)
+    assert finding.level == OK and finding.detail == "6 trays and 10 drinks valid"
+
+
+# ----- doctor --buttons: the simulated box's MockFactory pins, pressed when asked -----------
+
+
+@pytest.fixture
+def sim_parts():
+    """The simulated buttons and buzzer, their edges queued as the real ones would be."""
+    edges = queue.Queue()
+    cfg = config_module.parse({})
+    buttons, buzzer, finger = open_parts(cfg, True, edges.put)
+    yield cfg, edges, buzzer, finger
+    buttons.close()
+
+
+def pressing(finger, answers=None):
+    """A person who, asked for a button, presses it (or the one ``answers`` maps it to)."""
+    asked = []
+
+    def say(text):
+        name = text.split()[1]
+        asked.append(name)
+        button = (answers or {}).get(name, name)
+        if button:
+            finger.down(button)
+            finger.up(button)
+
+    return say, asked
+
+
+def test_each_button_pressed_when_asked_is_seen(sim_parts):
+    cfg, edges, _, finger = sim_parts
+    say, asked = pressing(finger)
+    findings = list(check_buttons(cfg, edges, say, timeout_s=0))
+    assert asked == ["UP", "DOWN", "OK", "BACK", "ACTION"]
+    assert findings[0].line() == "ok    button   UP seen on BCM 5"
+    assert [f.level for f in findings] == [OK] * 5
+
+
+def test_a_button_not_seen_names_its_pin_key_and_wiring(sim_parts):
+    cfg, edges, _, finger = sim_parts
+    say, _ = pressing(finger, {"OK": None})  # the OK switch is not wired
+    findings = list(check_buttons(cfg, edges, say, timeout_s=0))
+    ok = findings[2]
+    assert ok.level == FAIL and ok.detail == "OK not seen on BCM 13 within 0 s"
+    assert "BCM 13" in ok.fix and "GND" in ok.fix and "[buttons] ok = 13" in ok.fix
+    assert [f.level for i, f in enumerate(findings) if i != 2] == [OK] * 4
+
+
+def test_swapped_buttons_are_named_with_the_keys_to_swap(sim_parts):
+    cfg, edges, _, finger = sim_parts
+    say, _ = pressing(finger, {"UP": "DOWN", "DOWN": "UP"})  # wired to each other's pin
+    up, down, *rest = check_buttons(cfg, edges, say, timeout_s=0)
+    assert up.level == FAIL and "DOWN (BCM 6) closed instead" in up.detail
+    assert "[buttons] up and [buttons] down" in up.fix
+    assert down.level == FAIL and "UP (BCM 5) closed instead" in down.detail
+    assert [f.level for f in rest] == [OK] * 3
+
+
+def test_the_buzzer_plays_each_pattern_one_line_each(sim_parts):
+    cfg, _, buzzer, _ = sim_parts
+    waited = []
+    findings = check_buzzer(cfg, buzzer.play, waited.append)
+    assert [pattern for _, pattern in buzzer.played] == list(PATTERNS)
+    assert [f.detail.split()[1] for f in findings] == list(PATTERNS)
+    assert all(f.level == OK for f in findings) and len(waited) == len(PATTERNS)
+    assert waited[3] > sum(seconds for _, seconds in PATTERNS["alarm"])  # waits out each one
+
+
+def test_no_buzzer_or_a_silent_one_is_said_instead_of_played():
+    played = []
+    none = check_buzzer(config_module.parse({"buzzer": {"kind": "none"}}), played.append, print)
+    muted = check_buzzer(config_module.parse({"buzzer": {"volume": 0}}), played.append, print)
+    assert played == [] and none[0].level == OK and "none" in none[0].detail
+    assert muted[0].level == WARN and "volume" in muted[0].fix
+
+
+def test_doctor_buttons_on_the_simulator_with_nobody_pressing(capsys):
+    code = main(["doctor", "--buttons", "--sim", "--timeout", "0"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert lines[0] == "Press UP (BCM 5)..."
+    assert lines[1].startswith("FAIL  button   UP not seen on BCM 5") and "Fix:" in lines[1]
+    assert sum(line.startswith("ok    buzzer   played") for line in lines) == len(PATTERNS)
+    assert lines[-1] == "Fix the buttons above, then run this again."

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from companion.config import ConfigError
@@ -97,3 +100,14 @@ def test_the_setup_warns_of_stand_in_values_and_the_summary_lists_them(box):
     summary = rules.summary(box.app.session.state)
     assert "deck copies" in summary["stand_in_values"] and "red tray" in summary["stand_in_values"]
     assert "black tray" not in summary["stand_in_values"]
+
+
+def test_the_documented_setup_example_uses_the_shipped_drinks():
+    """"Cola: Cost 2 dice. During Scoring, pair this with an unpaired Snack ... 6 points": the
+    inline example in docs/makan_mania.md shows each drink as drinks.toml has it."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "makan_mania.md").read_text()
+    setup = next(json.loads(line) for line in doc.splitlines()
+                 if line.startswith('{"type": "setup"') and "drink_table" in line)
+    shipped = {d.key: d.as_dict() for d in DRINKS}
+    assert setup["drink_table"] and all(entry == shipped[entry["key"]]
+                                        for entry in setup["drink_table"])

@@ -97,6 +97,22 @@ def test_declining_i2c_leaves_the_boot_config_alone(root):
     assert not (root / "boot/firmware/config.txt.companion-backup").exists()
 
 
+def test_spi_is_enabled_once_on_request_and_shown_in_a_dry_run(root):
+    boot = root / "boot/firmware/config.txt"
+    dry = install(root, "--no-i2c", "--spi", "--dry-run")
+    assert "would: set dtparam=spi=on in /boot/firmware/config.txt" in dry
+    assert "python3-spidev python3-rpi-lgpio" in dry  # the apt step names the SPI packages
+    assert boot.read_text() == BOOT_CONFIG
+    first = install(root, "--no-i2c", "--spi")
+    assert "set dtparam=spi=on in /boot/firmware/config.txt" in first
+    again = install(root, "--no-i2c", "--spi")
+    assert "unchanged: /boot/firmware/config.txt (dtparam=spi=on)" in again
+    lines = boot.read_text().splitlines()
+    assert lines.count("dtparam=spi=on") == 1 and "#dtparam=spi=on" not in lines
+    assert "#dtparam=i2c_arm=on" in lines, "--no-i2c: I2C left as it was"
+    assert (root / "boot/firmware/config.txt.companion-backup").read_text() == BOOT_CONFIG
+
+
 def test_dry_run_changes_nothing(root):
     before = tree(root)
     out = install(root, "--i2c", "--dry-run")

@@ -10,15 +10,22 @@ import sys
 from companion.boot import build_app
 from companion.cli import add_common
 from companion.commands.run import load_config
-from companion.events import Stop
-from companion.terminal import KeyboardFinger, RawTerminal, TerminalPanel
+from companion.terminal import (
+    COMPACT_SIZE,
+    KeyPresser,
+    RawTerminal,
+    TerminalPanel,
+    app_keyboard,
+    rendering_for,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "sim", help="interactive simulator in this terminal",
-        description="The box on simulated hardware: the OLED drawn in the terminal at 128×64 "
-        "pixels (needs 130×37 characters), keys pressing the five buttons.",
+        description="The box on simulated hardware: the OLED drawn in the terminal at its real "
+        "128×64 pixels when it has 130×37 characters, in braille (2×4 pixels a character) in a "
+        "smaller one down to 66×20; keys press the five buttons.",
     )
     add_common(parser)
     parser.add_argument("--seed", type=int, help="seed the box's dice for a repeatable session")
@@ -31,9 +38,9 @@ def handle(args: argparse.Namespace) -> int:
               "`companion replay`)", file=sys.stderr)
         return 2
     columns, lines = shutil.get_terminal_size()
-    if columns < 130 or lines < 37:
-        print(f"companion sim: the terminal is {columns}×{lines}; make it at least 130×37 "
-              "characters (the panel is drawn at its real 128×64 pixels)", file=sys.stderr)
+    if rendering_for(columns, lines) is None:
+        print(f"companion sim: the terminal is {columns}×{lines}; make it at least "
+              f"{COMPACT_SIZE[0]}×{COMPACT_SIZE[1]} characters", file=sys.stderr)
         return 2
     cfg = load_config(args.config)
     app = build_app(cfg, sim=True, state_dir=args.state_dir, seed=args.seed)
@@ -44,14 +51,15 @@ def handle(args: argparse.Namespace) -> int:
         lambda pattern: panel.set_status(f"♪ {pattern}" + ("\a" if pattern == "alarm" else ""))
     )
     fd = sys.stdin.fileno()
-    finger = KeyboardFinger(app.hardware.extras["finger"], lambda: app.settings["long_press_s"],
-                            lambda: app.post(Stop("quit")), fd)
+    presser = KeyPresser(app)
+    keyboard = app_keyboard(app, presser, fd)
     with RawTerminal(fd):
         app.start()
-        finger.start()
-        with contextlib.suppress(KeyboardInterrupt):
+        keyboard.start()
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: SIGINT in cbreak mode
             app.run()
-        finger.stopped.set()
+        keyboard.stopped.set()
+        presser.lift()  # a held button would keep gpiozero's hold thread waiting at close
         app.shutdown("Simulator stopped")
     print(f"Journal kept in {app.state_dir}")
     return 0
