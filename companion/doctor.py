@@ -260,20 +260,30 @@ def check_miams_files(cfg: config_module.Config) -> list[Finding]:
 
 
 def check_makan_data(cfg: config_module.Config) -> Finding:
-    """Makan Mania's trays and drinks files load (the configured ones where the config has them)."""
+    """Makan Mania's trays and drinks files load (the configured ones where the config has them),
+    and the drinks deck lasts every round of the largest game when the box deals."""
     try:
-        from companion.games.makan_mania import data
+        from companion.games.makan_mania import data, rules
 
         settings = cfg.games.get("makan", {})
-        counts = []
+        loaded = {}
         for key, load in (("trays", data.load_trays), ("drinks", data.load_drinks)):
             path = settings.get(key)  # a [games.makan] path, where this version has one
-            counts.append(f"{len(load(Path(path)) if path else load())} {key}")
+            loaded[key] = load(Path(path)) if path else load()
     except Exception as exc:  # DataError or ConfigError from the loader; import-time loads too
         detail, fix = _worded(exc)
         return Finding("makan", FAIL, f"{detail}; Makan Mania cannot start",
                        fix or "correct that key (docs/makan_mania.md), or reinstall the package")
-    return Finding("makan", OK, f"{' and '.join(counts)} valid")
+    # Six players hold every tray, the private-drink one too: the most drinks a game reveals.
+    short = data.deck_problem(loaded["drinks"], len(loaded["trays"]), True, rules.ROUNDS)
+    if short:
+        drinks_file = settings.get("drinks") or data.DRINKS_FILE
+        return Finding("makan", FAIL, f"{drinks_file}: copies: {' '.join(short.split())} when "
+                       f"{len(loaded['trays'])} players and the private drink are dealt; "
+                       "\"box deals\" would run out",
+                       "raise the copies to your printed deck's counts (36 cards), see "
+                       "docs/makan_mania.md")
+    return Finding("makan", OK, " and ".join(f"{len(v)} {k}" for k, v in loaded.items()) + " valid")
 
 
 def check_state_dir(directory: Path) -> Finding:
