@@ -190,6 +190,12 @@ def read_toml(path: Path | str) -> dict[str, Any]:
         ) from None
 
 
+def shown(value: Any) -> str:
+    """A file's value as a message quotes it: its repr, cut to a few words."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "…"
+
+
 def whole_number(value: Any, path: Path | str, key: str, low: int, high: int, *,
                  in_text: bool = False) -> int:
     """A data file's whole number in low..high, else a ConfigError naming file, key and limit.
@@ -197,8 +203,7 @@ def whole_number(value: Any, path: Path | str, key: str, low: int, high: int, *,
     if in_text and isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:20] + "…"
-        raise ConfigError(path, key, f"{shown} is not a whole number from {low} to {high}",
+        raise ConfigError(path, key, f"{shown(value)} is not a whole number from {low} to {high}",
                           f"write {key.rpartition('.')[2]} as a number from {low} to {high}")
     return value
 

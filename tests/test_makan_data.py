@@ -55,7 +55,7 @@ def _drinks_file(tmp_path, **fields: str):
     ({"coins": "-2"}, r"drink\[0\]\.coins: -2 is not a whole number from 0 to 30"),
     # a name is shown on one screen line: a longer one is refused with the limit (it froze the
     # text fitting at 5,000 characters while doctor passed the file)
-    ({"name": '"' + "Teh Tarik " * 500 + '"'}, r"drink\[0\]\.name: 'Teh Tarik Teh Tarik '… is wider "
+    ({"name": '"' + "Teh Tarik " * 500 + '"'}, r"drink\[0\]\.name: 'Teh Tarik Teh Tarik… is wider "
      r"than a screen line \(128 px\)"),
     ({"name": '"Sugarcane Juice with Lime, Large"'}, r"is wider than a screen line"),
     ({"name": '"Kopi\\u0007"'}, r"drink\[0\]\.name: 'Kopi\\x07' has '\\x07', which the screen cannot show"),

@@ -68,6 +68,9 @@ def test_bonus_spellings(bonus, expected):
      "'٣' is not a whole number"),
     (lambda t: t.replace('"stars:2", ""]', '"stars:' + "9" * 5000 + '", ""]'), "rows.yums.bonus[2]",
      "… is not a whole number from 1 to 20"),
+    # a long value is quoted by its first words, never echoed whole
+    (lambda t: t.replace('name = "Stand-in sheet"', 'name = "' + "S" * 5000 + '"'), "name",
+     "'SSSSSSSSSSSSSSSSSSS… is longer than 20 characters"),
     (lambda t: t.replace("hearts = [3, 4, 6, 7]", "hearts = [3, " + "4" * 5000 + ", 6, 7]"), "(syntax)",
      "a number too long"),
     (lambda t: t.replace("hearts = [3, 4, 6, 7]", "hearts = " + "[" * 3000 + "]" * 3000), "(syntax)",

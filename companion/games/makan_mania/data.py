@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.config import ConfigError, read_toml, whole_number
+from companion.config import ConfigError, read_toml, shown, whole_number
 from companion.ui.canvas import WIDTH
 from companion.ui.font import ICONS, SMALL
 
@@ -72,7 +72,7 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
         return default
     value = table[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ConfigError(path, f"{where}.{key}", f"expected {kind.__name__}, got {value!r}", _FIX)
+        raise ConfigError(path, f"{where}.{key}", f"expected {kind.__name__}, got {shown(value)}", _FIX)
     if kind is int:
         return whole_number(value, path, f"{where}.{key}", low, high)
     return value
@@ -81,13 +81,12 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
 def _name(path: Path | str, where: str, table: dict[str, Any], key: str) -> str:
     """A name the screen can draw on one line: printable, letters the font has, ≤ 128 px."""
     name = _get(path, where, table, key, str)
-    shown = repr(name) if len(name) <= 24 else repr(name[:20]) + "…"
     lacking = [c for c in name if not c.isprintable() or (ord(c) > 255 and c not in ICONS)]
     if not name.strip() or lacking:
-        problem = f"{shown} has {lacking[0]!r}, which the screen cannot show" if lacking else "is empty"
+        problem = f"{shown(name)} has {lacking[0]!r}, which the screen cannot show" if lacking else "is empty"
         raise ConfigError(path, f"{where}.{key}", problem, "use letters, digits and punctuation")
     if SMALL.width(name) > WIDTH:
-        raise ConfigError(path, f"{where}.{key}", f"{shown} is wider than a screen line ({WIDTH} px)",
+        raise ConfigError(path, f"{where}.{key}", f"{shown(name)} is wider than a screen line ({WIDTH} px)",
                           f"shorten it: any {LINE_LETTERS} letters fit")
     return name
 
@@ -119,7 +118,7 @@ def load_trays(path: Path | str = TRAYS_FILE) -> tuple[Tray, ...]:
         where = f"tray[{i}]"
         ability = _get(path, where, table, "ability", str)
         if ability not in ABILITIES:
-            raise ConfigError(path, f"{where}.ability", f"{ability!r} is not a tray ability",
+            raise ConfigError(path, f"{where}.ability", f"{shown(ability)} is not a tray ability",
                               f"use one of {', '.join(ABILITIES)}")
         trays.append(Tray(_name(path, where, table, "colour"), _name(path, where, table, "name"),
                           ability, _get(path, where, table, "printed", bool, default=False)))
@@ -137,7 +136,7 @@ def parse_drinks(path: Path | str, raw: Any) -> tuple[Drink, ...]:
         where = f"drink[{i}]"
         effect = _get(path, where, table, "effect", str)
         if effect not in EFFECTS:
-            raise ConfigError(path, f"{where}.effect", f"{effect!r} is not an effect",
+            raise ConfigError(path, f"{where}.effect", f"{shown(effect)} is not an effect",
                               f"use one of {', '.join(EFFECTS)}")
         dice = _get(path, where, table, "dice", int, 0, 12, None)
         coins = _get(path, where, table, "coins", int, 0, 30, None)
@@ -152,7 +151,7 @@ def parse_drinks(path: Path | str, raw: Any) -> tuple[Drink, ...]:
         amount = 1 if effect == "faces" else _get(path, where, table, "amount", int, 1, 20)
         key = _get(path, where, table, "key", str)
         if not _KEY.fullmatch(key):  # keys are written into every journal action
-            raise ConfigError(path, f"{where}.key", f"{key[:30]!r} is not a key",
+            raise ConfigError(path, f"{where}.key", f"{shown(key)} is not a key",
                               "use 1 to 24 lower-case letters, digits or _, e.g. kopi_o")
         name = _name(path, where, table, "name")
         drinks.append(Drink(key, name, dice, coins, effect, amount, faces, pairs,

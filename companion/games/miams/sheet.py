@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from companion.config import ConfigError, read_toml, whole_number
+from companion.config import ConfigError, read_toml, shown, whole_number
 from firmware_bridge.faces import RED
 
 # The six skewer rows, top to bottom as the rulebook lists them.
@@ -310,22 +310,22 @@ def _known(data: Mapping[str, Any], allowed: tuple[str, ...], path: str, where: 
 
 def _text(value: Any, path: str, key: str, longest: int) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _bad(path, key, f"expected a non-empty string, got {value!r}")
+        raise _bad(path, key, f"expected a non-empty string, got {shown(value)}")
     if len(value) > longest:
-        raise _bad(path, key, f"{value!r} is longer than {longest} characters")
+        raise _bad(path, key, f"{shown(value)} is longer than {longest} characters")
     return value
 
 
 def _bool(value: Any, path: str, key: str) -> bool:
     if not isinstance(value, bool):
-        raise _bad(path, key, f"expected true or false, got {value!r}")
+        raise _bad(path, key, f"expected true or false, got {shown(value)}")
     return value
 
 
 def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
     """``""``, ``"red"``, ``"reroll"``, ``"stars:N"``, or several joined with ``+``."""
     if not isinstance(text, str):
-        raise _bad(path, key, f'expected "", "red", "reroll" or "stars:N", got {text!r}')
+        raise _bad(path, key, f'expected "", "red", "reroll" or "stars:N", got {shown(text)}')
     red = reroll = stars = 0
     for part in filter(None, (p.strip() for p in text.split("+"))):
         if part == "red":
@@ -335,13 +335,13 @@ def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
         elif part.startswith("stars:"):
             stars += whole_number(part[6:], path, key, 1, 20, in_text=True)
         else:
-            raise _bad(path, key, f'{part!r}: use "", "red", "reroll" or "stars:N" (N 1..20)')
+            raise _bad(path, key, f'{shown(part)}: use "", "red", "reroll" or "stars:N" (N 1..20)')
     return Bonus(red, reroll, stars)
 
 
 def _list(value: Any, path: str, key: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _bad(path, key, f"expected a list, got {value!r}")
+        raise _bad(path, key, f"expected a list, got {shown(value)}")
     return value
 
 
@@ -409,7 +409,7 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
             raise _bad(path, f"faces.{face}", "missing; the tile maps all six red-die faces")
         skewer = faces[face]
         if skewer not in SKEWERS:
-            raise _bad(path, f"faces.{face}", f"{skewer!r} is not one of {', '.join(SKEWERS)}")
+            raise _bad(path, f"faces.{face}", f"{shown(skewer)} is not one of {', '.join(SKEWERS)}")
         skewer_of[face] = SKEWERS.index(skewer)
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
