@@ -176,15 +176,36 @@ def load(path: Path | str | None = None, *, required: bool = False) -> Config:
 def read_toml(path: Path | str) -> dict[str, Any]:
     """Read any TOML file of the box (config, printed-component data); errors are ConfigErrors."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))  # a BOM is allowed
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
+    except (ValueError, RecursionError):  # tomllib's int() over 4,300 digits; deep nesting
+        raise ConfigError(path, "(syntax)", "a number too long or values nested too deep",
+                          "correct the file (docs/ shows each file's keys)") from None
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "no such file", "check the path in the config") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             path, "(file)", f"cannot read: {exc}", "check the path, permissions and UTF-8 encoding"
         ) from None
+
+
+def shown(value: Any) -> str:
+    """A file's value as a message quotes it: its repr, cut to a few words."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "…"
+
+
+def whole_number(value: Any, path: Path | str, key: str, low: int, high: int, *,
+                 in_text: bool = False) -> int:
+    """A data file's whole number in low..high, else a ConfigError naming file, key and limit.
+    ``in_text``: ``value`` may be ASCII digits cut from a text ("²".isdigit(), not int("²"))."""
+    if in_text and isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(path, key, f"{shown(value)} is not a whole number from {low} to {high}",
+                          f"write {key.rpartition('.')[2]} as a number from {low} to {high}")
+    return value
 
 
 def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:

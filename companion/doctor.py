@@ -262,9 +262,10 @@ def check_miams_files(cfg: config_module.Config) -> list[Finding]:
 
 
 def check_makan_data(cfg: config_module.Config) -> Finding:
-    """Makan Mania's trays and drinks files load (the configured ones where the config has them)."""
+    """Makan Mania's trays and drinks files load (the configured ones where the config has them),
+    and the drinks deck lasts every round of the largest game when the box deals."""
     try:
-        from companion.games.makan_mania import data
+        from companion.games.makan_mania import data, rules
 
         settings = cfg.games.get("makan", {})
         # A [games.makan] path, where this version has one, else the file shipped with the box.
@@ -276,6 +277,14 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
         detail, fix = _worded(exc)
         return Finding("makan", FAIL, f"{detail}; Makan Mania cannot start",
                        fix or "correct that key (docs/makan_mania.md), or reinstall the package")
+    # Six players hold every tray, the private-drink one too: the most drinks a game reveals.
+    short = data.deck_problem(drinks, len(trays), True, rules.ROUNDS)
+    if short:
+        return Finding("makan", FAIL, f"{drinks_file or data.DRINKS_FILE}: copies: "
+                       f"{' '.join(short.split())} when {len(trays)} players and the private drink "
+                       "are dealt; \"box deals\" would run out",
+                       "raise the copies to your printed deck's counts (36 cards), see "
+                       "docs/makan_mania.md")
     valid = f"{len(trays)} trays and {len(drinks)} drinks valid"
     guessed = [tray.colour for tray in trays if not tray.printed]
     stand_in = [f"{' '.join(guessed)} trays"] if guessed else []

@@ -231,7 +231,7 @@ def test_a_bad_configured_miams_sheet_fails_naming_file_key_and_fix(tmp_path, ca
     out = capsys.readouterr().out
     assert code == 1
     line = next(line for line in out.splitlines() if " miams " in line)
-    assert line.startswith(FAIL) and f"{sheet}: rows.pair.end: 0 must be between 1 and 50" in line
+    assert line.startswith(FAIL) and f"{sheet}: rows.pair.end: 0 is not a whole number from 1 to 50" in line
     assert '[games.miams] sheet = ""' in line, "the fix offers the stand-in"
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from companion.config import ConfigError
-from companion.games.makan_mania.data import load_drinks, load_trays
+from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks, load_trays
+from companion.games.makan_mania.rules import ROUNDS
 from companion.walk import run_steps
 
 DRINKS, TRAYS = load_drinks(), load_trays()
@@ -45,11 +48,22 @@ def _drinks_file(tmp_path, **fields: str):
 
 @pytest.mark.parametrize("fields, problem", [
     ({"dice": '"two"'}, r"drinks.toml: drink\[0\].dice: expected int"),
+    # tomllib reads any length of digits: the limit is named, never a 30-digit echo
+    ({"copies": "9" * 30}, r"drink\[0\]\.copies: 9{20}… is not a whole number from 0 to 36"),
     # a typo ("copys") is named, not silently ignored
     ({"copies": None, "copys": "1"}, r"drink\[0\]\.copys: unknown key"),
     # a deck cannot hold -1 cards of a drink, nor a drink cost -2 coins
-    ({"copies": "-1"}, r"drink\[0\]\.copies: -\d+ is out of range"),
-    ({"coins": "-2"}, r"drink\[0\]\.coins: -\d+ is out of range"),
+    ({"copies": "-1"}, r"drink\[0\]\.copies: -1 is not a whole number from 0 to 36"),
+    ({"coins": "-2"}, r"drink\[0\]\.coins: -2 is not a whole number from 0 to 30"),
+    # a name is shown on one screen line: a longer one is refused with the limit (it froze the
+    # text fitting at 5,000 characters while doctor passed the file)
+    ({"name": '"' + "Teh Tarik " * 500 + '"'}, r"drink\[0\]\.name: 'Teh Tarik Teh Tarik… is wider "
+     r"than a screen line \(128 px\)"),
+    ({"name": '"Sugarcane Juice with Lime, Large"'}, r"is wider than a screen line"),
+    ({"name": '"Kopi\\u0007"'}, r"drink\[0\]\.name: 'Kopi\\x07' has '\\x07', which the screen cannot show"),
+    ({"name": '"茶"'}, r"has '茶', which the screen cannot show"),
+    ({"name": '"  "'}, r"drink\[0\]\.name: is empty"),
+    ({"key": '"Kopi O"'}, r"drink\[0\]\.key: 'Kopi O' is not a key"),
 ])
 def test_a_drink_with_a_bad_field_names_file_key_and_fix(tmp_path, fields, problem):
     """A wrong drinks file is refused naming the file, the key and the problem, with a fix."""
@@ -78,7 +92,7 @@ def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, cap
     conf.write_text(f'[games.makan]\ndrinks = "{bad}"\n', encoding="utf-8")
     main(["doctor", "--sim", "--config", str(conf), "--state-dir", str(tmp_path / "state")])
     line = next(x for x in capsys.readouterr().out.splitlines() if " makan " in x)
-    assert "mine.toml: drink[0].copies: 99 is out of range" in line
+    assert "mine.toml: drink[0].copies: 99 is not a whole number from 0 to 36" in line
     sim = SimBox(tmp_path / "box", cfg=config.load(conf))
     try:
         run_steps(sim, ("game:makan",))
@@ -111,3 +125,44 @@ def test_the_documented_setup_example_uses_the_shipped_drinks():
     shipped = {d.key: d.as_dict() for d in DRINKS}
     assert setup["drink_table"] and all(entry == shipped[entry["key"]]
                                         for entry in setup["drink_table"])
+
+
+def test_the_limit_is_what_the_small_font_fits_in_a_screen_line():
+    """Any LINE_LETTERS letters fit 128 px, even of the widest glyph; one more of it does not."""
+    from companion.games.makan_mania.data import _WIDEST, LINE_LETTERS
+    from companion.ui.font import SMALL
+
+    assert SMALL.width(_WIDEST * LINE_LETTERS) <= 128 < SMALL.width(_WIDEST * (LINE_LETTERS + 1))
+    assert all(SMALL.width(d.name) <= 128 for d in DRINKS)
+
+
+def _deck(copies: int):
+    return tuple(replace(d, copies=copies) for d in DRINKS)
+
+
+def test_the_deck_must_last_every_round_of_a_dealt_game():
+    """"At the start of each round ... reveal 1 Drink card per player", "Be the player with the
+    most points at the end of the 5 rounds", and the private-drink tray: "At the start of each
+    round, reveal the top Drink card of the deck". A deck of one copy of each of the ten drinks
+    crashed the round 3 reveal of a 4-player dealt game; no copies at all, round 1."""
+    assert deck_problem(_deck(1), 4, False, ROUNDS) == "Deck has 10 drinks,\n20 needed (5 rounds)"
+    assert deck_problem(_deck(1), 2, False, ROUNDS) == ""          # 2 a round for 5 rounds
+    assert deck_problem(_deck(1), 2, True, ROUNDS) == "Deck has 10 drinks,\n15 needed (5 rounds)"
+    assert deck_problem(_deck(0), 2, False, ROUNDS).startswith("Deck has 0 drinks")
+    assert deck_problem(DRINKS, 6, True, ROUNDS) == ""             # the shipped 36 cards: 35 at most
+    assert all(len(line) <= 21 for line in deck_problem(_deck(3), 6, True, ROUNDS).split("\n"))
+
+
+def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
+    """The deck of ten single copies was "ok makan 6 trays and 10 drinks valid"."""
+    from companion import config
+    from companion.doctor import FAIL, check_makan_data
+
+    path = tmp_path / "drinks.toml"
+    path.write_text(re.sub(r"copies = \d+", "copies = 1", DRINKS_FILE.read_text(encoding="utf-8")),
+                    encoding="utf-8")
+    cfg = config.parse({"games": {"makan": {"drinks": str(path)}}})
+    finding = check_makan_data(cfg)
+    assert finding.level == FAIL
+    assert finding.detail.startswith(f"{path}: copies: Deck has 10 drinks, 35 needed")
+    assert "box deals" in finding.detail and "36" in finding.fix

@@ -60,7 +60,21 @@ def test_bonus_spellings(bonus, expected):
     (lambda t: t.replace('hearts = [3, 4, 6, 7]', 'hearts = [3, "4", 6, 7]'),
      "rows.yums.hearts[1]", "whole number"),
     (lambda t: t.rstrip().removesuffix("end = 3") + "end = 0\n", "rows.yums.end",
-     "between 1 and 50"),
+     "0 is not a whole number from 1 to 50"),
+    # "²".isdigit() is true but int("²") fails: it escaped the loader as a ValueError
+    (lambda t: t.replace('"stars:2", ""]', '"stars:²", ""]'), "rows.yums.bonus[2]",
+     "'²' is not a whole number from 1 to 20"),
+    (lambda t: t.replace('"stars:2", ""]', '"stars:٣", ""]'), "rows.yums.bonus[2]",
+     "'٣' is not a whole number"),
+    (lambda t: t.replace('"stars:2", ""]', '"stars:' + "9" * 5000 + '", ""]'), "rows.yums.bonus[2]",
+     "… is not a whole number from 1 to 20"),
+    # a long value is quoted by its first words, never echoed whole
+    (lambda t: t.replace('name = "Stand-in sheet"', 'name = "' + "S" * 5000 + '"'), "name",
+     "'SSSSSSSSSSSSSSSSSSS… is longer than 20 characters"),
+    (lambda t: t.replace("hearts = [3, 4, 6, 7]", "hearts = [3, " + "4" * 5000 + ", 6, 7]"), "(syntax)",
+     "a number too long"),
+    (lambda t: t.replace("hearts = [3, 4, 6, 7]", "hearts = " + "[" * 3000 + "]" * 3000), "(syntax)",
+     "nested too deep"),
     (lambda t: t.replace('stand_in = true', 'stand_in = "yes"'), "stand_in", "true or false"),
     (lambda t: t.replace('name = "Stand-in sheet"', 'colour = "red"'), "colour", "unknown key"),
     (lambda t: t.replace('hearts = [3, 4, 6, 7]', 'hearts = [3, 4, 6, 7'), "(syntax)", ""),
@@ -142,3 +156,37 @@ def test_config_settings_are_checked():
     assert cfg.games["miams"]["tie"] == "bottom"
     with pytest.raises(config.ConfigError, match=r"games\.miams\.tie: 'middle' must be one of top"):
         config.parse({"games": {"miams": {"tie": "middle"}}})
+
+
+def test_a_bad_sheet_in_the_folder_is_left_off_and_miams_still_opens(tmp_path):
+    """docs/miams.md: a file that does not load is left off the list. A "stars:²" sheet made
+    opening Miams fail every time."""
+    from companion import config
+    from companion.simbox import SimBox
+    from companion.walk import run_steps
+
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    folder.joinpath("good.toml").write_text(GOOD_SHEET.replace("Stand-in sheet", "Good"), encoding="utf-8")
+    folder.joinpath("bad.toml").write_text(GOOD_SHEET.replace('"stars:2"', '"stars:²"'), encoding="utf-8")
+    conf = tmp_path / "companion.toml"
+    conf.write_text(f'[games.miams]\nsheets_dir = "{folder}"\n', encoding="utf-8")
+    sim = SimBox(tmp_path / "box", cfg=config.load(conf))
+    try:
+        run_steps(sim, ("game:miams",))
+        assert [p.name for p in sim.app.stack[-1].sheets] == ["default.toml", "good.toml"]
+    finally:
+        sim.close()
+
+
+def test_any_error_of_a_bad_file_is_the_files_error(tmp_path, monkeypatch):
+    """Whatever check a sheet slips past, the loader says which file failed: never a crash."""
+    from companion.games.miams import sheet as sheet_module
+
+    def broken(data, path):
+        raise KeyError("hearts")
+
+    monkeypatch.setattr(sheet_module, "sheet_from_data", broken)
+    with pytest.raises(ConfigError) as error:
+        load_sheet(DEFAULT_SHEET)
+    assert error.value.key == "(file)" and "not a valid sheet ('hearts')" in error.value.problem

@@ -8,13 +8,16 @@ import sys
 from pathlib import Path
 
 from companion.games import GAMES, RuleError
+from companion.jsonread import BOM, JsonError, loads
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "replay", help="replay a game's JSON actions and print the final state",
         description="Apply one JSON action per line (the journal's vocabulary, see docs/) and "
-        "print the final state as JSON. Blank lines and lines starting with # are skipped.",
+        "print the final state as JSON. Blank lines and lines starting with # are skipped. "
+        "A bad line stops it with one FILE:LINE: reason line: exit status 1 when the rules "
+        "refuse the action, 2 when the file or the line cannot be read as an action.",
     )
     parser.add_argument("game", help="game key: " + ", ".join(GAMES) if GAMES else "game key")
     parser.add_argument("file", help="JSON-lines file of actions, or - for standard input")
@@ -22,16 +25,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def read_actions(lines: list[str], source: str) -> list[tuple[int, dict]]:
-    """Parse JSON lines into (line number, action); SystemExit(2) with file:line on a bad one."""
+    """Parse JSON lines into (line number, action); SystemExit(2) with file:line: reason on a bad
+    one (not JSON, nested too deep, a number out of bounds, not an action)."""
     actions = []
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         try:
-            action = json.loads(text)
-        except json.JSONDecodeError as exc:
-            print(f"{source}:{number}: not JSON ({exc.msg})", file=sys.stderr)
+            action = loads(text)
+        except JsonError as exc:
+            print(f"{source}:{number}: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             print(f'{source}:{number}: an action is an object with a "type"', file=sys.stderr)
@@ -56,15 +60,16 @@ def handle(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     state = spec.initial_state()
-    for number, action in read_actions(text.splitlines(), args.file):
+    # Lines end at "\n" only, as editors number them (str.splitlines also breaks at U+2028).
+    for number, action in read_actions(text.removeprefix(BOM).split("\n"), args.file):
         try:
             state = spec.apply(state, action)
-        except RuleError as exc:
-            print(f"{args.file}:{number}: refused: {exc}", file=sys.stderr)
+        except RuleError as exc:  # written for the OLED's short lines: one line here
+            print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", file=sys.stderr)
             return 1
-        except Exception as exc:  # a malformed field the rules did not foresee: still file:line
-            print(f"{args.file}:{number}: malformed action ({exc.__class__.__name__}: {exc})",
-                  file=sys.stderr)
+        except Exception:  # a malformed field the rules did not foresee: still file:line
+            print(f"{args.file}:{number}: malformed {action['type'][:40]!r} action: a field has a "
+                  "value the rules cannot use", file=sys.stderr)
             return 2
     try:
         json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)

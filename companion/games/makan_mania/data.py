@@ -6,11 +6,15 @@ the problem and the fix; nothing is read at import, so a bad file never stops th
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.config import ConfigError, read_toml
+from companion.config import ConfigError, read_toml, shown, whole_number
+from companion.ui.canvas import WIDTH
+from companion.ui.font import ICONS, SMALL
 
 HERE = Path(__file__).parent
 TRAYS_FILE = HERE / "trays.toml"
@@ -20,6 +24,11 @@ EFFECTS = ("faces", "discount", "coins", "pair")
 _TRAY_KEYS = frozenset({"colour", "name", "ability", "printed"})
 _DRINK_KEYS = frozenset({"key", "name", "dice", "coins", "effect", "amount", "faces", "with", "copies"})
 _FIX = "correct it (docs/makan_mania.md, Checking the data files)"
+_KEY = re.compile(r"[a-z0-9_]{1,24}")
+# A name is shown on one line of the small font across the whole screen. However wide its
+# letters, this many always fit: the width of a line of the widest letter.
+_WIDEST = max((chr(code) for code in range(32, 256) if chr(code).isprintable()), key=SMALL.width)
+LINE_LETTERS = next(n for n in range(1, WIDTH) if SMALL.width(_WIDEST * (n + 1)) > WIDTH)
 
 
 @dataclass(frozen=True)
@@ -63,10 +72,23 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
         return default
     value = table[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ConfigError(path, f"{where}.{key}", f"expected {kind.__name__}, got {value!r}", _FIX)
-    if kind is int and not low <= value <= high:
-        raise ConfigError(path, f"{where}.{key}", f"{value} is out of range", f"use {low}..{high}")
+        raise ConfigError(path, f"{where}.{key}", f"expected {kind.__name__}, got {shown(value)}", _FIX)
+    if kind is int:
+        return whole_number(value, path, f"{where}.{key}", low, high)
     return value
+
+
+def _name(path: Path | str, where: str, table: dict[str, Any], key: str) -> str:
+    """A name the screen can draw on one line: printable, letters the font has, ≤ 128 px."""
+    name = _get(path, where, table, key, str)
+    lacking = [c for c in name if not c.isprintable() or (ord(c) > 255 and c not in ICONS)]
+    if not name.strip() or lacking:
+        problem = f"{shown(name)} has {lacking[0]!r}, which the screen cannot show" if lacking else "is empty"
+        raise ConfigError(path, f"{where}.{key}", problem, "use letters, digits and punctuation")
+    if SMALL.width(name) > WIDTH:
+        raise ConfigError(path, f"{where}.{key}", f"{shown(name)} is wider than a screen line ({WIDTH} px)",
+                          f"shorten it: any {LINE_LETTERS} letters fit")
+    return name
 
 
 def _tables(path: Path | str, raw: Any, name: str, known: frozenset[str]) -> list[dict[str, Any]]:
@@ -96,9 +118,9 @@ def load_trays(path: Path | str = TRAYS_FILE) -> tuple[Tray, ...]:
         where = f"tray[{i}]"
         ability = _get(path, where, table, "ability", str)
         if ability not in ABILITIES:
-            raise ConfigError(path, f"{where}.ability", f"{ability!r} is not a tray ability",
+            raise ConfigError(path, f"{where}.ability", f"{shown(ability)} is not a tray ability",
                               f"use one of {', '.join(ABILITIES)}")
-        trays.append(Tray(_get(path, where, table, "colour", str), _get(path, where, table, "name", str),
+        trays.append(Tray(_name(path, where, table, "colour"), _name(path, where, table, "name"),
                           ability, _get(path, where, table, "printed", bool, default=False)))
     if sorted(t.ability for t in trays) != sorted(ABILITIES):
         raise ConfigError(path, "tray", "each of the six abilities must appear exactly once", _FIX)
@@ -114,7 +136,7 @@ def parse_drinks(path: Path | str, raw: Any) -> tuple[Drink, ...]:
         where = f"drink[{i}]"
         effect = _get(path, where, table, "effect", str)
         if effect not in EFFECTS:
-            raise ConfigError(path, f"{where}.effect", f"{effect!r} is not an effect",
+            raise ConfigError(path, f"{where}.effect", f"{shown(effect)} is not an effect",
                               f"use one of {', '.join(EFFECTS)}")
         dice = _get(path, where, table, "dice", int, 0, 12, None)
         coins = _get(path, where, table, "coins", int, 0, 30, None)
@@ -127,7 +149,11 @@ def parse_drinks(path: Path | str, raw: Any) -> tuple[Drink, ...]:
         if effect == "faces" and (not faces or any(type(f) is not int or not 1 <= f <= 6 for f in faces)):
             raise ConfigError(path, f"{where}.faces", "must list die faces 1..6", "write faces = [1, 2]")
         amount = 1 if effect == "faces" else _get(path, where, table, "amount", int, 1, 20)
-        key, name = _get(path, where, table, "key", str), _get(path, where, table, "name", str)
+        key = _get(path, where, table, "key", str)
+        if not _KEY.fullmatch(key):  # keys are written into every journal action
+            raise ConfigError(path, f"{where}.key", f"{shown(key)} is not a key",
+                              "use 1 to 24 lower-case letters, digits or _, e.g. kopi_o")
+        name = _name(path, where, table, "name")
         drinks.append(Drink(key, name, dice, coins, effect, amount, faces, pairs,
                             _get(path, where, table, "copies", int, 0, 36)))
     if not drinks or len({d.key for d in drinks}) != len(drinks):
@@ -146,3 +172,14 @@ def load_drinks(path: Path | str = DRINKS_FILE) -> tuple[Drink, ...]:
 def copies_printed(path: Path | str = DRINKS_FILE) -> bool:
     """Whether the drinks file says its deck counts were checked against a printed deck."""
     return bool(read_toml(path).get("copies_printed", False))
+
+
+def deck_problem(drinks: Sequence[Drink], players: int, private_drink: bool, rounds: int) -> str:
+    """Why the box cannot deal every round from these drinks' copies, or "" when it can; two
+    short lines for the screen, as a refusal is.
+
+    "At the start of each round ... reveal 1 Drink card per player", and the private-drink tray's
+    owner reveals "the top Drink card of the deck"; unbought cards are discarded, never reshuffled.
+    """
+    cards, needed = sum(d.copies for d in drinks), rounds * (players + private_drink)
+    return "" if cards >= needed else f"Deck has {cards} drinks,\n{needed} needed ({rounds} rounds)"

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from companion.config import ConfigError, read_toml
+from companion.config import ConfigError, read_toml, shown, whole_number
 from firmware_bridge.faces import RED
 
 # The six skewer rows, top to bottom as the rulebook lists them.
@@ -308,48 +308,40 @@ def _known(data: Mapping[str, Any], allowed: tuple[str, ...], path: str, where: 
             raise _bad(path, f"{where}{key}", f"unknown key; known keys: {', '.join(allowed)}")
 
 
-def _int(value: Any, path: str, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(path, key, f"expected a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise _bad(path, key, f"{value} must be between {low} and {high}")
-    return value
-
-
 def _text(value: Any, path: str, key: str, longest: int) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _bad(path, key, f"expected a non-empty string, got {value!r}")
+        raise _bad(path, key, f"expected a non-empty string, got {shown(value)}")
     if len(value) > longest:
-        raise _bad(path, key, f"{value!r} is longer than {longest} characters")
+        raise _bad(path, key, f"{shown(value)} is longer than {longest} characters")
     return value
 
 
 def _bool(value: Any, path: str, key: str) -> bool:
     if not isinstance(value, bool):
-        raise _bad(path, key, f"expected true or false, got {value!r}")
+        raise _bad(path, key, f"expected true or false, got {shown(value)}")
     return value
 
 
 def parse_bonus(text: Any, path: str = "<sheet>", key: str = "bonus") -> Bonus:
     """``""``, ``"red"``, ``"reroll"``, ``"stars:N"``, or several joined with ``+``."""
     if not isinstance(text, str):
-        raise _bad(path, key, f'expected "", "red", "reroll" or "stars:N", got {text!r}')
+        raise _bad(path, key, f'expected "", "red", "reroll" or "stars:N", got {shown(text)}')
     red = reroll = stars = 0
     for part in filter(None, (p.strip() for p in text.split("+"))):
         if part == "red":
             red += 1
         elif part == "reroll":
             reroll += 1
-        elif part.startswith("stars:") and part[6:].isdigit() and 1 <= int(part[6:]) <= 20:
-            stars += int(part[6:])
+        elif part.startswith("stars:"):
+            stars += whole_number(part[6:], path, key, 1, 20, in_text=True)
         else:
-            raise _bad(path, key, f'{part!r}: use "", "red", "reroll" or "stars:N" (N 1..20)')
+            raise _bad(path, key, f'{shown(part)}: use "", "red", "reroll" or "stars:N" (N 1..20)')
     return Bonus(red, reroll, stars)
 
 
 def _list(value: Any, path: str, key: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _bad(path, key, f"expected a list, got {value!r}")
+        raise _bad(path, key, f"expected a list, got {shown(value)}")
     return value
 
 
@@ -383,21 +375,21 @@ def sheet_from_data(data: Any, path: str = "<sheet>") -> Sheet:
         hearts = _list(row["hearts"], path, f"{where}.hearts")
         if not 1 <= len(hearts) <= MAX_SPACES:
             raise _bad(path, f"{where}.hearts", f"a row has 1 to {MAX_SPACES} spaces")
-        hearts_t = tuple(_int(h, path, f"{where}.hearts[{i}]", 0, 50) for i, h in enumerate(hearts))
+        hearts_t = tuple(whole_number(h, path, f"{where}.hearts[{i}]", 0, 50) for i, h in enumerate(hearts))
         bonus = _list(row.get("bonus", [""] * len(hearts)), path, f"{where}.bonus")
         if len(bonus) != len(hearts):
             raise _bad(path, f"{where}.bonus",
                              f"has {len(bonus)} entries but hearts has {len(hearts)}; one per space")
         bonuses = tuple(parse_bonus(b, path, f"{where}.bonus[{i}]") for i, b in enumerate(bonus))
         # at least 1, so every turn of Arthur's fills a heart and the game always ends
-        end = _int(row["end"], path, f"{where}.end", 1, 50)
+        end = whole_number(row["end"], path, f"{where}.end", 1, 50)
         rows.append(Row(skewer, hearts_t, bonuses, end))
     return Sheet(name, stand_in, tuple(rows), catch_up)
 
 
 def load_sheet(path: Path | str = DEFAULT_SHEET) -> Sheet:
     """Read and validate a sheet file."""
-    with _fix_for("sheet"):
+    with _fix_for("sheet", path):
         return sheet_from_data(read_toml(path), str(path))
 
 
@@ -417,7 +409,7 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
             raise _bad(path, f"faces.{face}", "missing; the tile maps all six red-die faces")
         skewer = faces[face]
         if skewer not in SKEWERS:
-            raise _bad(path, f"faces.{face}", f"{skewer!r} is not one of {', '.join(SKEWERS)}")
+            raise _bad(path, f"faces.{face}", f"{shown(skewer)} is not one of {', '.join(SKEWERS)}")
         skewer_of[face] = SKEWERS.index(skewer)
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
@@ -428,18 +420,22 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
 
 def load_tile(path: Path | str = DEFAULT_TILE) -> Tile:
     """Read and validate a tile file."""
-    with _fix_for("tile"):
+    with _fix_for("tile", path):
         return tile_from_data(read_toml(path), str(path))
 
 
 @contextmanager
-def _fix_for(key: str) -> Iterator[None]:
-    """A file's error with the fix that names its [games.miams] key (and the stand-in)."""
+def _fix_for(key: str, path: Path | str) -> Iterator[None]:
+    """A file's error with the fix that names its [games.miams] key (and the stand-in); any other
+    error of a bad file too, so a caller that catches ConfigError leaves the file off its list."""
+    fix = f'correct the file (docs/miams.md), or set [games.miams] {key} = "" for the stand-in'
     try:
         yield
     except ConfigError as exc:
-        fix = f'correct the file (docs/miams.md), or set [games.miams] {key} = "" for the stand-in'
         raise ConfigError(exc.path, exc.key, exc.problem, fix) from None
+    except Exception as exc:  # a check this module lacks: still the file's error, never a crash
+        raise ConfigError(path, "(file)", f"not a valid {key} ({' '.join(str(exc).split())[:80]})",
+                          fix) from None
 
 
 def sheet_files(folder: Path | str) -> list[Path]:
