@@ -129,11 +129,11 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     """
     after = f"after {checkpoint}" if checkpoint else "since the last save point"
     if scan.lost > 0:
-        n = scan.lost
-        words = "the last action" if n == 1 else f"the last {n} actions"
-        report.add(f"journal.db-wal was cut: {words} written before the stop were lost "
-                   f"(the journal file holds everything up to {checkpoint or 'its last save'})",
-                   note=f"Journal cut: {words} may be lost")
+        # Only commits still visible past the damage are counted: a cut may have taken more.
+        n = f"at least {scan.lost} action" + ("s" if scan.lost > 1 else "")
+        report.add(f"journal.db-wal was cut or damaged: {n} played after "
+                   f"{checkpoint or 'the last save point'} lost; everything before the damage "
+                   "was kept", note=f"Journal cut: {n} lost")
     elif scan.lost < 0:
         report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
                    note=f"Log damaged: actions {after} may be lost")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.games import GAMES
-from companion.journal import Journal, JournalError
+from companion.journal import Journal
 from companion.simbox import SimBox
 from tests.counter_game import SPEC
 
