@@ -226,14 +226,17 @@ class Journal:
         self._run(Op("undo", tuple(statements)))
 
     def set_status(self, game_id: int, status: str) -> None:
-        """Mark a game ``playing``, ``finished`` or ``abandoned``."""
-        self._run(Op("status", (status_sql(game_id, status),)))
+        """Mark a game ``playing``, ``finished`` or ``abandoned``; a game's end is a save point."""
+        statements = [status_sql(game_id, status)]
+        if status == "finished":
+            statements.append(mark_sql(*GAME_END))
+        self._run(Op("status", tuple(statements)))
+        if status == "finished":
+            self._checkpoint_wal()
 
     def finish(self, game_id: int) -> None:
-        """The game is over: no longer offered for resume; the WAL is checkpointed."""
-        self._run(Op("status", (status_sql(game_id, "finished"),
-                                 mark_sql(*GAME_END))))
-        self._checkpoint_wal()
+        """The game is over: no longer offered for resume."""
+        self.set_status(game_id, "finished")
 
     def discard(self, game_id: int) -> None:
         """The table chose to drop this saved game; it stays in history as abandoned."""
