@@ -34,7 +34,7 @@ from .journal_store import (
 log = logging.getLogger(__name__)
 
 PRESSES = ("action", "undo")  # the changes a player made, counted in the messages
-GAME_END = ("checkpoint", "the last game's end")  # the save point a finished game leaves
+GAME_END = ("checkpoint", "game end")  # the save point a finished game leaves
 
 
 class JournalError(Exception):
@@ -69,7 +69,7 @@ class JournalStatus:
     reason: str = ""
 
     def text(self) -> str:
-        """``ok``, or e.g. ``disk full: 26 held`` (short enough for a title or About line)."""
+        """``ok``, or e.g. ``disk full: 26 held`` (short enough for an About line)."""
         return "ok" if self.ok else f"{self.reason}: {self.held} held"
 
 
@@ -122,7 +122,7 @@ class Journal:
         return JournalStatus(ok=False, held=_presses(self._held), reason=self._reason)
 
     def take_notice(self) -> Notice | None:
-        """The newest change of health not yet shown ("Journal off…", "Journal back…")."""
+        """The newest change of health not yet shown ("Disk full: play kept…", "Journal back…")."""
         notice = self._notices[-1] if self._notices else None
         self._notices.clear()
         return notice
@@ -180,7 +180,7 @@ class Journal:
             log.exception("could not copy the journal to memory")
             self._mem = memory_copy(None)
         self._reason = reason
-        self._notices.append(Notice((f"Journal off: {reason}", "play kept in memory"),
+        self._notices.append(Notice((f"{reason.capitalize()}:", "play kept in memory"),
                                     error=True))
 
     def _checkpoint_wal(self) -> None:
@@ -246,7 +246,7 @@ class Journal:
         """A save point (the end of a round or game): the file holds everything up to here.
 
         ``label`` names it for the start-up check ("round 2"): if the WAL is lost later, the
-        box says "actions after round 2 may be lost".
+        box says "Log gone: play after round 2 may be lost".
         """
         self._run(Op("mark", (mark_sql(GAME_END[0], label),)))
         self._checkpoint_wal()
@@ -259,6 +259,9 @@ class Journal:
     def close(self) -> None:
         """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
         self.retry()
+        if self._held:
+            log.error("journal closed with %d change(s) the disk refused (%s)",
+                      len(self._held), self._reason)
         if self._mem is None and self._disk is not None:
             try:
                 commit(self._disk, [Op("mark", (mark_sql("clean", "1"),))])

@@ -128,6 +128,7 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     names the last point the database file itself holds (e.g. "round 2").
     """
     after = f"after {checkpoint}" if checkpoint else "since the last save point"
+    play = f"play after {checkpoint}" if checkpoint else "recent play"
     if scan.lost > 0:
         # Only commits still visible past the damage are counted: a cut may have taken more.
         n = f"at least {scan.lost} action" + ("s" if scan.lost > 1 else "")
@@ -136,7 +137,7 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
                    "was kept", note=f"Journal cut: {n} lost")
     elif scan.lost < 0:
         report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
-                   note=f"Log damaged: actions {after} may be lost")
+                   note=f"Log bad: {play} may be lost")
     elif not scan.present and clean == "0":
         report.add(f"journal.db-wal is missing after an unclean stop: actions {after} "
-                   "may be lost", note=f"Log gone: actions {after} may be lost")
+                   "may be lost", note=f"Log gone: {play} may be lost")

@@ -66,7 +66,7 @@ def open_files(path: Path, connect: Connect) -> Opened:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         report.add(f"cannot create {path.parent} ({exc.strerror}): play is kept in memory",
-                   note="Journal off: no state dir; play kept in memory")
+                   note="No state dir: play kept in memory")
         return _log(Opened(None, memory_copy(None), "no state dir", report))
     empty = path.exists() and path.stat().st_size == 0
     wal = scan_wal(path.with_name(path.name + "-wal"))
@@ -75,13 +75,18 @@ def open_files(path: Path, connect: Connect) -> Opened:
     except (sqlite3.Error, schema.NewerJournal) as exc:
         if isinstance(exc, sqlite3.DatabaseError) and _looks_corrupt(exc) and path.exists():
             return _log(_replace_damaged(path, exc, report, connect))
-        return _log(_open_readonly(path, exc, report, connect))
+        opened = _open_readonly(path, exc, report, connect)
+        marks: dict[str, str] = {}
+        with contextlib.suppress(sqlite3.Error):  # a newer journal may keep them elsewhere
+            marks = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
+        wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
+        return _log(opened)
     games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     if empty and games:
         report.add(f"{path.name} was empty (0 bytes); its games were read back from its WAL")
     elif empty:
         report.add(f"{path.name} was empty (0 bytes): its games are gone; a new journal "
-                   "was started", note="Journal file was empty: new one started")
+                   "was started", note="Empty journal file: new one started")
     wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
     return _log(Opened(disk, None, "", report))
 
@@ -100,8 +105,8 @@ def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
     except OSError as err:
         report.add(f"{path.name} is damaged ({exc}) and could not be moved aside "
                    f"({err.strerror}): play is kept in memory",
-                   note="Journal damaged; play kept in memory")
-        return Opened(None, memory_copy(None), "journal damaged", report)
+                   note="Journal damaged: play kept in memory")
+        return Opened(None, memory_copy(None), "damaged", report)
     report.kept = aside.name
     report.add(f"{path.name} was damaged ({exc}); kept as {aside.name}, a new journal "
                "was started", note=f"Journal damaged, kept as {aside.name}")
@@ -122,7 +127,7 @@ def _open_readonly(path: Path, exc: BaseException, report: StartupReport,
         source.close()
     kept = "its saved games can be resumed" if source is not None else "it cannot be read"
     report.add(f"{path.name} cannot be written ({exc}); {kept}, new play is kept in memory "
-               "and written when it can be", note=f"Journal {reason}: play kept in memory")
+               "and written when it can be", note=f"{reason.capitalize()}: play kept in memory")
     return Opened(None, mem, reason, report)
 
 
@@ -197,11 +202,11 @@ def short_reason(exc: BaseException) -> str:
     if "full" in text:
         return "disk full"
     if "readonly" in text or "read-only" in text:
-        return "disk read-only"
+        return "read-only"
     if "i/o" in text:
-        return "disk I/O error"
+        return "I/O error"
     if "unable to open" in text:
-        return "cannot open file"
+        return "can't open"
     if "locked" in text or "busy" in text:
-        return "journal busy"
+        return "busy"
     return "write failed"

@@ -144,7 +144,7 @@ def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tal
     try:
         status = box.app.journal.status
         assert (status.ok, status.reason) == (False, "no state dir")
-        assert box.app.journal.startup.note == "Journal off: no state dir; play kept in memory"
+        assert box.app.journal.startup.note == "No state dir: play kept in memory"
         start_tally(box)
         box.press("ACTION")
         assert box.app.session.state == 1

@@ -90,14 +90,25 @@ def test_a_deleted_wal_says_what_may_be_lost_after_the_last_save_point(tmp_path)
     cut, _ = power_cut(tmp_path, wal=False)
     journal.close()
     resumed, note = Journal.open(cut)
-    assert note == "Log gone: actions after round 1 may be lost"
+    assert note == "Log gone: play after round 1 may be lost"
     assert resumed.load(game).actions == [add(1), add(2)], "the save point is in the file"
+
+
+def test_a_finished_game_is_a_save_point(tmp_path):
+    journal, game = played(tmp_path)
+    journal.set_status(game, "finished")
+    cut, _ = power_cut(tmp_path, wal=False)
+    journal.close()
+    resumed, note = Journal.open(cut)
+    assert note == "Log gone: play after game end may be lost"
+    assert resumed.load(game).actions == [add(n) for n in range(1, 6)]
+    assert resumed.load(game).status == "finished"
 
 
 def test_a_zero_byte_journal_is_reported_not_silently_replaced(tmp_path):
     (tmp_path / "journal.db").write_bytes(b"")
     journal, note = Journal.open(tmp_path)
-    assert note == "Journal file was empty: new one started"
+    assert note == "Empty journal file: new one started"
     assert journal.startup.findings == [
         "journal.db was empty (0 bytes): its games are gone; a new journal was started"]
     assert journal.status.ok
@@ -152,6 +163,6 @@ def test_a_journal_from_a_newer_release_is_read_not_written(tmp_path):
     conn.execute(f"PRAGMA user_version = {journal_schema.VERSION + 1}")
     conn.close()
     journal, note = Journal.open(tmp_path)
-    assert note == "Journal newer journal: play kept in memory"
+    assert note == "Newer journal: play kept in memory"
     assert journal.unfinished().id == game
     assert journal.status.reason == "newer journal"

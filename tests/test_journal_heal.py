@@ -37,7 +37,7 @@ def test_disk_full_holds_everything_in_order_including_an_undo_and_writes_it_bac
     journal.append(game, add(1), undoable=True)
     failed = fill_disk(journal, game)
     assert journal.status == JournalStatus(ok=False, held=1, reason="disk full")
-    assert journal.take_notice() == Notice(("Journal off: disk full", "play kept in memory"),
+    assert journal.take_notice() == Notice(("Disk full:", "play kept in memory"),
                                            error=True)
     for n in (2, 3, 4):
         journal.append(game, add(n), undoable=True)
@@ -74,7 +74,7 @@ def test_retry_alone_writes_back_and_says_how_many(tmp_path):
     assert journal.take_notice().lines == ("Journal back:", "2 actions saved")
 
 
-@pytest.mark.parametrize("pragma, reason", [("query_only", "disk read-only")])
+@pytest.mark.parametrize("pragma, reason", [("query_only", "read-only")])
 def test_a_disk_turned_read_only_mid_game_heals_the_same_way(tmp_path, pragma, reason):
     journal = reopen(tmp_path)
     game = journal.new_game("tally")
@@ -175,9 +175,9 @@ def test_a_read_only_journal_still_offers_its_saved_game(tmp_path, no_shm, opens
     game = saved_game(tmp_path)
     disk = ReadOnlyDisk(no_shm)
     journal, note = Journal.open(tmp_path, connect=disk)
-    assert note == "Journal disk read-only: play kept in memory"
+    assert note == "Read-only: play kept in memory"
     assert disk.opened == opens
-    assert journal.status == JournalStatus(ok=False, held=0, reason="disk read-only")
+    assert journal.status == JournalStatus(ok=False, held=0, reason="read-only")
     resumed = journal.unfinished()
     assert (resumed.id, resumed.actions) == (game, [add(1), add(2)])
     journal.append(game, add(3), undoable=True)
