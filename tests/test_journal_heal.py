@@ -187,3 +187,40 @@ def test_a_read_only_journal_still_offers_its_saved_game(tmp_path, no_shm, opens
     assert journal.retry() == 1
     journal.close()
     assert reopen(tmp_path).load(game).actions == [add(1), add(2), add(3)]
+
+
+def test_the_box_offers_the_saved_game_of_a_read_only_journal(tmp_path, monkeypatch):
+    """Through the real start-up: the resume question, then the game, played on in memory."""
+    from companion.games import GAMES
+    from companion.simbox import SimBox
+    from tests.counter_game import SPEC
+
+    monkeypatch.setitem(GAMES, SPEC.key, SPEC)
+    game = saved_game(tmp_path)
+    opener = Journal.open.__func__
+    monkeypatch.setattr(Journal, "open", classmethod(
+        lambda cls, state_dir: opener(cls, state_dir, connect=ReadOnlyDisk())))
+    box = SimBox(tmp_path)
+    try:
+        assert box.screen.name() == "ResumeScreen"
+        box.press("OK")
+        assert box.app.session.game_id == game and box.app.session.state == 3
+        box.press("ACTION")
+        assert box.app.journal.load(game).actions == [add(1), add(2), add(1)]
+        assert box.app.journal.status.held == 1
+    finally:
+        box.close()
+
+
+def test_a_state_dir_that_can_be_made_later_gets_everything(tmp_path):
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the directory should be")
+    journal, note = Journal.open(blocker)
+    assert note == "No state dir: play kept in memory"
+    game = journal.new_game("tally")
+    journal.append(game, add(1), undoable=True)
+    assert journal.retry() == 0
+    blocker.unlink()
+    assert journal.retry() == 1
+    journal.close()
+    assert reopen(blocker).load(game).actions == [add(1)]
