@@ -1,40 +1,44 @@
 """The game journal: every action committed to SQLite before the box shows its result.
 
 State is a replay of a game's actions, so resuming after a power cut and undo are the same
-mechanism. The journal never takes the box down: if the database cannot be used, the box
-keeps playing in memory and says "journal off".
+mechanism. The journal never takes the box down and never drops a change: when the disk
+refuses a write, the journal keeps a copy of itself in memory, holds every change there in
+order, and writes them all in one transaction as soon as the disk takes writes again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    game TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    status TEXT NOT NULL DEFAULT 'playing'   -- playing | finished | abandoned
-);
-CREATE TABLE IF NOT EXISTS actions (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    undoable INTEGER NOT NULL,
-    PRIMARY KEY (game_id, seq)
-);
-CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+from . import journal_schema as schema
+from .journal_check import StartupReport
+from .journal_store import (
+    Connect,
+    Op,
+    Statement,
+    commit,
+    mark_sql,
+    memory_copy,
+    open_files,
+    open_rw,
+    short_reason,
+)
+
+log = logging.getLogger(__name__)
+
+PRESSES = ("action", "undo")  # the changes a player made, counted in the messages
+GAME_END = ("checkpoint", "game end")  # the save point a finished game leaves
 
 
 class JournalError(Exception):
-    """The journal could not write; the message is short enough for the screen."""
+    """The journal could not be read; the message is short enough for the screen."""
 
 
 @dataclass(frozen=True)
@@ -45,146 +49,279 @@ class SavedGame:
     actions: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class GameSummary:
+    """One unfinished game, as the resume list shows it."""
+
+    id: int
+    game: str
+    started_at: float
+    actions: int
+    last_at: float  # when its last action was played (its start if none)
+
+
+@dataclass(frozen=True)
+class JournalStatus:
+    """Whether changes reach the disk; if not, how many are held in memory and why."""
+
+    ok: bool
+    held: int = 0
+    reason: str = ""
+
+    def text(self) -> str:
+        """``ok``, or e.g. ``disk full: 26 held`` (short enough for an About line)."""
+        return "ok" if self.ok else f"{self.reason}: {self.held} held"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A change of journal health to show once: ``lines`` for a toast, ``saved`` written back."""
+
+    lines: tuple[str, ...]
+    error: bool
+    saved: int = 0
+
+
 class Journal:
-    """A SQLite journal in WAL mode with synchronous=FULL."""
+    """A SQLite journal in WAL mode with synchronous=FULL that heals after a failed write."""
 
     FILENAME = "journal.db"
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self._conn = conn
+    def __init__(self, path: Path, disk: sqlite3.Connection | None,
+                 mem: sqlite3.Connection | None, reason: str, report: StartupReport,
+                 connect: Connect) -> None:
         self.path = path
+        self.startup = report
+        self._disk = disk  # the file, open for writing; None until it can be
+        self._mem = mem  # while the disk refuses: a copy of the journal plus the held changes
+        self._held: list[Op] = []
+        self._reason = reason
+        self._connect = connect
+        self._notices: list[Notice] = []
 
+    # ----- opening ------------------------------------------------------------------------
     @classmethod
-    def open(cls, state_dir: Path) -> tuple[Journal | None, str | None]:
-        """Open (or create) the journal; on failure return (None, a message for the screen).
+    def open(cls, state_dir: Path, *, connect: Connect = sqlite3.connect
+             ) -> tuple[Journal, str | None]:
+        """Check and open the journal; return it and the one line to show at start (or None).
 
-        A corrupt file is moved aside (nothing is deleted) and a fresh journal started.
+        Always returns a journal: one that cannot be written keeps new changes in memory,
+        reading the saved games from the file when it can. ``connect`` opens SQLite files
+        (tests replace it to make the disk refuse). What was found is in ``journal.startup``.
         """
         path = Path(state_dir) / cls.FILENAME
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            return None, f"Journal off: cannot create {path.parent} ({exc.strerror})"
-        try:
-            return cls(cls._connect(path), path), None
-        except sqlite3.DatabaseError as exc:
-            if not _looks_corrupt(exc) or not path.exists():
-                return None, f"Journal off: {path} unusable ({exc})"
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        try:
-            path.rename(aside)
-            for suffix in ("-wal", "-shm"):
-                side = path.with_name(path.name + suffix)
-                if side.exists():
-                    side.rename(aside.with_name(aside.name + suffix))
-            journal = cls(cls._connect(path), path)
-        except (OSError, sqlite3.DatabaseError) as exc:
-            return None, f"Journal off: {path} is damaged and could not be replaced ({exc})"
-        return journal, f"Journal was damaged; kept as {aside.name}, new one started"
+        opened = open_files(path, connect)
+        journal = cls(path, opened.disk, opened.mem, opened.reason, opened.report, connect)
+        return journal, opened.report.note
 
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            row = conn.execute("PRAGMA quick_check").fetchone()
-            if row[0] != "ok":
-                raise sqlite3.DatabaseError(f"database disk image is malformed: {row[0]}")
-            conn.executescript(SCHEMA)
-        except sqlite3.Error:
-            conn.close()
-            raise
-        return conn
+    # ----- health -------------------------------------------------------------------------
+    @property
+    def status(self) -> JournalStatus:
+        if self._mem is None:
+            return JournalStatus(ok=True)
+        return JournalStatus(ok=False, held=_presses(self._held), reason=self._reason)
 
-    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+    def take_notice(self) -> Notice | None:
+        """The newest change of health not yet shown ("Disk full: play kept…", "Journal back…")."""
+        notice = self._notices[-1] if self._notices else None
+        self._notices.clear()
+        return notice
+
+    def retry(self) -> int:
+        """Try to write what is held (the loop calls this every few seconds).
+
+        Returns how many player actions were written back; 0 if none or the disk still refuses.
+        """
+        if self._mem is None:
+            return 0
+        if self._disk is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._disk, _ = open_rw(self.path, self._connect, check=False)
+            except (sqlite3.Error, schema.NewerJournal, OSError) as exc:
+                self._reason = short_reason(exc)
+                return 0
         try:
-            with self._conn:  # commits (fsync under synchronous=FULL) before returning
-                return self._conn.execute(sql, args)
+            commit(self._disk, self._held)
         except sqlite3.Error as exc:
-            raise JournalError(_short_reason(exc)) from exc
+            self._reason = short_reason(exc)
+            return 0
+        saved = _presses(self._held)
+        log.warning("journal back: %d held change(s) written", len(self._held))
+        self._held.clear()
+        self._mem.close()
+        self._mem = None
+        self._reason = ""
+        self._checkpoint_wal()
+        said = f"{_plural(saved, 'action')} saved" if saved else "writing again"
+        self._notices.append(Notice(("Journal back:", said), error=False, saved=saved))
+        return saved
 
+    def _run(self, op: Op) -> None:
+        """Commit ``op``, or hold it in memory (after the ones held before it)."""
+        if self._mem is None:
+            try:
+                commit(self._disk, [op])
+                return
+            except sqlite3.Error as exc:
+                self._start_holding(short_reason(exc))
+            commit(self._mem, [op])
+            self._held.append(op)
+            return
+        commit(self._mem, [op])
+        self._held.append(op)
+        self.retry()
+
+    def _start_holding(self, reason: str) -> None:
+        log.error("journal write failed (%s): holding changes in memory", reason)
+        try:
+            self._mem = memory_copy(self._disk)
+        except sqlite3.Error:  # the file cannot even be read: keep the changes from now on
+            log.exception("could not copy the journal to memory")
+            self._mem = memory_copy(None)
+        self._reason = reason
+        self._notices.append(Notice((f"{reason.capitalize()}:", "play kept in memory"),
+                                    error=True))
+
+    def _checkpoint_wal(self) -> None:
+        """Copy the WAL into the file and empty it, so losing the WAL costs only later play."""
+        if self._disk is not None and self._mem is None:
+            try:
+                self._disk.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.Error as exc:
+                log.warning("WAL checkpoint failed: %s", exc)
+
+    # ----- changes ------------------------------------------------------------------------
     def new_game(self, game: str) -> int:
-        """Start a game; any other unfinished game is kept as history, marked abandoned."""
-        try:
-            with self._conn:
-                self._conn.execute("UPDATE games SET status='abandoned' WHERE status='playing'")
-                cur = self._conn.execute(
-                    "INSERT INTO games (game, started_at) VALUES (?, ?)", (game, time.time())
-                )
-        except sqlite3.Error as exc:
-            raise JournalError(_short_reason(exc)) from exc
-        return int(cur.lastrowid)
+        """Start a game and return its id; other unfinished games stay resumable."""
+        row = self._read("SELECT COALESCE(MAX(id), 0) + 1 FROM games")
+        game_id = int(row[0][0])
+        self._run(Op("game", (("INSERT INTO games (id, game, started_at) VALUES (?, ?, ?)",
+                                (game_id, game, time.time())),)))
+        return game_id
 
-    def append(self, game_id: int, action: dict[str, Any], undoable: bool) -> None:
-        """Commit one action; it is durable when this returns."""
-        self._write(
-            "INSERT INTO actions (game_id, seq, action, undoable) VALUES "
-            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?)",
-            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable)),
-        )
+    def append(self, game_id: int, action: dict[str, Any], undoable: bool, *,
+               finishes: bool = False) -> None:
+        """Commit one action (and, if it ends the game, the game's end with it)."""
+        statements = [(
+            "INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
+            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?, ?)",
+            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable),
+             time.time()),
+        )]
+        if finishes:
+            statements += [status_sql(game_id, "finished"), mark_sql(*GAME_END)]
+        self._run(Op("action", tuple(statements)))
+        if finishes:
+            self._checkpoint_wal()
 
-    def pop_last(self, game_id: int) -> None:
-        """Remove the game's last action (the caller has checked it may be undone)."""
-        self._write(
+    def pop_last(self, game_id: int, *, reopens: bool = False) -> None:
+        """Remove the game's last action (the caller has checked it may be undone); with
+        ``reopens`` the finished game is playing again, in the same transaction."""
+        statements = [(
             "DELETE FROM actions WHERE game_id = ? AND seq = "
-            "(SELECT MAX(seq) FROM actions WHERE game_id = ?)",
-            (game_id, game_id),
-        )
+            "(SELECT MAX(seq) FROM actions WHERE game_id = ?)", (game_id, game_id))]
+        if reopens:
+            statements.append(status_sql(game_id, "playing"))
+        self._run(Op("undo", tuple(statements)))
 
     def set_status(self, game_id: int, status: str) -> None:
-        self._write("UPDATE games SET status = ? WHERE id = ?", (status, game_id))
+        """Mark a game ``playing``, ``finished`` or ``abandoned``; a game's end is a save point."""
+        statements = [status_sql(game_id, status)]
+        if status == "finished":
+            statements.append(mark_sql(*GAME_END))
+        self._run(Op("status", tuple(statements)))
+        if status == "finished":
+            self._checkpoint_wal()
 
-    def load(self, game_id: int) -> SavedGame:
-        row = self._conn.execute("SELECT game, status FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
-            raise KeyError(game_id)
-        actions = [
-            json.loads(text)
-            for (text,) in self._conn.execute(
-                "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            )
-        ]
-        return SavedGame(game_id, row[0], row[1], actions)
+    def finish(self, game_id: int) -> None:
+        """The game is over: no longer offered for resume."""
+        self.set_status(game_id, "finished")
 
-    def unfinished(self) -> SavedGame | None:
-        """The game being played when the box last stopped, if any."""
-        row = self._conn.execute(
-            "SELECT id FROM games WHERE status = 'playing' ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return self.load(row[0]) if row else None
+    def discard(self, game_id: int) -> None:
+        """The table chose to drop this saved game; it stays in history as abandoned."""
+        self.set_status(game_id, "abandoned")
 
-    def history(self, limit: int = 20) -> list[tuple[int, str, str]]:
-        return list(
-            self._conn.execute(
-                "SELECT id, game, status FROM games ORDER BY id DESC LIMIT ?", (limit,)
-            )
-        )
+    def checkpoint(self, label: str) -> None:
+        """A save point (the end of a round or game): the file holds everything up to here.
 
-    def settings(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self._conn.execute("SELECT key, value FROM settings")}
+        ``label`` names it for the start-up check ("round 2"): if the WAL is lost later, the
+        box says "Log gone: play after round 2 may be lost".
+        """
+        self._run(Op("mark", (mark_sql(GAME_END[0], label),)))
+        self._checkpoint_wal()
 
     def save_setting(self, key: str, value: Any) -> None:
-        self._write(
-            "INSERT INTO settings (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, json.dumps(value)),
-        )
+        self._run(Op("setting", (("INSERT INTO settings (key, value) VALUES (?, ?) "
+                                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                   (key, json.dumps(value))),)))
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._conn.close()
+        """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
+        self.retry()
+        if self._held:
+            log.error("journal closed with %d change(s) the disk refused (%s)",
+                      len(self._held), self._reason)
+        if self._mem is None and self._disk is not None:
+            try:
+                commit(self._disk, [Op("mark", (mark_sql("clean", "1"),))])
+            except sqlite3.Error as exc:
+                log.warning("could not mark the journal closed: %s", exc)
+            self._checkpoint_wal()
+        for conn in (self._disk, self._mem):
+            if conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+
+    # ----- reading ------------------------------------------------------------------------
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        conn = self._mem if self._mem is not None else self._disk
+        try:
+            return conn.execute(sql, args).fetchall()
+        except sqlite3.ProgrammingError:
+            raise  # a closed journal is a bug in the caller, not a disk problem
+        except sqlite3.Error as exc:
+            raise JournalError(f"read failed: {short_reason(exc)}") from exc
+
+    def load(self, game_id: int) -> SavedGame:
+        row = self._read("SELECT game, status FROM games WHERE id = ?", (game_id,))
+        if not row:
+            raise KeyError(game_id)
+        actions = [json.loads(text) for (text,) in self._read(
+            "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]
+        return SavedGame(game_id, row[0][0], row[0][1], actions)
+
+    def saved_games(self) -> list[GameSummary]:
+        """Every unfinished game, the one played last first."""
+        rows = self._read(
+            "SELECT g.id, g.game, g.started_at, COUNT(a.seq), "
+            "COALESCE(MAX(a.at), g.started_at) AS last FROM games g "
+            "LEFT JOIN actions a ON a.game_id = g.id WHERE g.status = 'playing' "
+            "GROUP BY g.id ORDER BY last DESC, g.id DESC")
+        return [GameSummary(*row) for row in rows]
+
+    def unfinished(self) -> SavedGame | None:
+        """The unfinished game played last, if any."""
+        games = self.saved_games()
+        return self.load(games[0].id) if games else None
+
+    def history(self, limit: int = 20) -> list[tuple[int, str, str]]:
+        return self._read("SELECT id, game, status FROM games ORDER BY id DESC LIMIT ?",
+                          (limit,))
+
+    def settings(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM settings")}
 
 
-def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text or "corrupt" in text
+def status_sql(game_id: int, status: str) -> Statement:
+    return "UPDATE games SET status = ? WHERE id = ?", (status, game_id)
 
 
-def _short_reason(exc: sqlite3.Error) -> str:
-    text = str(exc).lower()
-    if "full" in text:
-        return "disk full"
-    if "readonly" in text or "read-only" in text:
-        return "disk read-only"
-    return "write failed"
+def _presses(ops: list[Op]) -> int:
+    return sum(op.kind in PRESSES for op in ops)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+

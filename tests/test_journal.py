@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.games import GAMES
-from companion.journal import Journal, JournalError
+from companion.journal import Journal
 from companion.simbox import SimBox
 from tests.counter_game import SPEC
 
@@ -41,16 +41,28 @@ def test_actions_are_stored_in_order_and_undo_removes_the_last(tmp_path):
     journal.set_status(game, "finished")
     assert journal.unfinished() is None
     assert journal.history() == [(game, "tally", "finished")]
-    mode = journal._conn.execute("PRAGMA journal_mode").fetchone()[0]
-    sync = journal._conn.execute("PRAGMA synchronous").fetchone()[0]
+    mode = journal._disk.execute("PRAGMA journal_mode").fetchone()[0]
+    sync = journal._disk.execute("PRAGMA synchronous").fetchone()[0]
     assert (mode, sync) == ("wal", 2)  # 2 = FULL
 
 
-def test_starting_a_game_keeps_the_unfinished_one_as_history(tmp_path):
+def test_starting_a_game_keeps_every_unfinished_one_resumable(tmp_path):
     journal, _ = Journal.open(tmp_path)
-    first = journal.new_game("tally")
-    second = journal.new_game("tally")
-    assert journal.history() == [(second, "tally", "playing"), (first, "tally", "abandoned")]
+    first = journal.new_game("makan")
+    journal.append(first, {"type": "setup"}, undoable=True)
+    second = journal.new_game("cafe")
+    third = journal.new_game("miams")
+    journal.append(first, {"type": "buy"}, undoable=True)  # played last: listed first
+    listed = journal.saved_games()
+    assert [(g.id, g.game, g.actions) for g in listed] == [
+        (first, "makan", 2), (third, "miams", 0), (second, "cafe", 0)]
+    assert listed[0].last_at >= listed[0].started_at
+    assert listed[1].last_at == listed[1].started_at  # no action yet: its start
+    journal.discard(third)
+    journal.finish(second)
+    assert [g.id for g in journal.saved_games()] == [first]
+    assert journal.history() == [(third, "miams", "abandoned"), (second, "cafe", "finished"),
+                                 (first, "makan", "playing")]
 
 
 def test_power_cut_loses_no_acknowledged_action(tmp_path, tally):
@@ -114,7 +126,10 @@ def test_corrupt_database_is_kept_aside_and_a_new_one_started(tmp_path, tally):
     box = SimBox(tmp_path)
     try:
         assert box.app.journal_ok
-        assert list(tmp_path.glob("journal.db.corrupt-*")), "the damaged file must be kept"
+        kept = box.app.journal.startup.kept
+        assert [p.name for p in tmp_path.glob("bad-*.db")] == [kept], "the damaged file is kept"
+        assert len(kept) <= 20, "short enough for one OLED line"
+        assert box.app.journal.startup.note == f"Journal damaged, kept as {kept}"
         start_tally(box)
         box.press("ACTION")
         assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
@@ -127,31 +142,43 @@ def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tal
     blocker.write_text("not a directory")
     box = SimBox(blocker / "state")
     try:
-        assert box.app.journal is None and not box.app.journal_ok
-        assert "⚠" in box.app.status_icons()
+        status = box.app.journal.status
+        assert (status.ok, status.reason) == (False, "no state dir")
+        assert box.app.journal.startup.note == "No state dir: play kept in memory"
         start_tally(box)
         box.press("ACTION")
         assert box.app.session.state == 1
+        assert box.app.journal.status.held == 1
     finally:
         box.close()
 
 
-def test_full_disk_turns_the_journal_off_and_keeps_the_game(box, tally):
+def test_actions_played_on_a_full_disk_are_all_resumed_after_space_is_freed(tmp_path, tally):
+    """Disk full mid-game, play on, free space, restart: nothing played is lost."""
+    box = SimBox(tmp_path)
     start_tally(box)
     box.press("ACTION")
-    conn = box.app.journal._conn
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    conn.execute(f"PRAGMA max_page_count = {pages}")
+    journal = box.app.journal
+    pages = journal._disk.execute("PRAGMA page_count").fetchone()[0]
+    journal._disk.execute(f"PRAGMA max_page_count = {pages}")
     for _ in range(600):  # fill the last page until SQLite reports the disk full
         box.press("ACTION")
-        if not box.app.journal_ok:
+        if not journal.status.ok:
             break
-    assert not box.app.journal_ok
-    state = box.app.session.state
-    box.press("ACTION")
-    assert box.app.session.state == state + 1, "the game goes on in memory"
-    with pytest.raises(JournalError, match="disk full"):
-        box.app.journal.append(box.app.session.game_id, {"type": "add", "n": 1}, True)
+    assert journal.status.reason == "disk full"
+    for _ in range(25):
+        box.press("ACTION")
+    assert journal.status.held == 26
+    journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
+    assert journal.retry() == 26
+    played = box.app.session.state
+    box.close()
+    box = SimBox(tmp_path)
+    try:
+        box.press("OK")  # resume
+        assert box.app.session.state == played
+    finally:
+        box.close()
 
 
 def test_a_saved_game_that_cannot_be_replayed_is_kept_aside_not_a_crash(tmp_path, tally):

@@ -1,0 +1,143 @@
+"""The start-up check: what the journal files look like before SQLite touches them.
+
+SQLite silently drops a write-ahead log (WAL) whose tail was cut, and silently starts over on a
+zero-byte or missing file. These checks look first, so the box can say what was lost.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)  # little- / big-endian checksums
+WAL_HEADER = 32
+FRAME_HEADER = 24
+
+
+@dataclass(frozen=True)
+class WalScan:
+    """What a WAL file holds beyond what SQLite will recover from it."""
+
+    present: bool
+    lost: int = 0  # transactions cut off (each one journal change); -1: some, count unknown
+
+
+@dataclass
+class StartupReport:
+    """What the start-up check found and did, in words for the log and the About screen."""
+
+    findings: list[str] = field(default_factory=list)
+    note: str | None = None  # the one short line the screen shows at start
+    kept: str | None = None  # the name a damaged journal was moved aside to
+
+    def add(self, finding: str, note: str | None = None) -> None:
+        self.findings.append(finding)
+        if note and self.note is None:
+            self.note = note
+
+
+def _checksum(data: bytes, big: bool, s0: int, s1: int) -> tuple[int, int]:
+    words = struct.unpack(f"{'>' if big else '<'}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def scan_wal(path: Path) -> WalScan:
+    """Count the transactions in ``path`` that SQLite's recovery will skip as damaged.
+
+    SQLite keeps the frames whose salts and running checksum match, up to the last commit
+    frame among them; anything after it that still carries this log's salts was written and
+    then cut (or damaged). Frames with other salts are left over from an earlier log.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return WalScan(present=False)
+    except OSError:
+        return WalScan(present=True, lost=-1)
+    if not data:
+        return WalScan(present=True)  # emptied by a checkpoint
+    if len(data) < WAL_HEADER:
+        return WalScan(present=True, lost=-1)
+    magic, _, page_size, _, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:WAL_HEADER])
+    big = magic == WAL_MAGIC[1]
+    if magic not in WAL_MAGIC or _checksum(data[:24], big, 0, 0) != (c1, c2):
+        return WalScan(present=True, lost=-1)
+    frame = FRAME_HEADER + page_size
+    sums = (c1, c2)
+    pos, open_txn = WAL_HEADER, False
+    while pos + frame <= len(data):
+        _, commit, s1, s2, f1, f2 = struct.unpack(">6I", data[pos : pos + FRAME_HEADER])
+        if (s1, s2) != (salt1, salt2):
+            break
+        sums = _checksum(data[pos : pos + 8] + data[pos + FRAME_HEADER : pos + frame], big, *sums)
+        if sums != (f1, f2):
+            break
+        open_txn = commit == 0
+        pos += frame
+    lost, damaged = 0, False
+    while pos < len(data):
+        if pos + FRAME_HEADER > len(data):
+            damaged = open_txn = True  # a frame header cut short
+            break
+        _, commit, s1, s2 = struct.unpack(">4I", data[pos : pos + 16])
+        if (s1, s2) != (salt1, salt2):
+            break
+        damaged = True
+        if commit:
+            lost, open_txn = lost + 1, False
+        else:
+            open_txn = True
+        pos += frame
+    if damaged and open_txn:
+        lost += 1  # its commit frame was in the part that is gone
+    return WalScan(present=True, lost=lost)
+
+
+def aside_name(directory: Path, now: float | None = None) -> Path:
+    """A short free name for a damaged journal, readable on the OLED: ``bad-1130-1538.db``."""
+    stamp = time.strftime("%m%d-%H%M", time.localtime(time.time() if now is None else now))
+    candidate = directory / f"bad-{stamp}.db"
+    n = 2
+    while candidate.exists():
+        candidate = directory / f"bad-{stamp}-{n}.db"
+        n += 1
+    return candidate
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged journal and its side files; nothing is deleted."""
+    aside = aside_name(path.parent)
+    path.rename(aside)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.rename(aside.with_name(aside.name + suffix))
+    return aside
+
+
+def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
+                 checkpoint: str | None) -> None:
+    """Say what a cut or missing WAL cost, from the scan and the marks the last run left.
+
+    ``clean`` is "1" after a clean close, "0" while a box has the journal open; ``checkpoint``
+    names the last point the database file itself holds (e.g. "round 2").
+    """
+    after = f"after {checkpoint}" if checkpoint else "since the last save point"
+    play = f"play after {checkpoint}" if checkpoint else "recent play"
+    if scan.lost > 0:
+        # Only commits still visible past the damage are counted: a cut may have taken more.
+        n = f"at least {scan.lost} action" + ("s" if scan.lost > 1 else "")
+        report.add(f"journal.db-wal was cut or damaged: {n} played after "
+                   f"{checkpoint or 'the last save point'} lost; everything before the damage "
+                   "was kept", note=f"Journal cut: {n} lost")
+    elif scan.lost < 0:
+        report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
+                   note=f"Log bad: {play} may be lost")
+    elif not scan.present and clean == "0":
+        report.add(f"journal.db-wal is missing after an unclean stop: actions {after} "
+                   "may be lost", note=f"Log gone: {play} may be lost")

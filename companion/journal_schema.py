@@ -1,0 +1,71 @@
+"""The journal's tables and their migrations, numbered by ``PRAGMA user_version``.
+
+Version 0 is the schema of the first releases (no version number was set); each migration
+moves a database one version up inside the caller's transaction, so a journal is either
+wholly migrated or left as it was.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# The tables as the first releases made them (user_version 0).
+SCHEMA_V0 = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    status TEXT NOT NULL DEFAULT 'playing'   -- playing | finished | abandoned
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    undoable INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 0 -> 1: when each action was played (for the saved-games list), and the marks the
+    # start-up check reads: a clean-close flag and the last WAL checkpoint.
+    (
+        "ALTER TABLE actions ADD COLUMN at REAL",
+        "CREATE TABLE marks (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
+)
+
+VERSION = len(MIGRATIONS)
+
+
+class NewerJournal(Exception):
+    """The journal was written by a newer release; this one only reads it."""
+
+
+def version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring ``conn`` to :data:`VERSION` in one transaction; return the version it had."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = version(conn)
+        if found > VERSION:
+            raise NewerJournal(f"journal version {found} is newer than {VERSION}")
+        if found < VERSION:
+            if found == 0:
+                for statement in SCHEMA_V0.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            for step in MIGRATIONS[found:]:
+                for statement in step:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return found

@@ -1,0 +1,212 @@
+"""The journal's SQLite files: opening them (for writing, read-only, or as a copy in memory),
+committing changes, and the start-up sequence that says what it found."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import journal_schema as schema
+from .journal_check import StartupReport, move_aside, scan_wal, wal_findings
+
+log = logging.getLogger(__name__)
+
+Connect = Callable[..., sqlite3.Connection]
+Statement = tuple[str, tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Op:
+    """One logical change: its statements commit together or not at all."""
+
+    kind: str  # game | action | undo | status | setting | mark
+    statements: tuple[Statement, ...]
+
+
+def commit(conn: sqlite3.Connection, ops: list[Op]) -> None:
+    """Apply ``ops`` in one transaction; durable on return (synchronous=FULL)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for op in ops:
+            for sql, args in op.statements:
+                conn.execute(sql, args)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # SQLite may already have rolled back (e.g. on SQLITE_FULL)
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
+
+
+def mark_sql(key: str, value: str) -> Statement:
+    return ("INSERT INTO marks (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+@dataclass
+class Opened:
+    """What the start-up sequence ended with: the file open for writing, or (if it could not
+    be) an in-memory copy and why."""
+
+    disk: sqlite3.Connection | None
+    mem: sqlite3.Connection | None
+    reason: str
+    report: StartupReport
+
+
+def open_files(path: Path, connect: Connect) -> Opened:
+    """Check the journal files, then open them as well as the disk allows; never raises."""
+    report = StartupReport()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        report.add(f"cannot create {path.parent} ({exc.strerror}): play is kept in memory",
+                   note="No state dir: play kept in memory")
+        return _log(Opened(None, memory_copy(None), "no state dir", report))
+    empty = path.exists() and path.stat().st_size == 0
+    wal = scan_wal(path.with_name(path.name + "-wal"))
+    try:
+        disk, marks = open_rw(path, connect)
+    except (sqlite3.Error, schema.NewerJournal) as exc:
+        if isinstance(exc, sqlite3.DatabaseError) and _looks_corrupt(exc) and path.exists():
+            return _log(_replace_damaged(path, exc, report, connect))
+        opened = _open_readonly(path, exc, report, connect)
+        marks: dict[str, str] = {}
+        with contextlib.suppress(sqlite3.Error):  # a newer journal may keep them elsewhere
+            marks = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
+        wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
+        return _log(opened)
+    games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    if empty and games:
+        report.add(f"{path.name} was empty (0 bytes); its games were read back from its WAL")
+    elif empty:
+        report.add(f"{path.name} was empty (0 bytes): its games are gone; a new journal "
+                   "was started", note="Empty journal file: new one started")
+    wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
+    return _log(Opened(disk, None, "", report))
+
+
+def _log(opened: Opened) -> Opened:
+    for finding in opened.report.findings:
+        log.warning("journal check: %s", finding)
+    return opened
+
+
+def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
+                     connect: Connect) -> Opened:
+    """A file SQLite calls corrupt is moved aside (nothing deleted) and a new one started."""
+    try:
+        aside = move_aside(path)
+    except OSError as err:
+        report.add(f"{path.name} is damaged ({exc}) and could not be moved aside "
+                   f"({err.strerror}): play is kept in memory",
+                   note="Journal damaged: play kept in memory")
+        return Opened(None, memory_copy(None), "damaged", report)
+    report.kept = aside.name
+    report.add(f"{path.name} was damaged ({exc}); kept as {aside.name}, a new journal "
+               "was started", note=f"Journal damaged, kept as {aside.name}")
+    try:
+        disk, _ = open_rw(path, connect)
+    except (sqlite3.Error, schema.NewerJournal) as err:
+        return Opened(None, memory_copy(None), short_reason(err), report)
+    return Opened(disk, None, "", report)
+
+
+def _open_readonly(path: Path, exc: BaseException, report: StartupReport,
+                   connect: Connect) -> Opened:
+    """The file cannot be written: read its saved games, hold new changes in memory."""
+    reason = short_reason(exc)
+    source = open_ro(path, connect) if path.exists() else None
+    mem = memory_copy(source)
+    if source is not None:
+        source.close()
+    kept = "its saved games can be resumed" if source is not None else "it cannot be read"
+    report.add(f"{path.name} cannot be written ({exc}); {kept}, new play is kept in memory "
+               "and written when it can be", note=f"{reason.capitalize()}: play kept in memory")
+    return Opened(None, mem, reason, report)
+
+
+def open_rw(path: Path, connect: Connect, *, check: bool = True
+            ) -> tuple[sqlite3.Connection, dict[str, str]]:
+    """Open the file for writing, migrated, marked open (not cleanly closed) and checkpointed.
+
+    Returns the connection and the marks the last run left (read before this one's). A retry
+    skips ``quick_check`` (a whole-file read on every press): the file was checked at start.
+    """
+    conn = connect(str(path), isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        conn.execute("PRAGMA synchronous=FULL")
+        if check:
+            quick_check(conn)
+        schema.migrate(conn)
+        marks = dict(conn.execute("SELECT key, value FROM marks").fetchall())
+        commit(conn, [Op("mark", (mark_sql("clean", "0"),))])
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn, marks
+
+
+def open_ro(path: Path, connect: Connect) -> sqlite3.Connection | None:
+    """The file opened only for reading: ``mode=ro`` reads the WAL too (it needs the -shm);
+    ``immutable=1`` reads the main file alone when even the -shm cannot be made."""
+    uri = path.resolve().as_uri()
+    for query in ("mode=ro", "immutable=1"):
+        try:
+            conn = connect(f"{uri}?{query}", uri=True, isolation_level=None,
+                           check_same_thread=False)
+        except sqlite3.Error:
+            continue
+        try:
+            quick_check(conn)
+            return conn
+        except sqlite3.Error as exc:
+            log.warning("journal read-only open (%s) failed: %s", query, exc)
+            conn.close()
+    return None
+
+
+def memory_copy(source: sqlite3.Connection | None) -> sqlite3.Connection:
+    """An in-memory journal: a copy of ``source`` (or empty), at this release's schema."""
+    mem = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    if source is not None:
+        source.backup(mem)
+    with contextlib.suppress(schema.NewerJournal):  # a newer file is read as it is
+        schema.migrate(mem)
+    return mem
+
+
+def quick_check(conn: sqlite3.Connection) -> None:
+    row = conn.execute("PRAGMA quick_check").fetchone()
+    if row[0] != "ok":
+        raise sqlite3.DatabaseError(f"database disk image is malformed: {row[0]}")
+
+
+def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text or "corrupt" in text
+
+
+def short_reason(exc: BaseException) -> str:
+    """Why the disk refused, in two or three words for the screen."""
+    text = str(exc).lower()
+    if isinstance(exc, schema.NewerJournal):
+        return "newer journal"
+    if "full" in text:
+        return "disk full"
+    if "readonly" in text or "read-only" in text:
+        return "read-only"
+    if "i/o" in text:
+        return "I/O error"
+    if "unable to open" in text:
+        return "can't open"
+    if "locked" in text or "busy" in text:
+        return "busy"
+    return "write failed"
