@@ -18,6 +18,7 @@ once for all of them.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -172,9 +173,8 @@ def _rolls(n: int) -> tuple[tuple[int, int], ...]:
 @cache
 def _sub_codes(code: int) -> tuple[int, ...]:
     """Every sub-multiset of a white multiset: most dice first, then more of the first faces."""
-    limit = _counts(code)
-    return tuple(_code(c) for n in range(sum(limit), -1, -1) for c in _multisets(n)
-                 if all(k <= most for k, most in zip(c, limit, strict=True)))
+    subs = itertools.product(*(range(c, -1, -1) for c in _counts(code)))
+    return tuple(_code(c) for c in sorted(subs, key=lambda c: -sum(c)))   # a stable sort
 
 
 # ----- the search -------------------------------------------------------------------------------
@@ -201,17 +201,25 @@ class _Solver:
         self.base = 8 * self.scale                       # above any scaled chance or fewer-crosses
         self.width = ((most_goal + 1) * self.scale * self.base ** 2).bit_length() + 1
         self.mask = (1 << self.width) - 1
+        self.leaves: dict[tuple[int, int], int] = {}
+        self.signatures: dict[tuple[int, int], int] = {}
         self.values: dict[tuple[int, int, int], int] = {}
         self.keeps: dict[tuple[int, int, int], int] = {}
 
     def leaf(self, white: int, red: int) -> int:
         """The packed ints of final dice."""
-        counts = list(_counts(white))
-        crosses = counts.pop(CROSS)
-        if 0 <= red < WILD:
-            counts[red] += 1
-        mask = made(counts, int(red == WILD))
-        fewer = WHITE_DICE - crosses
+        found = self.leaves.get((white, red))
+        if found is None:
+            signature = _final(white, red)
+            found = self.signatures.get(signature)
+            if found is None:
+                found = self.signatures[signature] = self.signature_leaf(*signature)
+            self.leaves[white, red] = found
+        return found
+
+    def signature_leaf(self, mask: int, fewer: int) -> int:
+        """The packed ints of final dice that allow the skewers in ``mask``, with ``fewer`` white
+        dice that are not crosses (many final dice share these)."""
         best = mask.bit_length() - 1                     # -1: no skewer
         base, charge = self.base, self.charge
         goals = [((self.aims[s] * (mask >> s & 1) + charge * fewer) * base + (mask >> s & 1)) * base
@@ -241,7 +249,7 @@ class _Solver:
         key = (white, red, rerolls)
         found = self.keeps.get(key)
         if found is None:
-            n = WHITE_DICE - sum(_counts(white))
+            n = WHITE_DICE - _size(white)
             reds = range(len(RED)) if red == ROLL_RED else (red,)
             value, later = self.value, rerolls - 1
             total = 0
@@ -262,6 +270,22 @@ class _Solver:
             out.append((Fraction(goal, self.scale * self.per) - WHITE_DICE * self.cost,
                         Fraction(chance, self.scale), WHITE_DICE - Fraction(fewer, self.scale)))
         return out
+
+
+@cache
+def _final(white: int, red: int) -> tuple[int, int]:
+    """The skewers mask of final dice (white multiset code, red face or NO_RED) and their white
+    dice that are not crosses."""
+    counts = list(_counts(white))
+    crosses = counts.pop(CROSS)
+    if 0 <= red < WILD:
+        counts[red] += 1
+    return made(counts, int(red == WILD)), WHITE_DICE - crosses
+
+
+@cache
+def _size(white: int) -> int:
+    return sum(_counts(white))
 
 
 def _red_options(red: int) -> tuple[int, ...]:
