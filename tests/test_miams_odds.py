@@ -386,3 +386,14 @@ def test_cli_bad_input_one_line_exit_2(capsys, args, message):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and message in captured.err
+
+
+@pytest.mark.parametrize(("hearts", "cost", "message"), [
+    ((1, 2), 0, "hearts: one whole number 0-50 per row"),
+    ((1, 2, 3, 4, 5, 99), 0, "hearts"),
+    ((1, 2, 3, 4, 5, 6), -1, "cross cost"),
+    ((1, 2, 3, 4, 5, 6), "lots", "cross cost"),
+])
+def test_bad_sheet_weights_are_refused(hearts, cost, message):
+    with pytest.raises(ValueError, match=message):
+        Weights(hearts, cost)

@@ -5,7 +5,7 @@ works out, for each distinct keep (a multiset of the dice showing), the chance t
 allow each skewer, the chance that the best skewer they allow is that one or better (rows in
 sheet order, Pair to Yums), and the expected crosses left for Arthur. Chances are exact
 fractions: every multiset of the rerolled dice is weighted by its count of orderings, and the
-value of each (kept multiset, rerolls left) is memoised. After the keep being scored, every later
+value of each (kept multiset, rerolls left) is memoised. After the keep in question, every later
 reroll keeps what is best for the target in question (docs/miams.md#coach).
 
 With ``D`` dice and ``R`` rerolls every chance is a whole number over ``6 ** (D * R)``, so the
@@ -54,11 +54,15 @@ class Weights:
 
     def __post_init__(self) -> None:
         if len(self.hearts) != len(SKEWERS) or not all(
-                isinstance(h, int) and 0 <= h <= MAX_HEARTS for h in self.hearts):
+                type(h) is int and 0 <= h <= MAX_HEARTS for h in self.hearts):
             raise ValueError(f"hearts: one whole number 0-{MAX_HEARTS} per row, {len(SKEWERS)} rows")
-        if not 0 <= self.cross_cost <= MAX_HEARTS:
-            raise ValueError(f"cross cost must be between 0 and {MAX_HEARTS} hearts")
-        object.__setattr__(self, "cross_cost", Fraction(self.cross_cost))
+        try:
+            cost = Fraction(self.cross_cost)
+        except (TypeError, ValueError):
+            cost = Fraction(-1)
+        if not 0 <= cost <= MAX_HEARTS:
+            raise ValueError(f"cross cost: a number of hearts from 0 to {MAX_HEARTS}")
+        object.__setattr__(self, "cross_cost", cost)
 
 
 @dataclass(frozen=True)
@@ -316,7 +320,7 @@ def _keeps(code: int, red: int, rerolls: int) -> list[tuple[int, int]]:
     if not rerolls:
         return [(code, red)]
     keeps = [(sub, kept) for sub in _sub_codes(code) for kept in _red_options(red)]
-    return sorted(keeps, key=lambda k: -sum(_counts(k[0])) - (0 <= k[1] < ROLL_RED))
+    return sorted(keeps, key=lambda k: -_size(k[0]) - (0 <= k[1] < ROLL_RED))
 
 
 def table(white: Sequence[str], red: str | None = None, rerolls: int = 1,
