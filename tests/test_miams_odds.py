@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -360,6 +361,16 @@ def test_cli_text_table(capsys):
         row = next(line for line in out.splitlines() if line.startswith(SKEWER_NAMES[skewer]))
         assert percent(pick.chance) in row and pick.keep.label() in row
     assert f"Best keep: {position.overall.keep.label()}" in out
+
+
+def test_docs_worked_example_is_what_the_cli_prints(capsys):
+    """docs/miams.md, Coach: the example table is the command's output."""
+    doc = (Path(__file__).parent.parent / "docs" / "miams.md").read_text(encoding="utf-8")
+    command = "companion odds miams --dice fruit1,fruit1,fruit3,cross,fruit5 --red marshmallow --rerolls 1"
+    assert command in doc
+    assert main(command.split()[1:]) == 0
+    printed = capsys.readouterr().out
+    assert f"```\n{printed}```" in doc
 
 
 def test_cli_weights(capsys):
