@@ -3,9 +3,9 @@
 Targets: p99 < 20 ms with one reroll left, < 200 ms with two. Positions are drawn from a seed:
 five white dice, the red die half of the time, the player's sheet a third of the time.
 ``miams_odds_ms_*`` are cold tables (the memo emptied before each one: the first table a game
-asks for), ``warm_ms_*`` the same positions in a row with the memo kept, as on the box once a
-few tables have been shown. Timed in process CPU time, so other work on the machine does not
-count.
+asks for), ``warm_ms_*`` the same positions in a row with the memo kept (a sheet not seen before,
+as after each scored turn, is still cold). Timed in process CPU time, so other work on the
+machine does not count.
 """
 
 from __future__ import annotations
