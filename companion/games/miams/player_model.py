@@ -28,6 +28,7 @@ from math import floor
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
+from .odds import FULL, STRAIGHT, YUMS, made
 from .rules import (
     CIRCLE,
     CROSS,
@@ -46,29 +47,13 @@ from .sheet import HALF, HALF_BITS, HALF_ROWS, NO_SPOT, SPOT, SPOT_BITS, Sheet, 
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS
-PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(6)
 _KEEP_FIRST = (1 << FULL) | (1 << STRAIGHT) | (1 << YUMS)
 HALF_SKEWERS = (1 << HALF_ROWS) - 1     # the skewers made in the top three rows
 
 
 def skewers_made(dice: list[str]) -> int:
     """Bit mask (bit i = SKEWERS[i]) of the skewers five white dice make; crosses make none."""
-    counts = sorted(Counter(d for d in dice if d != "cross").values(), reverse=True) or [0]
-    top = counts[0]
-    made = 0
-    if top >= 2:
-        made |= 1 << PAIR
-    if top >= 3:
-        made |= 1 << THREE
-    if top == 3 and len(counts) > 1 and counts[1] == 2:
-        made |= 1 << FULL
-    if top >= 4:
-        made |= 1 << FOUR
-    if top == 5:
-        made |= 1 << YUMS
-    if len(counts) == 5:
-        made |= 1 << STRAIGHT
-    return made
+    return made([dice.count(fruit) for fruit in FRUITS])
 
 
 def roll_turn(rng: random.Random) -> tuple[int, int]:

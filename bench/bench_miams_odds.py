@@ -1,0 +1,81 @@
+"""Miams coach: milliseconds for a full odds table (every keep, every skewer). Prints JSON.
+
+Targets: p99 < 20 ms with one reroll left, < 200 ms with two. Positions are drawn from a seed:
+five white dice, the red die half of the time, the player's sheet a third of the time.
+``miams_odds_ms_*`` are cold tables (the memo emptied before each one: the first table a game
+asks for), ``warm_ms_*`` the same positions in a row with the memo kept (a sheet not seen before,
+as after each scored turn, is still cold). Timed in process CPU time, so other work on the
+machine does not count.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import time
+import timeit
+from fractions import Fraction
+
+from companion.games.miams import odds
+from firmware_bridge.faces import RED, WHITE
+
+TARGETS_MS = {1: 20, 2: 200}
+
+
+def positions(count: int, seed: int) -> list[tuple[list[str], str | None, odds.Weights | None]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        white = [rng.choice(WHITE) for _ in range(odds.WHITE_DICE)]
+        red = rng.choice(RED) if rng.random() < 0.5 else None
+        weights = None
+        if rng.random() < 1 / 3:
+            weights = odds.Weights(tuple(rng.randint(0, 8) for _ in range(6)),
+                                   Fraction(rng.choice((0, 1, 2)), 2))
+        out.append((white, red, weights))
+    return out
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[98]
+
+
+def timed(rerolls: int, cases: list, cold: bool) -> list[float]:
+    odds._solver.cache_clear()
+    times = []
+    for white, red, weights in cases:
+        if cold:
+            odds._solver.cache_clear()
+        began = time.process_time()
+        odds.table(white, red, rerolls, weights)
+        times.append((time.process_time() - began) * 1000)
+    return times
+
+
+def main(seed: int = 1) -> dict[str, object]:
+    calibration = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
+    figures: dict[str, object] = {"benchmark": "miams_odds", "seed": seed, "python": sys.version.split()[0],
+                                  "calibration_sum_range_1000_us": round(calibration, 1)}
+    for rerolls, count in ((1, 200), (2, 40)):
+        cases = positions(count, seed + rerolls)
+        cold = timed(rerolls, cases, cold=True)
+        warm = timed(rerolls, cases, cold=False)
+        with_red = [t for t, case in zip(cold, cases, strict=True) if case[1]]
+        figures[f"rerolls_{rerolls}"] = {
+            "tables": count,
+            "miams_odds_ms_p50": round(statistics.median(cold), 2),
+            "miams_odds_ms_p99": round(p99(cold), 2),
+            "miams_odds_ms_max": round(max(cold), 2),
+            "with_red_ms_p50": round(statistics.median(with_red), 2),
+            "warm_ms_p50": round(statistics.median(warm), 2),
+            "warm_ms_p99": round(p99(warm), 2),
+            "target_ms_p99": TARGETS_MS[rerolls],
+            "ok": p99(cold) < TARGETS_MS[rerolls],
+        }
+    return figures
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))

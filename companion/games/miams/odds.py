@@ -1,0 +1,371 @@
+"""Miams coach, pure: the exact chance of every skewer for every keep of the dice showing.
+
+Given the five white dice, the red die when its token was spent, and the rerolls left, :func:`table`
+works out, for each distinct keep (a multiset of the dice showing), the chance that the final dice
+allow each skewer, the chance that the best skewer they allow is that one or better (rows in
+sheet order, Pair to Yums), and the expected crosses left for Arthur. Chances are exact
+fractions: every multiset of the rerolled dice is weighted by its count of orderings, and the
+value of each (kept multiset, rerolls left) is memoised. After the keep in question, every later
+reroll keeps what is best for the target in question (docs/miams.md#coach).
+
+With ``D`` dice and ``R`` rerolls every chance is a whole number over ``6 ** (D * R)``, so the
+search runs on ints. For each target it carries one int, ``(goal * B + chance) * B + fewer``
+(``fewer``: white dice that are not crosses), whose largest value is the best keep, on a tie
+the one with the better chance, then the fewer crosses; sums and maxima of these stay exact.
+The 13 targets' ints are packed side by side into one int, so a reroll's outcomes are summed
+once for all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache, lru_cache
+from math import factorial, prod
+
+from firmware_bridge.faces import FRUITS, RED, WHITE
+
+from .sheet import SKEWERS
+
+PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(len(SKEWERS))
+WHITE_DICE = 5
+MAX_REROLLS = 4          # one reroll and three tokens; each more adds ~0.1 s cold with the red die
+MAX_HEARTS = 50
+# With no sheet entered, the overall best keep weighs the rows by their place, Pair 1 to Yums 6.
+RANKS = tuple(range(1, len(SKEWERS) + 1))
+CROSS = WHITE.index("cross")           # the white die's sixth face
+WILD = RED.index("marshmallow")        # the red die's sixth face
+NO_RED = -1                            # the red die is not in the roll
+ROLL_RED = len(RED)                    # the red die is rerolled
+DIGIT = 3                              # bits per face count in a white multiset code (counts 0..5)
+TARGETS = 2 * len(SKEWERS) + 1         # each skewer available, each "or better", the overall value
+OVERALL = TARGETS - 1
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The player's sheet: the hearts of the next free space of each row (in SKEWERS order) and
+    what one cross given to Arthur costs, in hearts."""
+
+    hearts: tuple[int, ...]
+    cross_cost: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        if len(self.hearts) != len(SKEWERS) or not all(
+                type(h) is int and 0 <= h <= MAX_HEARTS for h in self.hearts):
+            raise ValueError(f"hearts: one whole number 0-{MAX_HEARTS} per row, {len(SKEWERS)} rows")
+        try:
+            cost = Fraction(self.cross_cost)
+        except (TypeError, ValueError):
+            cost = Fraction(-1)
+        if not 0 <= cost <= MAX_HEARTS:
+            raise ValueError(f"cross cost: a number of hearts from 0 to {MAX_HEARTS}")
+        object.__setattr__(self, "cross_cost", cost)
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Dice to keep, as a multiset: white faces in face order, and whether the red die is kept."""
+
+    white: tuple[str, ...]
+    red: bool = False
+
+    def label(self, red_face: str | None = None) -> str:
+        """E.g. ``fruit1 fruit1 red:marshmallow``, or ``nothing``."""
+        faces = [*self.white, *([f"red:{red_face}"] if self.red and red_face else [])]
+        return " ".join(faces) or "nothing"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One keep. ``available[i]``: the chance the final dice allow ``SKEWERS[i]``; ``at_least[i]``:
+    that the best skewer they allow is ``SKEWERS[i]`` or a lower row; each with every later keep
+    best for that chance. ``crosses`` and ``value`` (hearts minus the crosses' cost) follow the
+    overall best play."""
+
+    keep: Keep
+    available: tuple[Fraction, ...]
+    at_least: tuple[Fraction, ...]
+    crosses: Fraction
+    value: Fraction
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The best keep for a target: its chance (of the skewer; for the overall pick, of any
+    skewer), expected crosses and value, with the same play afterwards."""
+
+    keep: Keep
+    chance: Fraction
+    crosses: Fraction
+    value: Fraction
+
+
+@dataclass(frozen=True)
+class Odds:
+    """The whole table for one position."""
+
+    white: tuple[str, ...]
+    red: str | None
+    rerolls: int
+    now: tuple[str, ...]           # the skewers the dice showing allow
+    lines: tuple[Line, ...]        # every distinct keep, most dice kept first
+    best: dict[str, Pick]          # per skewer: the keep most likely to allow it
+    overall: Pick                  # the keep with the most expected hearts less crosses
+
+    def line(self, keep: Keep) -> Line:
+        """The line of one keep (KeyError if it is not a keep of these dice)."""
+        for line in self.lines:
+            if line.keep == keep:
+                return line
+        raise KeyError(keep)
+
+
+# ----- skewers ----------------------------------------------------------------------------------
+
+def made(counts: Sequence[int], wild: int = 0) -> int:
+    """Bit mask (bit i = SKEWERS[i]) of the skewers allowed by ``counts`` (dice per fruit, in
+    FRUITS order) and ``wild`` marshmallows; any five of the dice make a skewer."""
+    top, second = sorted(counts, reverse=True)[:2]
+    mask = 0
+    for skewer, same in ((PAIR, 2), (THREE, 3), (FOUR, 4), (YUMS, 5)):
+        if top + wild >= same:
+            mask |= 1 << skewer
+    # three of one fruit and two of another, the wild joining either group
+    if (top + wild >= 3 and second >= 2) or (top >= 3 and second + wild >= 2):
+        mask |= 1 << FULL
+    if sum(c > 0 for c in counts) + wild >= len(FRUITS):
+        mask |= 1 << STRAIGHT
+    return mask
+
+
+def skewers_of(white: Sequence[str], red: str | None = None) -> tuple[str, ...]:
+    """The skewers the dice allow, in SKEWERS order; crosses count as nothing."""
+    counts = [white.count(f) + (red == f) for f in FRUITS]
+    mask = made(counts, int(red == "marshmallow"))
+    return tuple(s for i, s in enumerate(SKEWERS) if mask >> i & 1)
+
+
+# ----- multisets of white dice as ints: a DIGIT-bit count per face, so adding dice is adding ----
+
+def _code(counts: Sequence[int]) -> int:
+    return sum(c << (DIGIT * i) for i, c in enumerate(counts))
+
+
+def _counts(code: int) -> tuple[int, ...]:
+    return tuple(code >> (DIGIT * i) & 7 for i in range(len(WHITE)))
+
+
+def _multisets(n: int, faces: int = len(WHITE)) -> Iterator[tuple[int, ...]]:
+    """Every multiset of ``n`` dice over ``faces`` faces, as counts."""
+    if faces == 1:
+        yield (n,)
+        return
+    for first in range(n, -1, -1):
+        for rest in _multisets(n - first, faces - 1):
+            yield (first, *rest)
+
+
+@cache
+def _rolls(n: int) -> tuple[tuple[int, int], ...]:
+    """Each multiset ``n`` rerolled white dice can show, with its number of orderings."""
+    return tuple((_code(c), factorial(n) // prod(factorial(k) for k in c)) for c in _multisets(n))
+
+
+@cache
+def _sub_codes(code: int) -> tuple[int, ...]:
+    """Every sub-multiset of a white multiset: most dice first, then more of the first faces."""
+    subs = itertools.product(*(range(c, -1, -1) for c in _counts(code)))
+    return tuple(_code(c) for c in sorted(subs, key=lambda c: -sum(c)))   # a stable sort
+
+
+# ----- the search -------------------------------------------------------------------------------
+
+class _Solver:
+    """Memoised values for one sheet, one set of dice (with or without red) and one reroll count.
+
+    ``value(white, red, r)``: the packed ints of the final dice (r = 0) or of the best keep with
+    ``r`` rerolls left, scaled by ``6 ** (D * r)``; ``kept(white, red, r)``: of a keep with ``r``
+    rerolls left, scaled the same. Neither depends on the position the table is asked for.
+    """
+
+    def __init__(self, weights: Weights | None, with_red: bool, rerolls: int) -> None:
+        self.dice = WHITE_DICE + with_red
+        self.scale = 6 ** (self.dice * rerolls)
+        cost = weights.cross_cost if weights else Fraction(0)
+        self.cost = cost
+        self.per = cost.denominator                      # goals in 1/per hearts, to stay whole
+        self.hearts = weights.hearts if weights else RANKS
+        # with a sheet, each skewer is worth its hearts; without, only its chance counts
+        self.aims = tuple(h * self.per for h in weights.hearts) if weights else (1,) * len(SKEWERS)
+        self.charge = cost.numerator                     # goal per white die that is not a cross
+        most_goal = max(*self.aims, max(self.hearts) * self.per) + self.charge * WHITE_DICE
+        self.base = 8 * self.scale                       # above any scaled chance or fewer-crosses
+        self.width = ((most_goal + 1) * self.scale * self.base ** 2).bit_length() + 1
+        self.mask = (1 << self.width) - 1
+        self.leaves: dict[tuple[int, int], int] = {}
+        self.signatures: dict[tuple[int, int], int] = {}
+        self.values: dict[tuple[int, int, int], int] = {}
+        self.keeps: dict[tuple[int, int, int], int] = {}
+
+    def leaf(self, white: int, red: int) -> int:
+        """The packed ints of final dice."""
+        found = self.leaves.get((white, red))
+        if found is None:
+            signature = _final(white, red)
+            found = self.signatures.get(signature)
+            if found is None:
+                found = self.signatures[signature] = self.signature_leaf(*signature)
+            self.leaves[white, red] = found
+        return found
+
+    def signature_leaf(self, mask: int, fewer: int) -> int:
+        """The packed ints of final dice that allow the skewers in ``mask``, with ``fewer`` white
+        dice that are not crosses (many final dice share these)."""
+        best = mask.bit_length() - 1                     # -1: no skewer
+        base, charge = self.base, self.charge
+        goals = [((self.aims[s] * (mask >> s & 1) + charge * fewer) * base + (mask >> s & 1)) * base
+                 + fewer for s in range(len(SKEWERS))]
+        goals += [((best >= s) * base + (best >= s)) * base + fewer for s in range(len(SKEWERS))]
+        hearts = max((self.hearts[s] for s in range(len(SKEWERS)) if mask >> s & 1), default=0)
+        goals.append(((hearts * self.per + charge * fewer) * base + (mask > 0)) * base + fewer)
+        return sum(g << (self.width * t) for t, g in enumerate(goals))
+
+    def value(self, white: int, red: int, rerolls: int) -> int:
+        key = (white, red, rerolls)
+        found = self.values.get(key)
+        if found is None:
+            if rerolls == 0:
+                found = self.leaf(white, red)
+            else:
+                options = [self.kept(sub, kept, rerolls)
+                           for sub in _sub_codes(white) for kept in _red_options(red)]
+                found = 0
+                for t in range(TARGETS):
+                    shift = self.width * t
+                    found |= max(o >> shift & self.mask for o in options) << shift
+            self.values[key] = found
+        return found
+
+    def kept(self, white: int, red: int, rerolls: int) -> int:
+        key = (white, red, rerolls)
+        found = self.keeps.get(key)
+        if found is None:
+            n = WHITE_DICE - _size(white)
+            reds = range(len(RED)) if red == ROLL_RED else (red,)
+            value, later = self.value, rerolls - 1
+            total = 0
+            for rolled, ways in _rolls(n):
+                for face in reds:
+                    total += ways * value(white + rolled, face, later)
+            found = total * 6 ** (self.dice - n - (red == ROLL_RED))
+            self.keeps[key] = found
+        return found
+
+    def fields(self, packed: int) -> list[tuple[Fraction, Fraction, Fraction]]:
+        """Per target: (goal in hearts, chance, expected crosses) of a packed value at the top."""
+        out = []
+        for t in range(TARGETS):
+            record = packed >> (self.width * t) & self.mask
+            goal, rest = divmod(record, self.base ** 2)
+            chance, fewer = divmod(rest, self.base)
+            out.append((Fraction(goal, self.scale * self.per) - WHITE_DICE * self.cost,
+                        Fraction(chance, self.scale), WHITE_DICE - Fraction(fewer, self.scale)))
+        return out
+
+
+@cache
+def _final(white: int, red: int) -> tuple[int, int]:
+    """The skewers mask of final dice (white multiset code, red face or NO_RED) and their white
+    dice that are not crosses."""
+    counts = list(_counts(white))
+    crosses = counts.pop(CROSS)
+    if 0 <= red < WILD:
+        counts[red] += 1
+    return made(counts, int(red == WILD)), WHITE_DICE - crosses
+
+
+@cache
+def _size(white: int) -> int:
+    return sum(_counts(white))
+
+
+def _red_options(red: int) -> tuple[int, ...]:
+    """What may be done with the red die: keep or reroll it, or nothing when it is not rolled."""
+    return (NO_RED,) if red == NO_RED else (red, ROLL_RED)
+
+
+@lru_cache(maxsize=8)
+def _solver(weights: Weights | None, with_red: bool, rerolls: int) -> _Solver:
+    return _Solver(weights, with_red, rerolls)
+
+
+def _check(white: Sequence[str], red: str | None, rerolls: int) -> None:
+    if len(white) != WHITE_DICE:
+        raise ValueError(f"{WHITE_DICE} white dice, not {len(white)}")
+    for face in white:
+        if face not in WHITE:
+            raise ValueError(f"white die {face!r}: use {', '.join(WHITE)}")
+    if red is not None and red not in RED:
+        raise ValueError(f"red die {red!r}: use {', '.join(RED)}")
+    if isinstance(rerolls, bool) or not isinstance(rerolls, int) or not 0 <= rerolls <= MAX_REROLLS:
+        raise ValueError(f"rerolls left: 0 to {MAX_REROLLS}")
+
+
+def _keeps(code: int, red: int, rerolls: int) -> list[tuple[int, int]]:
+    """Every distinct keep (white multiset, red kept or rerolled), most dice kept first; with no
+    reroll left, only all the dice."""
+    if not rerolls:
+        return [(code, red)]
+    keeps = [(sub, kept) for sub in _sub_codes(code) for kept in _red_options(red)]
+    return sorted(keeps, key=lambda k: -_size(k[0]) - (0 <= k[1] < ROLL_RED))
+
+
+def table(white: Sequence[str], red: str | None = None, rerolls: int = 1,
+          weights: Weights | None = None) -> Odds:
+    """Every keep's odds for five white dice (WHITE faces), the red die's face (RED; None when it
+    is not rolled) and the rerolls left; ValueError names a bad input."""
+    _check(white, red, rerolls)
+    solver = _solver(weights, red is not None, rerolls)
+    code = _code([list(white).count(f) for f in WHITE])
+    red_index = NO_RED if red is None else RED.index(red)
+    lines, records = [], []
+    for sub, kept in _keeps(code, red_index, rerolls):
+        counts = _counts(sub)
+        keep = Keep(tuple(f for f, c in zip(WHITE, counts, strict=True) for _ in range(c)),
+                    0 <= kept < ROLL_RED)
+        packed = solver.kept(sub, kept, rerolls) if rerolls else solver.value(code, red_index, 0)
+        fields = solver.fields(packed)
+        records.append(packed)
+        lines.append(Line(keep, tuple(f[1] for f in fields[:len(SKEWERS)]),
+                          tuple(f[1] for f in fields[len(SKEWERS):OVERALL]),
+                          fields[OVERALL][2], fields[OVERALL][0]))
+    # a target's largest int is its best keep; on an exact tie the first, with the most dice kept
+    picks = []
+    for t in (*range(len(SKEWERS)), OVERALL):
+        shift = solver.width * t
+        at = max(range(len(records)), key=lambda i: records[i] >> shift & solver.mask)
+        goal, chance, crosses = solver.fields(records[at])[t]
+        picks.append(Pick(lines[at].keep, chance, crosses, goal))
+    return Odds(tuple(white), red, rerolls, skewers_of(white, red), tuple(lines),
+                dict(zip(SKEWERS, picks[:-1], strict=True)), picks[-1])
+
+
+def keep_marks(white: Sequence[str], keep: Keep) -> tuple[bool, ...]:
+    """Which of the white dice showing to keep, in their order (the first of equal faces)."""
+    wanted = list(keep.white)
+    marks = []
+    for face in white:
+        marks.append(face in wanted)
+        if face in wanted:
+            wanted.remove(face)
+    return tuple(marks)
+
+
+def percent(chance: Fraction) -> str:
+    """A chance as the screen and the command line show it: ``83.3%``, ``<0.1%`` for a sliver."""
+    if 0 < chance < Fraction(1, 2000):
+        return "<0.1%"
+    return f"{float(chance) * 100:.1f}%"
