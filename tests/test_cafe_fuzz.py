@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.app import _wrap
+from companion.stack import _wrap
 from companion.games.base import RuleError
 from companion.games.crazy_cafe import rules
 

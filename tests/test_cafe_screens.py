@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.app import _wrap
+from companion.stack import _wrap
 from companion.commands.screenshot import render
 from companion.games.crazy_cafe import SPEC, rules, screens
 from companion.simbox import SimBox

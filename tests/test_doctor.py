@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gpiozero import Button
 
-from companion import config as config_module
+from companion import box_config as config_module
 from companion.cli import main
 from companion.doctor import (
     FAIL,

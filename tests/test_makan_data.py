@@ -66,7 +66,7 @@ def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
 def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, capsys):
     """[games.makan] drinks = a broken file: doctor fails naming file and key, the CLI does not
     crash, and the setup screen says so and will not start."""
-    from companion import config
+    from companion import box_config as config
     from companion.cli import main
     from companion.simbox import SimBox
 

@@ -136,7 +136,7 @@ def test_sheets_folder_lists_toml_files(tmp_path):
 
 def test_config_settings_are_checked():
     """[games.miams] settings for the rulings are validated like every config key."""
-    from companion import config
+    from companion import box_config as config
 
     cfg = config.parse({"games": {"miams": {"tie": "bottom", "setup_column": "ignored"}}})
     assert cfg.games["miams"]["tie"] == "bottom"

@@ -23,8 +23,8 @@ from . import rules
 from .rules import KINDS, CafeState
 
 if TYPE_CHECKING:
-    from companion.app import App, Session, Timer
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Scheduled, Session, Table
+    from companion.input import ButtonEvent
 
 
 TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
@@ -67,7 +67,7 @@ WARN_AT: tuple[float, ...] = (60.0, 30.0)
 TICK_FROM = 10
 
 
-def round_seconds(app: App) -> int:
+def round_seconds(app: Table) -> int:
     """The configured round length ([games.cafe] round_seconds)."""
     section = app.config.games.get("cafe")
     return int(section["round_seconds"]) if section else rules.DEFAULT_ROUND_S
@@ -79,7 +79,7 @@ def mmss(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def _state(app: App) -> CafeState:
+def _state(app: Table) -> CafeState:
     return app.session.state
 
 
@@ -117,13 +117,13 @@ class RoundClock:
     and the picture is always drawn from the state's deadline, so it shows the true time.
     """
 
-    def __init__(self, app: App, warn_at: tuple[float, ...] = WARN_AT, tick_from: int = TICK_FROM):
+    def __init__(self, app: Table, warn_at: tuple[float, ...] = WARN_AT, tick_from: int = TICK_FROM):
         self.app = app
         self.warn_at, self.tick_from = warn_at, tick_from
         self.session: Session | None = None  # the game whose deadlines are on this clock
         self.deadline: float | None = None
         self.handled_until = -math.inf
-        self._timer: Timer | None = None
+        self._timer: Scheduled | None = None
 
     def cues(self, deadline: float) -> list[tuple[float, str]]:
         """Every cue of a round ending at ``deadline``, in time order."""
@@ -183,10 +183,10 @@ class RoundClock:
             app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 
-_CLOCKS: weakref.WeakKeyDictionary[App, RoundClock] = weakref.WeakKeyDictionary()
+_CLOCKS: weakref.WeakKeyDictionary[Table, RoundClock] = weakref.WeakKeyDictionary()
 
 
-def clock_for(app: App) -> RoundClock:
+def clock_for(app: Table) -> RoundClock:
     """The app's round clock (one per box, so it keeps running while the menu is shown)."""
     if app not in _CLOCKS:
         _CLOCKS[app] = RoundClock(app)
@@ -195,13 +195,13 @@ def clock_for(app: App) -> RoundClock:
 
 # ----- actions and their effects -------------------------------------------------------------------
 
-def roll_faces(app: App, dice: tuple[int, ...]) -> list[str | None]:
+def roll_faces(app: Table, dice: tuple[int, ...]) -> list[str | None]:
     """The box rolls ``dice`` with ``app.rng``; the other dice keep the faces the box knows."""
     known = _state(app).faces
     return [app.rng.choice(rules.FACES_OF[KINDS[i]]) if i in dice else known[i] for i in range(4)]
 
 
-def act(app: App, action: Action) -> bool:
+def act(app: Table, action: Action) -> bool:
     """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
     if not app.dispatch(action):
         return False
@@ -214,7 +214,7 @@ def act(app: App, action: Action) -> bool:
     return True
 
 
-def start_round(app: App) -> None:
+def start_round(app: Table) -> None:
     """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
     state = _state(app)
     if state.setup.dice == "box" and state.rounds:
@@ -226,14 +226,14 @@ def start_round(app: App) -> None:
     act(app, {"type": "round_start", "at": app.clock.now()})
 
 
-def _reroll(app: App) -> None:
+def _reroll(app: Table) -> None:
     """Box dice: roll every die not on an order (a Double Trouble check follows)."""
     state = _state(app)
     unused = tuple(i for i in range(4) if not state.placed[i])
     act(app, {"type": "roll", "kind": "reroll", "faces": roll_faces(app, unused), "source": "box"})
 
 
-def _order_done(app: App, side: str, dice: tuple[int, ...] | None) -> None:
+def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
     action: Action = {"type": "order_done", "side": side, "at": app.clock.now()}
     if dice is not None:
         action["dice"] = list(dice)
@@ -246,7 +246,7 @@ def _order_done(app: App, side: str, dice: tuple[int, ...] | None) -> None:
                           "faces": roll_faces(app, state.to_roll), "source": "box"})
 
 
-def start_order_done(app: App) -> None:
+def start_order_done(app: Table) -> None:
     """ACTION (or hold ACTION): which side, which dice, then the order is done."""
     state = _state(app)
     if state.phase != "running":
@@ -297,7 +297,7 @@ def draw_dice(canvas: Canvas, x: int, y: int, state: CafeState) -> int:
 class SetupScreen(MenuScreen):
     """Start first, then the choices: The Next Level, special menus, dice, round length."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, f"{TITLE} · setup", [])
         self.double_trouble = False
         self.special_menus = False
@@ -352,7 +352,7 @@ class SetupScreen(MenuScreen):
         app.new_game(app.games["cafe"], action)
 
 
-def new_game(app: App) -> Screen:
+def new_game(app: Table) -> Screen:
     return SetupScreen(app)
 
 
@@ -514,7 +514,7 @@ class CafeScreen(Screen):
             sensor_reading(self.app, event)
 
 
-def sensor_reading(app: App, event: DiceSettled) -> bool:
+def sensor_reading(app: Table, event: DiceSettled) -> bool:
     """A sensor reading enters as the same ``roll`` action a box roll makes."""
     state = _state(app)
     if state.setup is None or state.setup.dice != "sensor" or state.phase == "finished":
@@ -526,7 +526,7 @@ def sensor_reading(app: App, event: DiceSettled) -> bool:
     return act(app, {"type": "roll", "kind": kind, "faces": list(event.faces), "source": "sensor"})
 
 
-def play(app: App) -> Screen:
+def play(app: Table) -> Screen:
     """The root screen; a round cut off by a power cut resumes paused at its last reading."""
     state = _state(app)
     if state.phase == "setup":
@@ -551,7 +551,7 @@ class TimesUpScreen(Screen):
     hint = "OK next round"
     keeps_awake = True
 
-    def __init__(self, app: App, log: rules.RoundLog) -> None:
+    def __init__(self, app: Table, log: rules.RoundLog) -> None:
         super().__init__(app)
         self.log = log
         self.title = round_title(log.number)
@@ -583,7 +583,7 @@ class DoubleTroubleScreen(Screen):
     title = "DOUBLE TROUBLE!"
     hint = "OK done"
 
-    def __init__(self, app: App, trouble: str) -> None:
+    def __init__(self, app: Table, trouble: str) -> None:
         super().__init__(app)
         self.trouble = trouble
 
@@ -621,7 +621,7 @@ class DoubleTroubleScreen(Screen):
 class TableScreen(MenuScreen):
     """Dice on orders (box and sensor dice) and +/- order corrections; BACK returns."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, "Dice & orders", [])
         self.hint = "OK change  ◆ roll dice" if _state(app).setup.dice == "box" else (
             "OK change  BACK back")
@@ -682,7 +682,7 @@ class DicePickScreen(MenuScreen):
 
     hint = "OK tick  ◆ confirm"
 
-    def __init__(self, app: App, side: str) -> None:
+    def __init__(self, app: Table, side: str) -> None:
         super().__init__(app, "Which dice on it?", [])
         self.side = side
         state = _state(app)

@@ -30,8 +30,8 @@ from companion.ui.widgets import (
 from . import data, rules
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
 
 KEY = "makan"
 PRESET_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay")
@@ -42,13 +42,13 @@ ABILITY_TEXT = {
 FOOD_MAX = 150
 
 
-def _back_to(app: App, screen: Screen) -> None:
+def _back_to(app: Table, screen: Screen) -> None:
     """Close the question screens a flow pushed, back to ``screen``."""
     while app.stack[-1] is not screen and len(app.stack) > 1:
         app.pop()
 
 
-def _ask_numbers(app: App, questions: list[tuple[str, str, int, int]],
+def _ask_numbers(app: Table, questions: list[tuple[str, str, int, int]],
                  on_done: Callable[[list[int]], None]) -> None:
     """Ask (title, prompt, start, high) numbers one after another; BACK returns to the last one."""
     answers: list[int] = []
@@ -86,7 +86,7 @@ def _price(state: rules.State, key: str) -> str:
 class SetupScreen(MenuScreen):
     """Start at once with the shown defaults, or change players, names, trays or drink mode."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, "Makan Mania setup", [])
         self.count = 4
         self.preset = True
@@ -193,7 +193,7 @@ class SetupScreen(MenuScreen):
 class MakanScreen(Screen):
     """The game's root: one view per step of the round, chosen from the state's phase."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.board_seen = 1   # the round whose scoreboard was closed with OK
         self.selected = 0     # drink in the Queue, player at scoring
@@ -549,9 +549,9 @@ def _gain_text(gained: rules.Gained) -> str:
     return ", ".join(parts) or ("Discount turn" if gained.discount else "No table coins")
 
 
-def new_game(app: App) -> Screen:
+def new_game(app: Table) -> Screen:
     return SetupScreen(app)
 
 
-def play(app: App) -> Screen:
+def play(app: Table) -> Screen:
     return MakanScreen(app)

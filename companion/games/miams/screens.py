@@ -37,8 +37,8 @@ from .sheet import (
 )
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ ROW_H = 7         # six rows fit the 45 px body
 GRID_X = 16       # the two-letter row labels and a clear gap before the first box
 
 
-def _settings(app: App) -> Any:
+def _settings(app: Table) -> Any:
     return app.config.games["miams"]
 
 
@@ -57,7 +57,7 @@ def _settings(app: App) -> Any:
 class SetupScreen(MenuScreen):
     """Start, difficulty, and which sheet file to play Arthur on."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, f"{TITLE} · new solo game", [])
         cfg = _settings(app)
         self.difficulty = cfg.difficulty
@@ -206,7 +206,7 @@ class PlayScreen(Screen):
     turn in words, "cross one space on your sheet", and the player's two questions.
     """
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.view = ""
         self.dice: tuple[str | None, ...] = ()   # the player's dice as the sensor read them
