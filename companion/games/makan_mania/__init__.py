@@ -74,6 +74,6 @@ def _walk() -> dict[str, tuple[str, ...]]:
 
 
 SPEC = GameSpec.from_rules(
-    "makan", "Makan Mania", rules,
+    "makan", "Makan Mania", rules, replay_all=rules.replayer(),
     new_game=screens.new_game, play=screens.play, config=CONFIG, walk=_walk(),
 )
