@@ -135,7 +135,7 @@ def _setup(state: State, action: Action,
             raise _err("Each player needs", "their own tray")
     abilities, drinks = ([s.get("ability") for s in seats], ()) if all(
         "ability" in s for s in seats) and "drink_table" in action else _from_files(seats, action)
-    book = _drink_table(action["drink_table"]) if "drink_table" in action else Book(drinks)
+    book = drink_table(action["drink_table"]) if "drink_table" in action else Book(drinks)
     players = []
     for seat, ability in zip(seats, abilities, strict=True):
         name, colour = seat.get("name", "").strip(), seat["tray"]
