@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any
 
-from companion import config
+from companion import box_config as config
 from companion.boot import build_app
 from companion.events import Call, Stop
 from companion.games.crazy_cafe import screens

@@ -22,7 +22,7 @@ import timeit
 from pathlib import Path
 
 from companion.commands.replay import read_actions
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "makan_4p.jsonl"
 TARGET = 2000

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion import config
+from companion import box_config as config
 from companion.boot import build_app
 from companion.events import Call, Stop
 from companion.ui.widgets import Screen

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion import config
+from companion import box_config as config
 from companion.cli import main as companion_main
 from companion.doctor import FAIL, OK, Probes, diagnose
 from companion.games.makan_mania import data as makan

@@ -1,8 +1,11 @@
-"""The loop: one thread owns all state; inputs only post events onto its queue.
+"""The box: one thread owns all state; inputs only post events onto its queue.
 
 The loop waits for the next event or the next deadline (a point on the clock, never a
-per-tick counter), turns presses into game actions, journals each action before showing
-its result, and redraws the frame, which the display writes only when it changed.
+per-tick counter), turns pin edges into presses and presses into the top screen's calls, and
+hands sensor events to the game. This module owns the loop, its deadlines, input and settings;
+:class:`App` also takes the screen stack (:mod:`.stack`), the game session and its journal
+(:mod:`.session`) and the idle panel and drawing (:mod:`.panel`). It implements
+:class:`companion.games.base.Table`, all that screens may use.
 """
 
 from __future__ import annotations
@@ -26,49 +29,22 @@ from firmware_bridge.events import (
     SensorOffline,
     SensorOnline,
 )
-from hardware.buttons import ButtonEvent, PinEdge, PressDecoder, PressTiming
-from hardware.ports import Buttons, Buzzer, Clock, Display
+from hardware.bundle import Hardware
+from hardware.buttons import PinEdge
 
 from .config import Config
 from .events import Call, Stop
-from .games import GAMES, GameSpec, RuleError
-from .games.base import Action
+from .games.base import GameSpec, RuleError, Screen, Session
+from .games.catalog import GAMES
+from .input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
 from .journal import Journal, JournalError, SavedGame
-from .ui.canvas import compose
-from .ui.widgets import ConfirmScreen, Screen
+from .panel import Panel
+from .session import GameSession
+from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
 
 SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth)
-TOAST_S = 2.5
-DIM_CONTRAST = 8
-
-
-@dataclass
-class Hardware:
-    """The adapters the app drives, built by :mod:`hardware.device` or :mod:`hardware.sim`."""
-
-    clock: Clock
-    display: Display
-    buzzer: Buzzer
-    buttons: Buttons | None = None
-    extras: dict[str, Any] = field(default_factory=dict)  # e.g. the simulator's pin factory
-
-    def close(self) -> None:
-        if self.buttons is not None:
-            self.buttons.close()
-        self.buzzer.close()
-        self.display.close()
-
-
-@dataclass
-class Session:
-    """The game being played: its actions are the truth, ``state`` their replay."""
-
-    spec: GameSpec
-    game_id: int | None
-    actions: list[Action]
-    state: Any
 
 
 @dataclass(order=True)
@@ -89,22 +65,9 @@ class _Decoded:
     event: ButtonEvent
 
 
-@dataclass
-class SensorStatus:
-    """What the settings screen tells about the dice sensor; kept up to date by its events."""
-
-    configured: bool = False
-    online: bool = False
-    sensor_id: str = ""
-    firmware: str = ""
-    kinds: tuple[str, ...] = ()
-    last_problem: str = ""
-    counters: dict[str, int] = field(default_factory=dict)
-    faces: tuple[str | None, ...] = ()  # the last settled set, in die order
-
-
-class App:
-    """The box. Screens get it as their context: dispatch, undo, push/pop, toast, beep, schedule."""
+class App(ScreenStack, GameSession, Panel):
+    """The box. Screens get it as their :class:`~companion.games.base.Table`: dispatch, undo,
+    push/pop, toast, beep, schedule."""
 
     def __init__(
         self,
@@ -197,27 +160,6 @@ class App:
             self.toast(self._startup_note, error=True)
         self._running = True
         self.render()
-
-    def _find_resumable(self) -> None:
-        try:
-            saved = self.journal.unfinished()
-        except Exception as exc:
-            log.exception("could not read the journal")
-            self._journal_failed(f"read failed ({exc.__class__.__name__})")
-            return
-        if saved is None:
-            return
-        spec = self.games.get(saved.game)
-        if spec is None:
-            return  # a game this version does not know stays in history
-        try:
-            spec.describe(spec.replay(saved.actions))
-        except Exception as exc:  # a journal from another version, or hand-edited: keep it aside
-            log.warning("saved game %s does not replay: %r", saved.id, exc)
-            self._journal_write(lambda j: j.set_status(saved.id, "abandoned"))
-            self._startup_note = "Saved game could not be replayed; kept in history"
-            return
-        self.resumable = saved
 
     def post(self, event: object) -> None:
         """Thread-safe: hand an input to the loop."""
@@ -350,41 +292,6 @@ class App:
             self._toast = None
         self._update_idle(now)
 
-    # ----- idle dimming -------------------------------------------------------------------
-    def _keeps_awake(self) -> bool:
-        return any(getattr(screen, "keeps_awake", False) for screen in self.stack)
-
-    def _idle_deadline(self) -> float | None:
-        if self._keeps_awake() or self._idle == "blank":
-            return None
-        minutes = self.config.display.dim_after_min if self._idle == "awake" else (
-            self.config.display.blank_after_min
-        )
-        return self._last_input + minutes * 60
-
-    def _update_idle(self, now: float) -> None:
-        if self._keeps_awake():
-            if self._idle != "awake":
-                self._wake()
-            self._last_input = now
-            return
-        idle_s = now - self._last_input
-        if self._idle == "awake" and idle_s >= self.config.display.dim_after_min * 60:
-            self._idle = "dim"
-            self.hardware.display.set_contrast(DIM_CONTRAST)
-        if self._idle == "dim" and idle_s >= self.config.display.blank_after_min * 60:
-            self._idle = "blank"
-            self.hardware.display.set_power(False)
-
-    def _wake(self) -> None:
-        self._idle = "awake"
-        self.hardware.display.set_power(True)
-        self.hardware.display.set_contrast(self.settings["contrast"])
-
-    @property
-    def idle_state(self) -> str:
-        return self._idle
-
     # ----- input --------------------------------------------------------------------------
     def _on_edge(self, edge: PinEdge) -> None:
         if edge.pressed:
@@ -433,213 +340,6 @@ class App:
         for screen in {id(s): s for s in (self.stack[-1], self.game_root) if s}.values():
             screen.on_sensor(event)
 
-    # ----- screens ------------------------------------------------------------------------
-    def push(self, screen: Screen) -> None:
-        self.stack.append(screen)
-        screen.on_enter()
-
-    def pop(self) -> None:
-        if len(self.stack) > 1:
-            self.stack.pop()
-            self.stack[-1].on_enter()
-
-    def replace(self, screen: Screen) -> None:
-        self.stack[-1] = screen
-        screen.on_enter()
-
-    def back(self) -> None:
-        """BACK on a screen that did not use it: leave it, but never the game's root."""
-        top = self.stack[-1]
-        if top is self.game_root:
-            self.toast("Hold BACK to undo", "Hold OK for the menu")
-        else:
-            self.pop()
-
-    def in_game(self) -> bool:
-        return self.session is not None and self.game_root in self.stack
-
-    def go_home(self, ask: bool = False) -> None:
-        """Back to the home menu; a running game stays saved and can be resumed there."""
-        home = self.stack[0]
-
-        def leave() -> None:
-            self.stack = [home]
-            self.game_root = None
-            if self.session and self.session.spec.is_finished(self.session.state):
-                self.session = None
-            home.on_enter()
-
-        running = self.in_game() and not self.session.spec.is_finished(self.session.state)
-        if ask and running:
-            self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
-        else:
-            leave()
-
-    def toast(self, *lines: str, error: bool = False) -> None:
-        """Show up to two short lines over the screen for a moment."""
-        wrapped: list[str] = []
-        for line in lines:
-            wrapped += _wrap(line)
-        self._toast = (wrapped[:2], self.clock.now() + TOAST_S)
-        if error:
-            self.beep("error")
-
-    def refuse(self, reason: str) -> None:
-        """An illegal choice: a two-line reason and an error beep; nothing changes."""
-        self.toast(reason, error=True)
-
-    def beep(self, pattern: str) -> None:
-        self.hardware.buzzer.play(pattern)
-
-    # ----- games --------------------------------------------------------------------------
-    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        """Start ``spec`` (the previous unfinished game is kept as history)."""
-        state = spec.initial_state()
-        actions: list[Action] = []
-        if first_action is not None:
-            try:
-                state = spec.apply(state, first_action)
-            except RuleError as exc:
-                self.refuse(str(exc))
-                return False
-            actions.append(first_action)
-        game_id = None
-        if self.journal is not None and self.journal_ok:
-            try:
-                game_id = self.journal.new_game(spec.key)
-                for action in actions:
-                    self.journal.append(game_id, action, spec.is_undoable(action))
-            except JournalError as exc:
-                self._journal_failed(str(exc))
-        self.resumable = None
-        self.session = Session(spec, game_id, actions, state)
-        self._show_game()
-        return True
-
-    def resume(self) -> None:
-        """Continue the game in memory, or the one the journal found at start-up."""
-        if self.session is None and self.resumable is not None:
-            saved = self.resumable
-            spec = self.games[saved.game]
-            self.session = Session(spec, saved.id, list(saved.actions), spec.replay(saved.actions))
-            self.resumable = None
-        if self.session is not None:
-            self._show_game()
-
-    def abandon_resumable(self) -> None:
-        """Keep the cut-off game in history but stop offering it."""
-        if self.resumable is not None:
-            saved = self.resumable
-            self._journal_write(lambda j: j.set_status(saved.id, "abandoned"))
-            self.resumable = None
-
-    def _show_game(self) -> None:
-        self.game_root = self.session.spec.play(self)
-        self.stack = [self.stack[0], self.game_root]
-        self.game_root.on_enter()
-
-    def dispatch(self, action: Action) -> bool:
-        """Apply a game action: refused with a reason, or journaled and then shown."""
-        session = self.session
-        if session is None:
-            raise RuntimeError("dispatch without a game")
-        try:
-            new_state = session.spec.apply(session.state, action)
-        except RuleError as exc:
-            self.refuse(str(exc))
-            return False
-        if session.game_id is not None and self.journal_ok:
-            try:
-                self.journal.append(session.game_id, action, session.spec.is_undoable(action))
-                if session.spec.is_finished(new_state):
-                    self.journal.set_status(session.game_id, "finished")
-            except JournalError as exc:
-                self._journal_failed(str(exc))
-        session.actions.append(action)
-        session.state = new_state
-        return True
-
-    def undo(self) -> bool:
-        """Take back the last action and say what was undone; dice rolls stay."""
-        session = self.session
-        if session is None or not session.actions:
-            self.toast("Nothing to undo")
-            return False
-        last = session.actions[-1]
-        if not session.spec.is_undoable(last):
-            # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
-            before = session.spec.replay(session.actions[:-1])
-            self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
-            return False
-        was_finished = session.spec.is_finished(session.state)
-        if session.game_id is not None and self.journal_ok:
-            try:
-                self.journal.pop_last(session.game_id)
-                if was_finished:
-                    self.journal.set_status(session.game_id, "playing")
-            except JournalError as exc:
-                self._journal_failed(str(exc))
-        session.actions.pop()
-        session.state = session.spec.replay(session.actions)
-        while self.stack[-1] is not self.game_root and len(self.stack) > 1:
-            self.stack.pop()
-        if self.game_root is not None:
-            self.game_root.on_state_changed()
-        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}")
-        self.beep("ok")
-        return True
-
-    # ----- journal trouble ----------------------------------------------------------------
-    def _journal_write(self, write: Callable[[Journal], None]) -> None:
-        if self.journal is None or not self.journal_ok:
-            return
-        try:
-            write(self.journal)
-        except JournalError as exc:
-            self._journal_failed(str(exc))
-
-    def _journal_failed(self, reason: str) -> None:
-        """Keep playing in memory; say so on screen and in the title bar."""
-        log.error("journal off: %s", reason)
-        self.journal_ok = False
-        self.toast("Journal off:", f"{reason}; game kept in memory", error=True)
-
-    # ----- drawing ------------------------------------------------------------------------
-    def status_icons(self) -> str:
-        icons = ""
-        if self.sensor.configured:
-            icons += "◎" if self.sensor.online else "⊘"
-        if self.settings["volume"] == 0:
-            icons += "🔇"
-        if not self.journal_ok:
-            icons += "⚠"
-        return icons
-
-    def render(self) -> Image.Image:
-        """Draw the top screen; the display skips the write when nothing changed."""
-        top = self.stack[-1]
-        toast = self._toast[0] if self._toast else None
-        try:
-            image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
-        except Exception:
-            self._recover(f"drawing {top.name()}")
-            top = self.stack[-1]
-            toast = self._toast[0] if self._toast else None
-            image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
-        self.last_frame = image
-        try:
-            written = self.hardware.display.show(image)
-        except Exception:  # a loose wire or a bus error: log it and try again with the next frame
-            self.display_errors += 1
-            if self.display_errors in (1, 10, 100) or self.display_errors % 1000 == 0:
-                log.exception("display write failed (%d times)", self.display_errors)
-            return image
-        if written:
-            self.frames_shown += 1
-            for listener in self.frame_listeners:
-                listener(image)
-        return image
-
 
 def _valid_setting(key: str, value: Any) -> bool:
     """A setting saved by an older version, or edited by hand, must pass the config's checks."""
@@ -655,8 +355,3 @@ def _valid_setting(key: str, value: Any) -> bool:
     return field.check is None or field.check(value) is None
 
 
-def _wrap(text: str) -> list[str]:
-    from .ui.canvas import WIDTH
-    from .ui.font import SMALL
-
-    return SMALL.wrap(text, WIDTH - 10)

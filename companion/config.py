@@ -1,6 +1,8 @@
 """Configuration: TOML, every key optional, validated against one schema at load.
 
-A bad file stops the box with one message naming the file, the key and the fix.
+The box's own sections are :data:`SCHEMA`; the ``[games.<key>]`` sections are given by the
+caller (:mod:`companion.box_config` composes them from the registered games), so this module
+knows no game. A bad file stops the box with one message naming the file, the key and the fix.
 """
 
 from __future__ import annotations
@@ -88,8 +90,8 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
 }
 
-# Game sections ([games.<key>]) are declared by the games themselves.
-GAME_SCHEMAS: dict[str, dict[str, Field]] = {}
+# The [games.<key>] sections' schemas, by game key, as the caller composes them.
+GameSchemas = Mapping[str, Mapping[str, Field]]
 
 
 class Section(dict):
@@ -162,7 +164,9 @@ def _check_pins(path: Path | str, sections: Mapping[str, Section]) -> None:
         used[pin] = key
 
 
-def load(path: Path | str | None = None, *, required: bool = False) -> Config:
+def load(
+    path: Path | str | None = None, *, required: bool = False, games: GameSchemas | None = None
+) -> Config:
     """Load and validate a config file; a missing default file means all defaults."""
     path = Path(path) if path is not None else DEFAULT_PATH
     raw: dict[str, Any] = {}
@@ -170,7 +174,7 @@ def load(path: Path | str | None = None, *, required: bool = False) -> Config:
         raw = read_toml(path)
     elif required:
         raise ConfigError(path, "(file)", "no such file", "check the --config path, or leave it out")
-    return parse(raw, path)
+    return parse(raw, path, games=games)
 
 
 def read_toml(path: Path | str) -> dict[str, Any]:
@@ -208,10 +212,11 @@ def whole_number(value: Any, path: Path | str, key: str, low: int, high: int, *,
     return value
 
 
-def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:
-    """Validate an already-parsed TOML document."""
-    import companion.games  # noqa: F401  (games declare their [games.<key>] sections)
-
+def parse(
+    raw: Mapping[str, Any], path: Path | str = "<config>", *, games: GameSchemas | None = None
+) -> Config:
+    """Validate an already-parsed TOML document; ``games`` are the known game sections."""
+    game_schemas = games or {}
     known = [*SCHEMA, "games"]
     for name in raw:
         if name not in known:
@@ -221,12 +226,12 @@ def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:
     if not isinstance(games_raw, dict):
         raise ConfigError(path, "games", "must be a table", "write game settings as [games.<name>]")
     for name in games_raw:
-        if name not in GAME_SCHEMAS:
-            known_games = ", ".join(sorted(GAME_SCHEMAS)) or "none"
+        if name not in game_schemas:
+            known_games = ", ".join(sorted(game_schemas)) or "none"
             raise ConfigError(path, f"games.{name}", "unknown game", f"use one of: {known_games}")
-    games = {
+    game_sections = {
         name: _check_table(path, f"games.{name}", games_raw.get(name, {}), schema)
-        for name, schema in GAME_SCHEMAS.items()
+        for name, schema in game_schemas.items()
     }
     _check_pins(path, sections)
     if sections["display"]["blank_after_min"] <= sections["display"]["dim_after_min"]:
@@ -234,18 +239,16 @@ def parse(raw: Mapping[str, Any], path: Path | str = "<config>") -> Config:
             path, "display.blank_after_min", "must be later than dim_after_min",
             "blank the screen after it has dimmed, e.g. dim 3, blank 15",
         )
-    return Config(str(path), sections, games)
+    return Config(str(path), sections, game_sections)
 
 
-def example_toml() -> str:
+def example_toml(games: GameSchemas | None = None) -> str:
     """The example config file: every key, commented out, with its default and meaning."""
-    import companion.games  # noqa: F401  (games declare their [games.<key>] sections)
-
     lines = ["# Table Companion configuration. Every key is optional; shown are the defaults.", ""]
     for name, schema in SCHEMA.items():
         lines.append(f"[{name}]")
         lines += _example_lines(schema)
-    for name, schema in sorted(GAME_SCHEMAS.items()):
+    for name, schema in sorted((games or {}).items()):
         lines.append(f"[games.{name}]")
         lines += _example_lines(schema)
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import config as config_module
+from . import box_config as config_module
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport

@@ -11,7 +11,7 @@ from typing import Any
 
 from PIL import Image
 
-from . import config as config_module
+from . import box_config as config_module
 from .app import App
 from .boot import build_app
 

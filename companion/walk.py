@@ -8,7 +8,7 @@ setup from the home menu).
 
 from __future__ import annotations
 
-from .games import GAMES
+from .games.catalog import GAMES
 from .simbox import SimBox
 from .ui.widgets import ChoiceScreen, MenuScreen
 

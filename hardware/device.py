@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .bundle import Hardware
 from .buttons import GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer, gpio_buzzer
 from .clock import MonotonicClock
@@ -37,10 +38,8 @@ def open_oled(display: Any) -> Any:
         ) from exc
 
 
-def build(config: Any, post: Callable[[PinEdge], None]) -> Any:
+def build(config: Any, post: Callable[[PinEdge], None]) -> Hardware:
     """Open every part named in the config; raise HardwareError naming the one that fails."""
-    from companion.app import Hardware
-
     clock = MonotonicClock()
     display = OledDisplay(open_oled(config.display))
     try:

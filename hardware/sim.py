@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .bundle import Hardware
 from .buttons import GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer
 from .clock import MonotonicClock, VirtualClock
@@ -79,11 +80,9 @@ def build(
     post: Callable[[PinEdge], None],
     *,
     virtual_clock: bool = False,
-) -> Any:
+) -> Hardware:
     """A simulated box; ``virtual_clock`` for tests (time moves only when advanced)."""
     from gpiozero.pins.mock import MockFactory
-
-    from companion.app import Hardware
 
     clock = VirtualClock() if virtual_clock else MonotonicClock()
     factory = MockFactory()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 from companion.simbox import SimBox
 from tests.counter_game import SPEC
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import queue
 
-from hardware.buttons import ButtonEvent, GpioButtons, PinEdge, PressDecoder, PressTiming
+from companion.input import ButtonEvent, PressDecoder, PressTiming
+from hardware.buttons import GpioButtons, PinEdge
 from hardware.clock import VirtualClock
 
 

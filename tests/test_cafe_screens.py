@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.app import _wrap
 from companion.commands.screenshot import render
 from companion.games.crazy_cafe import SPEC, rules, screens
 from companion.simbox import SimBox
+from companion.stack import _wrap
 from companion.ui.canvas import WIDTH
 from companion.ui.font import SMALL, BitmapFont
 from companion.walk import named_screens, run_steps

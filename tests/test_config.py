@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import config
+from companion import box_config as config
 from companion.cli import main
 
 

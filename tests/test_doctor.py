@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gpiozero import Button
 
-from companion import config as config_module
+from companion import box_config as config_module
 from companion.cli import main
 from companion.commands.doctor import open_parts
 from companion.doctor import (

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 from companion.journal import Journal
 from companion.simbox import SimBox
 from tests.counter_game import SPEC

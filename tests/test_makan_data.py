@@ -83,7 +83,7 @@ def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
 def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, capsys):
     """[games.makan] drinks = a broken file: doctor fails naming file and key, the CLI does not
     crash, and the setup screen says so and will not start."""
-    from companion import config
+    from companion import box_config as config
     from companion.cli import main
     from companion.simbox import SimBox
 
@@ -155,7 +155,7 @@ def test_the_deck_must_last_every_round_of_a_dealt_game():
 
 def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
     """The deck of ten single copies was "ok makan 6 trays and 10 drinks valid"."""
-    from companion import config
+    from companion import box_config as config
     from companion.doctor import FAIL, check_makan_data
 
     path = tmp_path / "drinks.toml"

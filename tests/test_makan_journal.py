@@ -12,7 +12,7 @@ import pytest
 
 from companion.commands.replay import read_actions
 from companion.config import ConfigError
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 from companion.games.makan_mania import data, rules
 from companion.walk import run_steps
 

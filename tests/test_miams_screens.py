@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import config
+from companion import box_config as config
 from companion.games.miams import SPEC, rules
 from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from companion.cli import main
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 from tests.counter_game import SPEC
 
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from companion.commands.screenshot import render
-from companion.games import GAMES
+from companion.games.catalog import GAMES
 from companion.walk import named_screens, run_steps
 from tests.conftest import assert_golden
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from companion import config
+from companion import box_config as config
 from companion.simbox import SimBox
 from companion.walk import run_steps
 from tests.sensor_process import SimProcess

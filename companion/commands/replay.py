@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from companion.games import GAMES, RuleError
+from companion.games import RuleError
+from companion.games.catalog import GAMES
 from companion.jsonread import BOM, JsonError, loads
 
 

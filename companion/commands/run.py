@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 
-from companion import config as config_module
+from companion import box_config as config_module
 from companion.boot import build_app
 from companion.cli import add_common
 from companion.events import Stop

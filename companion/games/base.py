@@ -1,22 +1,27 @@
-"""What a game plugs into the box: pure rules plus its screens.
+"""The contract between a game and the box: pure rules, its screens, and the table they use.
 
 Rules are pure: ``apply(state, action) -> new state`` or :class:`RuleError`; no I/O, no clock,
 no RNG. Actions are JSON objects (``{"type": ...}``); the journal stores them and
 ``companion replay`` reads them, so the vocabulary is documented per game in ``docs/``.
+Screens get a :class:`Table`, the narrow part of the box they may ask for things, which
+:class:`companion.app.App` implements; nothing here or in a game imports the app.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from companion.config import Field
+from companion.config import Config, Field
+from companion.input import ButtonEvent, SensorStatus
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from companion.ui.widgets import Screen
+    from companion.journal import SavedGame
+    from companion.ui.canvas import Canvas
 
 Action = dict[str, Any]
 
@@ -46,8 +51,8 @@ class GameSpec:
     # "Ben bought Cola", for "Undone: ..." and "Can't undo: ...", given the action and the
     # state it was applied to (which says whose turn it was and what a slot held).
     describe_action: Callable[[Action, Any], str]
-    new_game: Callable[[App], Screen]          # the setup screen, before any action
-    play: Callable[[App], Screen]              # the root screen of a game in progress
+    new_game: Callable[[Table], Screen]        # the setup screen, before any action
+    play: Callable[[Table], Screen]            # the root screen of a game in progress
     is_undoable: Callable[[Action], bool] = lambda action: True
     config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
@@ -60,12 +65,13 @@ class GameSpec:
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
         """A spec whose rules functions are the conventional names of a pure ``rules`` module
-        (``replay`` is optional); the screens, config and walk are given by name."""
+        (``replay`` is optional, and ``replay_all`` given by name replaces it); the screens,
+        config and walk are given by name."""
         return cls(
             key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
             describe_action=rules.describe_action, is_undoable=rules.is_undoable,
-            replay_all=getattr(rules, "replay", None), **screens_and_data,
+            **{"replay_all": getattr(rules, "replay", None), **screens_and_data},
         )
 
     def replay(self, actions: Iterable[Action]) -> Any:
@@ -76,3 +82,116 @@ class GameSpec:
         for action in actions:
             state = self.apply(state, action)
         return state
+
+
+@dataclass
+class Session:
+    """The game being played: its actions are the truth, ``state`` their replay."""
+
+    spec: GameSpec
+    game_id: int | None
+    actions: list[Action]
+    state: Any
+
+
+class Clock(Protocol):
+    """The box's monotonic clock, as a screen reads it."""
+
+    def now(self) -> float: ...
+
+
+class Scheduled(Protocol):
+    """A call waiting on :meth:`Table.schedule`."""
+
+    def cancel(self) -> None: ...
+
+
+class Table(Protocol):
+    """What a screen may ask of the box: the game session and its actions, the screen stack,
+    toasts and beeps, the clock and deadlines, the RNG for box rolls, settings, the sensor."""
+
+    clock: Clock
+    rng: random.Random                   # the box's dice; the result goes into the action
+    config: Config
+    settings: dict[str, Any]             # volume, contrast, long_press_s as set on the box
+    sensor: SensorStatus
+    games: dict[str, GameSpec]
+    session: Session | None
+    resumable: SavedGame | None          # a game cut off by a power loss, found at start-up
+    stack: list[Screen]
+    game_root: Screen | None
+    journal_ok: bool
+    state_dir: Path | None
+
+    def dispatch(self, action: Action) -> bool:
+        """Apply a game action: refused with a reason, or journaled and then shown."""
+
+    def refuse(self, reason: str) -> None:
+        """An illegal choice: a reason on screen and an error beep; nothing changes."""
+
+    def toast(self, *lines: str, error: bool = False) -> None:
+        """Show up to two short lines over the screen for a moment."""
+
+    def beep(self, pattern: str) -> None:
+        """Play a named buzzer pattern (tick, warn, alarm, error, ok)."""
+
+    def push(self, screen: Screen) -> None: ...
+
+    def pop(self) -> None: ...
+
+    def replace(self, screen: Screen) -> None: ...
+
+    def go_home(self, ask: bool = False) -> None:
+        """Back to the home menu; a running game stays saved."""
+
+    def in_game(self) -> bool:
+        """A game is running and its root screen is on the stack."""
+
+    def schedule(self, at: float, fn: Callable[[], None]) -> Scheduled:
+        """Call ``fn`` on the loop thread once the clock reaches ``at``."""
+
+    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
+        """Start ``spec``, journaling ``first_action`` (its setup) when given."""
+
+    def resume(self) -> None:
+        """Continue the game in memory, or the one the journal found at start-up."""
+
+    def abandon_resumable(self) -> None:
+        """Keep the cut-off game in history but stop offering it."""
+
+    def change_setting(self, key: str, value: Any) -> None:
+        """Apply a setting now and keep it across restarts."""
+
+
+class Screen:
+    """One screen of the box. Subclasses draw their body and react to presses.
+
+    ``on_button`` returns True when it used the press; unused presses get the defaults
+    (BACK short = leave the screen).
+    """
+
+    title: str = ""
+    hint: str = ""
+    owns_long_ok: bool = False  # a screen that asks first may take long OK for itself
+
+    def __init__(self, app: Table) -> None:
+        self.app = app
+
+    def draw(self, canvas: Canvas) -> None:
+        raise NotImplementedError
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        return False
+
+    def on_enter(self) -> None:
+        """Called when the screen becomes the top one (again)."""
+
+    def on_sensor(self, event: Any) -> None:
+        """A dice-sensor event reached this screen."""
+
+    def on_state_changed(self) -> None:
+        """The game state changed under the screen (undo or resume): rebuild from it."""
+
+    def name(self) -> str:
+        """A stable name, used by the screenshot command and the screen walk."""
+        return type(self).__name__

@@ -9,14 +9,14 @@ from companion.ui.canvas import Canvas
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
 
 
 class HomeScreen(MenuScreen):
     """Resume (when a game is waiting), one entry per game, Settings, About."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, "Table Companion", [])
         self.on_enter()
 
@@ -70,7 +70,7 @@ class ResumeScreen(Screen):
     hint = "OK resume   BACK menu"
     owns_long_ok = True
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app)
         saved = app.resumable
         spec = app.games[saved.game]

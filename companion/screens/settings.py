@@ -13,13 +13,13 @@ from companion.ui.widgets import (
 )
 
 if TYPE_CHECKING:
-    from companion.app import App
+    from companion.games.base import Table
 
 VOLUME_NAMES = ("Mute", "Quiet", "Medium", "Loud")
 
 
 class SettingsScreen(MenuScreen):
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app, "Settings", [])
         self.on_enter()
 

@@ -9,8 +9,8 @@ from companion.ui.canvas import Canvas
 from companion.ui.widgets import Screen, is_down, is_up
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
 
 
 class AboutScreen(Screen):
@@ -19,7 +19,7 @@ class AboutScreen(Screen):
     title = "About"
     hint = "▲▼ scroll  BACK menu"
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.offset = 0
 
@@ -56,7 +56,7 @@ class PoweredOffScreen(Screen):
 
     title = "Table Companion"
 
-    def __init__(self, app: App, message: str) -> None:
+    def __init__(self, app: Table, message: str) -> None:
         super().__init__(app)
         self.message = message
 

@@ -1,52 +1,18 @@
-"""Reusable screens: a scrolling list, a number stepper, a yes/no confirm, a message."""
+"""Reusable screens: a scrolling list, a number stepper, a yes/no confirm, a message.
+
+They build on :class:`companion.games.base.Screen`, the screen contract of games and the box.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from hardware.buttons import ButtonEvent
+from companion.games.base import Screen, Table
+from companion.input import ButtonEvent
 
 from .canvas import LINE_H, WIDTH, Canvas
 from .font import MEDIUM, SMALL
-
-if TYPE_CHECKING:
-    from companion.app import App
-
-
-class Screen:
-    """One screen of the box. Subclasses draw their body and react to presses.
-
-    ``on_button`` returns True when it used the press; unused presses get the defaults
-    (BACK short = leave the screen).
-    """
-
-    title: str = ""
-    hint: str = ""
-    owns_long_ok: bool = False  # a screen that asks first may take long OK for itself
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-
-    def draw(self, canvas: Canvas) -> None:
-        raise NotImplementedError
-
-    def on_button(self, event: ButtonEvent) -> bool:
-        return False
-
-    def on_enter(self) -> None:
-        """Called when the screen becomes the top one (again)."""
-
-    def on_sensor(self, event: Any) -> None:
-        """A dice-sensor event reached this screen."""
-
-    def on_state_changed(self) -> None:
-        """The game state changed under the screen (undo or resume): rebuild from it."""
-
-    def name(self) -> str:
-        """A stable name, used by the screenshot command and the screen walk."""
-        return type(self).__name__
 
 
 def is_up(event: ButtonEvent) -> bool:
@@ -110,7 +76,7 @@ class MenuScreen(Screen):
 
     hint = "▲▼ move  OK pick"
 
-    def __init__(self, app: App, title: str, items: list[MenuItem], selected: int = 0) -> None:
+    def __init__(self, app: Table, title: str, items: list[MenuItem], selected: int = 0) -> None:
         super().__init__(app)
         self.title = title
         self.items = items
@@ -140,7 +106,7 @@ class ChoiceScreen(Screen):
     hint = "▲▼ move  OK pick"
 
     def __init__(
-        self, app: App, title: str, prompt: str, options: Sequence[str],
+        self, app: Table, title: str, prompt: str, options: Sequence[str],
         on_choose: Callable[[int], None], selected: int = 0,
     ) -> None:
         super().__init__(app)
@@ -169,7 +135,7 @@ class StepperScreen(Screen):
     hint = "▲▼ change  OK set"
 
     def __init__(
-        self, app: App, title: str, prompt: str, value: int, low: int, high: int,
+        self, app: Table, title: str, prompt: str, value: int, low: int, high: int,
         on_set: Callable[[int], None], step: int = 1, unit: str = "",
         shown: Callable[[int], str] | None = None,
     ) -> None:
@@ -209,7 +175,7 @@ class ConfirmScreen(Screen):
     owns_long_ok = True
 
     def __init__(
-        self, app: App, title: str, question: str,
+        self, app: Table, title: str, question: str,
         on_yes: Callable[[], None], on_no: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(app)
@@ -237,7 +203,7 @@ class MessageScreen(Screen):
 
     hint = "OK close"
 
-    def __init__(self, app: App, title: str, lines: Sequence[str]) -> None:
+    def __init__(self, app: Table, title: str, lines: Sequence[str]) -> None:
         super().__init__(app)
         self.title, self.lines = title, list(lines)
 
@@ -258,7 +224,7 @@ class InfoScreen(Screen):
 
     hint = "▲▼ scroll  OK close"
 
-    def __init__(self, app: App, title: str, rows: Callable[[], Sequence[tuple[str, str]]]) -> None:
+    def __init__(self, app: Table, title: str, rows: Callable[[], Sequence[tuple[str, str]]]) -> None:
         super().__init__(app)
         self.title, self.rows, self.selected = title, rows, 0
 
@@ -285,7 +251,7 @@ class CheckListScreen(Screen):
     hint = "▲▼ move  OK tick/done"
 
     def __init__(
-        self, app: App, title: str, options: Sequence[str], checked: Sequence[bool],
+        self, app: Table, title: str, options: Sequence[str], checked: Sequence[bool],
         on_done: Callable[[tuple[int, ...]], None], done_label: str = "Done",
     ) -> None:
         super().__init__(app)

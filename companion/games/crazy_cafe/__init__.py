@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from companion.games import register
 from companion.games.base import GameSpec
 
 from . import rules, screens
 
-SPEC = register(
-    GameSpec.from_rules(
-        "cafe", screens.TITLE, rules,
-        new_game=screens.new_game, play=screens.play, config=screens.CONFIG, walk=screens.WALK,
-    )
+SPEC = GameSpec.from_rules(
+    "cafe", screens.TITLE, rules,
+    new_game=screens.new_game, play=screens.play, config=screens.CONFIG, walk=screens.WALK,
 )

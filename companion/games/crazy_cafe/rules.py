@@ -2,111 +2,65 @@
 
 Pure: time enters as clock readings inside actions (``"at"``) and dice faces as readings
 (box roll or sensor) inside ``roll`` actions, so a replay is exact. The action vocabulary is
-documented in docs/crazy_cafe.md.
+documented in docs/crazy_cafe.md. This module applies actions; the state and its queries are
+in :mod:`.state`, the words for the table in :mod:`.words`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Action, RuleError
-from firmware_bridge.faces import BLUE, YELLOW
 
-ROUNDS = 3
-# "Round 1: Five orders - Round 2: Six orders - Round 3: Four orders, and also any orders
-# not fulfilled from round 1 and round 2"
-ORDERS_PER_ROUND = {1: 5, 2: 6, 3: 4}
-DEFAULT_ROUND_S = 180
-KINDS = ("yellow", "yellow", "blue", "blue")
-FACES_OF = {"yellow": YELLOW, "blue": BLUE}
-FACE_NAMES = frozenset(YELLOW + BLUE)
-DICE_MODES = ("box", "sensor", "manual")
-SIDES = ("light", "dark")
-# Readings within this much of the deadline count as "time is up" (float clock jitter).
-EPSILON_S = 1e-6
+from .state import (
+    DEFAULT_ROUND_S,
+    DICE_MODES,
+    EPSILON_S,
+    FACE_NAMES,
+    FACES_OF,
+    KINDS,
+    ORDERS_PER_ROUND,
+    ROUNDS,
+    SIDES,
+    CafeState,
+    RoundLog,
+    Setup,
+    has_double,
+    initial_state,
+    is_finished,
+    orders_for_round,
+    time_left,
+)
+from .words import ACTION_WORDS, ROLL_WORDS, describe, describe_action, is_undoable, summary
 
-
-@dataclass(frozen=True)
-class Setup:
-    """The table's choices before round 1."""
-
-    round_seconds: float = DEFAULT_ROUND_S
-    double_trouble: bool = False  # "The next level: Double Trouble"
-    special_menus: bool = False   # remind the table to draw a special menu each round
-    dice: str = "box"             # box rolls, sensor reads, or manual (real dice, no faces)
-
-
-@dataclass(frozen=True)
-class RoundLog:
-    """What happened in one round, for the result screen and ``companion replay``."""
-
-    number: int
-    laid_out: int = 0
-    fulfilled: int = 0
-    carried: int = 0          # left open at the end of round 1 or 2, set aside for round 3
-    left: int = 0             # left open at the end of round 3
-    dark_flips: int = 0
-    extra_drawn: int = 0      # new orders drawn because every open order was dark
-    corrections: int = 0      # +/- order corrections the table made
-    time_left: float | None = None
-    ended: str = ""           # "" while playing, "all done" or "time up"
-
-
-@dataclass(frozen=True)
-class CafeState:
-    setup: Setup | None = None
-    round: int = 0                    # the round being prepared or played (1..3)
-    phase: str = "setup"              # setup, ready, running, paused, finished
-    light: int = 0                    # open orders, light side up
-    dark: int = 0                     # open orders, dark side up
-    deadline: float | None = None     # clock reading when the running round ends
-    remaining: float = 0.0            # seconds left while paused or before the start
-    last_at: float | None = None      # latest clock reading seen in an action
-    faces: tuple[str | None, ...] = (None, None, None, None)
-    placed: tuple[bool, ...] = (False, False, False, False)
-    to_roll: tuple[int, ...] = ()     # dice freed by a fulfilled order, waiting for their roll
-    carried: int = 0                  # orders set aside for round 3
-    rounds: tuple[RoundLog, ...] = ()
-    trouble: str = ""                 # Double Trouble outcome of the last action: flip, draw
-    result: str = ""                  # won or lost
-
-    @property
-    def open_orders(self) -> int:
-        return self.light + self.dark
-
-    @property
-    def current(self) -> RoundLog | None:
-        """The log of the round being played (or just ended)."""
-        return self.rounds[-1] if self.rounds and self.rounds[-1].number == self.round else None
-
-
-def initial_state() -> CafeState:
-    """A game before its setup action."""
-    return CafeState()
-
-
-def orders_for_round(number: int, carried: int) -> int:
-    """How many orders the table lays out at the start of round ``number``."""
-    return ORDERS_PER_ROUND[number] + (carried if number == ROUNDS else 0)
-
-
-def time_left(state: CafeState, now: float) -> float:
-    """Seconds left in the round at clock reading ``now`` (never negative)."""
-    if state.phase == "running" and state.deadline is not None:
-        return max(0.0, state.deadline - now)
-    return max(0.0, state.remaining)
-
-
-def has_double(faces: tuple[str | None, ...]) -> bool:
-    """True when two dice show the same face ("the same drink, dish or bill")."""
-    known = [face for face in faces if face is not None]
-    return len(known) != len(set(known))
-
-
-def is_finished(state: CafeState) -> bool:
-    return state.phase == "finished"
+__all__ = [
+    "ACTION_WORDS",
+    "DEFAULT_ROUND_S",
+    "DICE_MODES",
+    "EPSILON_S",
+    "FACES_OF",
+    "FACE_NAMES",
+    "KINDS",
+    "ORDERS_PER_ROUND",
+    "ROLL_WORDS",
+    "ROUNDS",
+    "SIDES",
+    "CafeState",
+    "RoundLog",
+    "Setup",
+    "apply",
+    "describe",
+    "describe_action",
+    "has_double",
+    "initial_state",
+    "is_finished",
+    "is_undoable",
+    "orders_for_round",
+    "summary",
+    "time_left",
+]
 
 
 # ----- apply -----------------------------------------------------------------------------------
@@ -413,85 +367,3 @@ _HANDLERS = {
     "remove_order": _remove_order,
     "time_up": _time_up,
 }
-
-
-# ----- what the app and the replay command show -------------------------------------------------
-
-def is_undoable(action: Action) -> bool:
-    """The setup, dice the box or the sensor rolled, and time running out are not taken back.
-
-    Undoing the setup would leave a game with no setup that no screen can show or resume.
-    """
-    return action.get("type") not in ("setup", "roll", "time_up")
-
-
-def describe(state: CafeState) -> str:
-    """A few words for the resume question."""
-    if state.phase == "finished":
-        return "result"
-    if state.phase == "setup":
-        return "setup"
-    return f"round {state.round}"
-
-
-ROLL_WORDS = {"setup": "roll", "reroll": "reroll", "freed": "freed roll"}
-ACTION_WORDS = {
-    "setup": "setup",
-    "double": "the double",
-    "round_start": "round start",
-    "pause": "pause",
-    "resume": "resume",
-    "time_up": "time up",
-}
-
-
-def describe_action(action: Action, state: CafeState | None = None) -> str:
-    """A few words for "Undone: ..." and "Can't undo: ..." (one short line); a Café action
-    says all it did, so the state it was applied to is not needed."""
-    kind = action.get("type")
-    side = action.get("side", "light")
-    side = side if side in SIDES else "light"
-    if kind == "roll":
-        source = "sensor" if action.get("source") == "sensor" else "box"
-        roll_kind = action.get("kind")
-        return f"{source} {ROLL_WORDS.get(roll_kind, 'roll') if isinstance(roll_kind, str) else 'roll'}"
-    if kind == "place":
-        die = action.get("die")
-        number = f" {die + 1}" if isinstance(die, int) and not isinstance(die, bool) else ""
-        return f"die{number} {'placed' if action.get('placed', True) is not False else 'freed'}"
-    if kind == "order_done":
-        return f"{side} order done"
-    if kind in ("add_order", "remove_order"):
-        return f"{'+' if kind == 'add_order' else '-'}1 {side} order"
-    return ACTION_WORDS.get(kind, "step") if isinstance(kind, str) else "step"
-
-
-def summary(state: CafeState) -> dict[str, Any]:
-    """The game as JSON: per round what was laid out, fulfilled, carried, flipped, drawn."""
-    rounds = []
-    for log in state.rounds:
-        rounds.append({
-            "round": log.number,
-            "orders_laid_out": log.laid_out,
-            "fulfilled": log.fulfilled,
-            "carried_to_round_3": log.carried,
-            "left_open": log.left,
-            "dark_flips": log.dark_flips,
-            "extra_orders_drawn": log.extra_drawn,
-            "corrections": log.corrections,
-            "ended": log.ended or "playing",
-            "time_left_s": None if log.time_left is None else round(log.time_left, 3),
-        })
-    setup = state.setup
-    out: dict[str, Any] = {
-        "game": "cafe",
-        "phase": state.phase,
-        "round": state.round,
-        "rounds": rounds,
-        "result": state.result or None,
-        "orders_left": state.rounds[-1].left if state.result else state.open_orders,
-    }
-    if setup is not None:
-        out["setup"] = {"round_seconds": setup.round_seconds, "double_trouble": setup.double_trouble,
-                        "special_menus": setup.special_menus, "dice": setup.dice}
-    return out

@@ -1,362 +1,50 @@
-"""Crazy Café screens: setup, the round timer, dice, Double Trouble, time's up and the result.
+"""Crazy Café screens: the game's root screen (round preparation, the running timer, the
+result), ``new_game`` and ``play`` for the spec, and the named screens of the walk.
 
-The round clock is a controller that schedules its next deadline with ``app.schedule`` on
-``app.clock``: one timer at a time, derived from the state's deadline, never a per-tick
-counter. Every action goes through :func:`act`, which journals it and then carries out its
-effects (timer, beeps, Double Trouble screen, the box's setup roll).
-"""
+The stages live in their own modules: setup (:mod:`.setup_screen`), the running round and its
+clock (:mod:`.timer`), dice and order corrections (:mod:`.orders`); what they share is in
+:mod:`.view`."""
 
 from __future__ import annotations
 
-import math
-import weakref
 from typing import TYPE_CHECKING, Any
 
-from companion.config import Field
-from companion.games.base import Action
-from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.canvas import Canvas
 from companion.ui.font import LARGE, MEDIUM, SMALL
-from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, Screen, is_down, is_press, is_up
+from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
 from firmware_bridge.events import DiceSettled
 
 from . import rules
+from .orders import DicePickScreen, TableScreen, start_order_done
 from .rules import KINDS, CafeState
+from .setup_screen import SetupScreen, new_game
+from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, start_round
+from .view import CONFIG, TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
-    from companion.app import App, Session, Timer
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
+
+
+__all__ = [
+    "CONFIG",
+    "TITLE",
+    "WALK",
+    "CafeScreen",
+    "ChoiceScreen",
+    "DicePickScreen",
+    "DoubleTroubleScreen",
+    "SetupScreen",
+    "TableScreen",
+    "TimesUpScreen",
+    "act",
+    "clock_for",
+    "mmss",
+    "new_game",
+    "play",
+    "sensor_reading",
+]
 
-
-TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
-
-
-def _round_seconds_ok(value: Any) -> str | None:
-    return None if 10 <= value <= 1800 else "must be between 10 and 1800"
-
-
-CONFIG = {
-    "round_seconds": Field(rules.DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
-                           _round_seconds_ok),
-}
-
-DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
-FACE_LABELS = {
-    "burger": "Burger", "donut": "Donut", "pizza": "Pizza", "fries": "Fries", "salad": "Salad",
-    "cake": "Cake", "cola": "Cola", "milkshake": "Shake", "coffee": "Coffee", "juice": "Juice",
-    "water": "Water", "bill": "Bill",
-}
-# 7x7 pictures of the die faces, drawn in a 9x9 box ('#' ink).
-FACE_ICONS: dict[str, tuple[str, ...]] = {
-    "burger": (".#####.", "#######", ".......", "#######", ".......", "#######", ".#####."),
-    "donut": ("..###..", ".#####.", "##...##", "##...##", "##...##", ".#####.", "..###.."),
-    "pizza": ("#######", ".##.##.", ".#####.", "..#.#..", "..###..", "...#...", "......."),
-    "fries": (".#.#.#.", ".#.#.#.", "##.#.##", "#######", "#.....#", ".#...#.", ".#####."),
-    "salad": ("..#.#..", ".#.#.#.", "#######", "#.....#", ".#...#.", "..###..", "......."),
-    "cake": ("...#...", "...#...", ".#####.", "#######", "#.#.#.#", "#######", "#######"),
-    "cola": ("...#...", "..###..", "..###..", ".#####.", ".#...#.", ".#####.", ".#####."),
-    "milkshake": ("....#..", "...#...", "#######", ".#####.", ".#...#.", "..#.#..", "..###.."),
-    "coffee": (".#.#...", "#.#....", "######.", "#....##", "#....#.", ".####..", "......."),
-    "juice": ("....##.", "..###..", ".#####.", "###.###", "#######", ".#####.", "..###.."),
-    "water": ("...#...", "...#...", "..###..", ".#####.", ".#####.", ".#####.", "..###.."),
-    "bill": ("######.", "#....##", "#.##..#", "#.....#", "#.###.#", "#.....#", "#######"),
-    "?": ("..###..", ".#...#.", ".....#.", "....#..", "...#...", ".......", "...#..."),
-}
-
-# Cues before the deadline: warnings at 1:00 and 0:30, a tick each second from 0:10.
-WARN_AT: tuple[float, ...] = (60.0, 30.0)
-TICK_FROM = 10
-
-
-def round_seconds(app: App) -> int:
-    """The configured round length ([games.cafe] round_seconds)."""
-    section = app.config.games.get("cafe")
-    return int(section["round_seconds"]) if section else rules.DEFAULT_ROUND_S
-
-
-def mmss(seconds: float) -> str:
-    """Whole seconds left, rounded up so 0:00 shows only when time is up."""
-    whole = max(0, math.ceil(seconds - 1e-9))
-    return f"{whole // 60}:{whole % 60:02d}"
-
-
-def _state(app: App) -> CafeState:
-    return app.session.state
-
-
-def round_title(number: int) -> str:
-    """The title bar during round ``number``: the game and where it stands."""
-    return f"{TITLE} · Round {number}"
-
-
-def roll_prompt(dice: tuple[int, ...]) -> str:
-    """What to roll after an order: "Roll die 2", "Roll dice 1 2 3 4" (fits the width)."""
-    if len(dice) == 1:
-        return f"Roll die {dice[0] + 1}"
-    return "Roll dice " + " ".join(str(i + 1) for i in dice)
-
-
-# What a short ACTION does during a round, by dice mode; the hint line reads the same way in
-# every mode, only this word changes.
-ACTION_VERB = {"box": "roll", "sensor": "done", "manual": "done"}
-
-
-def action_verb(state: CafeState) -> str:
-    """The word for a short ACTION press in the running round."""
-    setup = state.setup
-    if setup.dice == "manual" and setup.double_trouble:
-        return "double"
-    return ACTION_VERB[setup.dice]
-
-
-# ----- the round clock --------------------------------------------------------------------------
-
-class RoundClock:
-    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up.
-
-    After a stall only the latest cue that fell due is played (missed ticks never pile up),
-    and the picture is always drawn from the state's deadline, so it shows the true time.
-    """
-
-    def __init__(self, app: App, warn_at: tuple[float, ...] = WARN_AT, tick_from: int = TICK_FROM):
-        self.app = app
-        self.warn_at, self.tick_from = warn_at, tick_from
-        self.session: Session | None = None  # the game whose deadlines are on this clock
-        self.deadline: float | None = None
-        self.handled_until = -math.inf
-        self._timer: Timer | None = None
-
-    def cues(self, deadline: float) -> list[tuple[float, str]]:
-        """Every cue of a round ending at ``deadline``, in time order."""
-        cues = [(deadline - s, "warn") for s in self.warn_at]
-        cues += [(deadline - s, "tick") for s in range(self.tick_from, 0, -1)]
-        cues.append((deadline, "alarm"))
-        return sorted(cues)
-
-    def sync(self) -> None:
-        """Re-arm from the game state (after any action, undo or resume)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        session = self.app.session
-        if session is None or session.spec.key != "cafe" or session.state.phase != "running":
-            self.deadline = None
-            return
-        now = self.app.clock.now()
-        if session is not self.session or session.state.deadline != self.deadline:
-            # A new deadline (start, resume, undo): cues already behind us are not played.
-            self.handled_until = now
-        self.session, self.deadline = session, session.state.deadline
-        self._arm(now)
-
-    def _arm(self, now: float) -> None:
-        left = self.deadline - now
-        wake = now  # a deadline already behind us (e.g. an undone pause): time is up now
-        if left > 0:
-            # The next change of the whole seconds shown; cues all sit on whole seconds.
-            redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
-            upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
-            wake = min([redraw, *upcoming[:1]])
-        self._timer = self.app.schedule(max(wake, now), self._wake)
-
-    def _wake(self) -> None:
-        self._timer = None
-        app = self.app
-        if app.session is not self.session or _state(app).phase != "running":
-            return
-        now = app.clock.now()
-        due = [(at, pattern) for at, pattern in self.cues(self.deadline)
-               if self.handled_until < at <= now]
-        self.handled_until = max(self.handled_until, now)
-        if now >= self.deadline:
-            self._time_up(now)
-            return
-        if due:
-            app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
-        self._arm(now)
-
-    def _time_up(self, now: float) -> None:
-        app = self.app
-        app.beep("alarm")
-        if act(app, {"type": "time_up", "at": now}) and app.in_game():
-            while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
-                app.pop()
-            app.push(TimesUpScreen(app, _state(app).rounds[-1]))
-
-
-_CLOCKS: weakref.WeakKeyDictionary[App, RoundClock] = weakref.WeakKeyDictionary()
-
-
-def clock_for(app: App) -> RoundClock:
-    """The app's round clock (one per box, so it keeps running while the menu is shown)."""
-    if app not in _CLOCKS:
-        _CLOCKS[app] = RoundClock(app)
-    return _CLOCKS[app]
-
-
-# ----- actions and their effects -------------------------------------------------------------------
-
-def roll_faces(app: App, dice: tuple[int, ...]) -> list[str | None]:
-    """The box rolls ``dice`` with ``app.rng``; the other dice keep the faces the box knows."""
-    known = _state(app).faces
-    return [app.rng.choice(rules.FACES_OF[KINDS[i]]) if i in dice else known[i] for i in range(4)]
-
-
-def act(app: App, action: Action) -> bool:
-    """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
-    if not app.dispatch(action):
-        return False
-    after = _state(app)
-    clock_for(app).sync()
-    if after.trouble:
-        app.beep("warn")
-        if app.in_game():
-            app.push(DoubleTroubleScreen(app, after.trouble))
-    return True
-
-
-def start_round(app: App) -> None:
-    """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
-    state = _state(app)
-    if state.setup.dice == "box" and state.rounds:
-        # "You prepare the subsequent round ... as described in the game setup": roll all 4.
-        # Rolled at the start rather than at the end of the last round, so that a mistaken
-        # last "order done" can still be undone.
-        app.dispatch({"type": "roll", "kind": "setup", "faces": roll_faces(app, (0, 1, 2, 3)),
-                      "source": "box"})
-    act(app, {"type": "round_start", "at": app.clock.now()})
-
-
-def _reroll(app: App) -> None:
-    """Box dice: roll every die not on an order (a Double Trouble check follows)."""
-    state = _state(app)
-    unused = tuple(i for i in range(4) if not state.placed[i])
-    act(app, {"type": "roll", "kind": "reroll", "faces": roll_faces(app, unused), "source": "box"})
-
-
-def _order_done(app: App, side: str, dice: tuple[int, ...] | None) -> None:
-    action: Action = {"type": "order_done", "side": side, "at": app.clock.now()}
-    if dice is not None:
-        action["dice"] = list(dice)
-    if act(app, action):
-        state = _state(app)
-        app.beep("ok")
-        if state.to_roll and state.setup.dice == "box":
-            # "The dice used are re-rolled": no Double Trouble check on these.
-            app.dispatch({"type": "roll", "kind": "freed",
-                          "faces": roll_faces(app, state.to_roll), "source": "box"})
-
-
-def start_order_done(app: App) -> None:
-    """ACTION (or hold ACTION): which side, which dice, then the order is done."""
-    state = _state(app)
-    if state.phase != "running":
-        app.refuse("Paused: press OK\nto go on" if state.phase == "paused" else "No round running")
-        return
-
-    def with_side(side: str) -> None:
-        if state.setup.dice == "manual":
-            _order_done(app, side, None)
-        else:
-            app.push(DicePickScreen(app, side))
-
-    if state.light and state.dark:
-        def choose(index: int) -> None:
-            app.pop()
-            with_side(rules.SIDES[index])
-
-        app.push(ChoiceScreen(app, "Order done", "Which side was it?", ["Light side", "Dark side"],
-                              choose))
-    else:
-        with_side("light" if state.light else "dark")
-
-
-# ----- drawing helpers ---------------------------------------------------------------------------
-
-def draw_face(canvas: Canvas, x: int, y: int, face: str | None, placed: bool = False) -> None:
-    """One die as a 9x9 box at body-relative (x, y); a die on an order is drawn inverted."""
-    top = canvas.top + y
-    draw = canvas.draw
-    draw.rectangle((x, top, x + 8, top + 8), outline=255, fill=255 if placed else 0)
-    ink = 0 if placed else 255
-    for row, cells in enumerate(FACE_ICONS[face or "?"]):
-        for col, cell in enumerate(cells):
-            if cell == "#":
-                draw.point((x + 1 + col, top + 1 + row), fill=ink)
-
-
-def draw_dice(canvas: Canvas, x: int, y: int, state: CafeState) -> int:
-    """The four dice in a row (yellow pair, gap, blue pair); returns the x after them."""
-    for index in range(4):
-        dx = x + index * 11 + (3 if index >= 2 else 0)
-        draw_face(canvas, dx, y, state.faces[index], state.placed[index])
-    return x + 4 * 11 + 3
-
-
-# ----- setup -----------------------------------------------------------------------------------
-
-class SetupScreen(MenuScreen):
-    """Start first, then the choices: The Next Level, special menus, dice, round length."""
-
-    def __init__(self, app: App) -> None:
-        super().__init__(app, f"{TITLE} · setup", [])
-        self.double_trouble = False
-        self.special_menus = False
-        self.dice = "box"
-        self.seconds = round_seconds(app)
-        self.on_enter()
-
-    def on_enter(self) -> None:
-        on_off = {True: "On", False: "Off"}
-        self.items = [
-            MenuItem("Start game", self._start),
-            MenuItem("Double Trouble", self._toggle("double_trouble"), on_off[self.double_trouble]),
-            MenuItem("Special menus", self._toggle("special_menus"), on_off[self.special_menus]),
-            MenuItem("Dice", self._next_dice, DICE_NAMES[self.dice]),
-            MenuItem("Round", self._next_length, mmss(self.seconds)),
-        ]
-
-    def _toggle(self, name: str) -> Any:
-        def flip() -> None:
-            setattr(self, name, not getattr(self, name))
-            self.on_enter()
-
-        return flip
-
-    def _next_dice(self) -> None:
-        # Sensor dice only when a sensor is configured: without one no roll would ever arrive.
-        modes = [m for m in rules.DICE_MODES if m != "sensor" or self.app.sensor.configured]
-        self.dice = modes[(modes.index(self.dice) + 1) % len(modes)] if self.dice in modes else modes[0]
-        self.on_enter()
-
-    def _next_length(self) -> None:
-        # Common house lengths, plus the configured one.
-        lengths = sorted({120, 150, 180, 240, 300, round_seconds(self.app)})
-        later = [s for s in lengths if s > self.seconds]
-        self.seconds = later[0] if later else lengths[0]
-        self.on_enter()
-
-    def _start(self) -> None:
-        action: Action = {"type": "setup", "round_seconds": self.seconds,
-                          "double_trouble": self.double_trouble,
-                          "special_menus": self.special_menus, "dice": self.dice}
-        if self.dice == "box":
-            # "Roll all 4 dice once": the setup roll, never a Double Trouble.
-            action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]
-        app = self.app
-        if app.game_root is self:
-            # A saved game that never got its setup (journals from before the setup became
-            # final): set this one up rather than starting another.
-            if app.dispatch(action):
-                app.resume()
-            return
-        app.new_game(app.games["cafe"], action)
-
-
-def new_game(app: App) -> Screen:
-    return SetupScreen(app)
-
-
-# ----- the root screen ----------------------------------------------------------------------------
 
 class CafeScreen(Screen):
     """The game's root: round preparation, the running timer, and the result."""
@@ -514,7 +202,7 @@ class CafeScreen(Screen):
             sensor_reading(self.app, event)
 
 
-def sensor_reading(app: App, event: DiceSettled) -> bool:
+def sensor_reading(app: Table, event: DiceSettled) -> bool:
     """A sensor reading enters as the same ``roll`` action a box roll makes."""
     state = _state(app)
     if state.setup is None or state.setup.dice != "sensor" or state.phase == "finished":
@@ -526,7 +214,7 @@ def sensor_reading(app: App, event: DiceSettled) -> bool:
     return act(app, {"type": "roll", "kind": kind, "faces": list(event.faces), "source": "sensor"})
 
 
-def play(app: App) -> Screen:
+def play(app: Table) -> Screen:
     """The root screen; a round cut off by a power cut resumes paused at its last reading."""
     state = _state(app)
     if state.phase == "setup":
@@ -541,182 +229,6 @@ def play(app: App) -> Screen:
         else:
             app.dispatch({"type": "time_up", "at": at})
     return CafeScreen(app)
-
-
-# ----- pushed screens ---------------------------------------------------------------------------
-
-class TimesUpScreen(Screen):
-    """Fills the screen until OK: the round is over."""
-
-    hint = "OK next round"
-    keeps_awake = True
-
-    def __init__(self, app: App, log: rules.RoundLog) -> None:
-        super().__init__(app)
-        self.log = log
-        self.title = round_title(log.number)
-        if log.number == rules.ROUNDS:
-            self.hint = "OK result"
-
-    def draw(self, canvas: Canvas) -> None:
-        canvas.draw.rectangle((0, canvas.top, WIDTH - 1, canvas.bottom - 1), fill=255)
-        text = "TIME'S UP"
-        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
-        log = self.log
-        if log.number == rules.ROUNDS:
-            line = "Every order served!" if not log.left else f"{log.left} order(s) left"
-        else:
-            line = f"Set {log.carried} order{'s' * (log.carried != 1)} aside"
-        SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)
-        sub = f"{log.fulfilled} of {log.laid_out + log.extra_drawn} fulfilled"
-        SMALL.draw(canvas.image, ((WIDTH - SMALL.width(sub)) // 2, canvas.top + 34), sub, fill=0)
-
-    def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "OK"):
-            self.app.pop()
-        return event.button in ("OK", "ACTION", "UP", "DOWN")
-
-
-class DoubleTroubleScreen(Screen):
-    """What the table must do now: flip one order, or draw a new one."""
-
-    title = "DOUBLE TROUBLE!"
-    hint = "OK done"
-
-    def __init__(self, app: App, trouble: str) -> None:
-        super().__init__(app)
-        self.trouble = trouble
-
-    def draw(self, canvas: Canvas) -> None:
-        state = _state(self.app)
-        if self.trouble == "flip":
-            canvas.center(1, "Flip one order to")
-            canvas.center(10, "its dark side")
-            doubled = [f for f in state.faces if f is not None and state.faces.count(f) > 1]
-            if doubled:
-                canvas.center(19, f"(double {FACE_LABELS[doubled[0]]})")
-        else:
-            canvas.center(1, "All orders are dark:")
-            canvas.center(10, "draw a NEW order,")
-            canvas.center(19, "light side up")
-        if state.phase in ("running", "paused"):
-            light, dark = str(state.light), str(state.dark)
-            width = 8 + MEDIUM.width(light) + 14 + 8 + MEDIUM.width(dark)
-            x = canvas.text((WIDTH - width) // 2, 33, "○")
-            x = canvas.text(x + 3, 29, light, MEDIUM)
-            x = canvas.text(x + 14, 33, "●")
-            canvas.text(x + 3, 29, dark, MEDIUM)
-
-    def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "OK"):
-            self.app.pop()
-            return True
-        if is_press(event, "ACTION"):
-            # The next double can come at once: take it from here too.
-            self.app.pop()
-            return self.app.stack[-1].on_button(event)
-        return False
-
-
-class TableScreen(MenuScreen):
-    """Dice on orders (box and sensor dice) and +/- order corrections; BACK returns."""
-
-    def __init__(self, app: App) -> None:
-        super().__init__(app, "Dice & orders", [])
-        self.hint = "OK change  ◆ roll dice" if _state(app).setup.dice == "box" else (
-            "OK change  BACK back")
-        self.on_enter()
-
-    def on_enter(self) -> None:
-        app = self.app
-        state = _state(app)
-        if state.phase not in ("running", "paused"):
-            self.items = []
-            return
-        items: list[MenuItem] = []
-        if state.setup.dice != "manual":
-            for i in range(4):
-                face = FACE_LABELS.get(state.faces[i] or "", "?")
-                items.append(MenuItem(f"Die {i + 1} {face}", self._toggle(i),
-                                      "on order" if state.placed[i] else "free"))
-        for sign, verb in (("+", "add_order"), ("-", "remove_order")):
-            for side in rules.SIDES:
-                items.append(MenuItem(f"{sign}1 {side} order", self._correct(verb, side),
-                                      str(state.light if side == "light" else state.dark)))
-        # Last, so UP from the top reaches it: the same as hold ACTION, in every dice mode.
-        items.append(MenuItem("Order done", self._order_done, "hold◆"))
-        self.items = items
-        self.selected = min(self.selected, len(items) - 1)
-
-    def _toggle(self, die: int) -> Any:
-        def toggle() -> None:
-            placed = not _state(self.app).placed[die]
-            act(self.app, {"type": "place", "die": die, "placed": placed})
-            self.on_enter()
-
-        return toggle
-
-    def _order_done(self) -> None:
-        self.app.pop()
-        start_order_done(self.app)
-
-    def _correct(self, verb: str, side: str) -> Any:
-        def correct() -> None:
-            act(self.app, {"type": verb, "side": side})
-            self.on_enter()
-
-        return correct
-
-    def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "ACTION") and _state(self.app).setup.dice == "box":
-            self.app.pop()
-            _reroll(self.app)
-            return True
-        if not self.items:
-            return False
-        return super().on_button(event)
-
-
-class DicePickScreen(MenuScreen):
-    """Order done with box or sensor dice: which dice were on it (they are rolled again)."""
-
-    hint = "OK tick  ◆ confirm"
-
-    def __init__(self, app: App, side: str) -> None:
-        super().__init__(app, "Which dice on it?", [])
-        self.side = side
-        state = _state(app)
-        self.picked = {i for i in range(4) if state.placed[i]}
-        if len(self.picked) > 1:
-            self.picked = set()  # dice may lie on several orders: ask, do not guess
-        self.on_enter()
-
-    def on_enter(self) -> None:
-        state = _state(self.app)
-        items = []
-        for i in range(4):
-            face = FACE_LABELS.get(state.faces[i] or "", "?")
-            mark = "✓" if i in self.picked else ("on order" if state.placed[i] else "")
-            items.append(MenuItem(f"Die {i + 1} {face}", self._tick(i), mark))
-        items.append(MenuItem("Order done", self._confirm))
-        self.items = items
-
-    def _tick(self, die: int) -> Any:
-        def tick() -> None:
-            self.picked ^= {die}
-            self.on_enter()
-
-        return tick
-
-    def _confirm(self) -> None:
-        self.app.pop()
-        _order_done(self.app, self.side, tuple(sorted(self.picked)))
-
-    def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "ACTION"):
-            self._confirm()
-            return True
-        return super().on_button(event)
 
 
 # ----- named screens for the walk and the golden PNGs ---------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.config import Field, between, one_of
-from companion.games import GameSpec, register
+from companion.games.base import GameSpec
 
 from . import rules, screens
 
@@ -73,7 +73,7 @@ def _walk() -> dict[str, tuple[str, ...]]:
     }
 
 
-SPEC = register(GameSpec.from_rules(
-    "makan", "Makan Mania", rules,
+SPEC = GameSpec.from_rules(
+    "makan", "Makan Mania", rules, replay_all=rules.replayer(),
     new_game=screens.new_game, play=screens.play, config=CONFIG, walk=_walk(),
-))
+)

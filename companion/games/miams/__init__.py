@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from companion.config import Field, one_of
 
-from .. import register
 from ..base import GameSpec
 from . import rules, screens
 
@@ -28,7 +27,7 @@ MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
 # A turn where the player rolled no cross and has not filled their track: two presses.
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
 
-SPEC = register(GameSpec.from_rules(
+SPEC = GameSpec.from_rules(
     "miams", "Miams solo", rules,
     new_game=screens.SetupScreen,
     play=screens.PlayScreen,
@@ -52,4 +51,4 @@ SPEC = register(GameSpec.from_rules(
         "result-sheet": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
                          "OK", "OK", "UP", "UP", "UP", "OK", "DOWN"),
     },
-))
+)

@@ -1,18 +1,14 @@
-"""Miams solo screens: setup, Arthur's sheet and turn, the player's turn, the final scores."""
+"""Miams solo screens: Arthur's sheet and turn, the player's turn, the final scores; the setup
+is in :mod:`.setup_screen`."""
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.config import ConfigError
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
-    MenuItem,
-    MenuScreen,
     Screen,
     StepperScreen,
     is_down,
@@ -23,144 +19,24 @@ from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
 from . import rules
+from .setup_screen import TITLE, SetupScreen
 from .sheet import (
-    DEFAULT_SHEET,
-    DEFAULT_TILE,
     HEARTS_TRACK,
     SKEWER_LABELS,
     SKEWER_SHORT,
     SKEWERS,
     Sheet,
-    load_sheet,
-    load_tile,
-    sheet_files,
 )
 
 if TYPE_CHECKING:
-    from companion.app import App
-    from hardware.buttons import ButtonEvent
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
 
-log = logging.getLogger(__name__)
+__all__ = ["TITLE", "PlayScreen", "SetupScreen", "draw_sheet", "draw_totals", "marks_text"]
 
-TITLE = "Miams"
 CELL = 6          # grid pitch: a 5 px box and a 1 px gap
 ROW_H = 7         # six rows fit the 45 px body
 GRID_X = 16       # the two-letter row labels and a clear gap before the first box
-
-
-def _settings(app: App) -> Any:
-    return app.config.games["miams"]
-
-
-# ----- setup ------------------------------------------------------------------------------------
-
-class SetupScreen(MenuScreen):
-    """Start, difficulty, and which sheet file to play Arthur on."""
-
-    def __init__(self, app: App) -> None:
-        super().__init__(app, f"{TITLE} · new solo game", [])
-        cfg = _settings(app)
-        self.difficulty = cfg.difficulty
-        # A configured sheet or tile that does not load is named with its problem and the
-        # stand-in is offered instead, so the table can still play.
-        self.problem = ""
-        first = DEFAULT_SHEET
-        if cfg.sheet:
-            first = Path(cfg.sheet)
-            self.problem = _load_problem(load_sheet, first, "Sheet")
-            if self.problem:
-                first = DEFAULT_SHEET
-        if cfg.tile and not self.problem:
-            self.problem = _load_problem(load_tile, Path(cfg.tile), "Tile")
-        # the configured sheet (or the stand-in), then the sheets folder's files that load
-        self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
-                                if p != first and not _load_problem(load_sheet, p, "Sheet"))]
-        self.sheet_index = 0
-        if self.problem:
-            self.hint = "see companion doctor"
-        self.on_enter()
-
-    def on_enter(self) -> None:
-        self.items = [
-            MenuItem("Start", self._start, "Arthur first"),
-            MenuItem("Difficulty", self._pick_difficulty, rules.DIFFICULTY_NAMES[self.difficulty]),
-            MenuItem("Sheet", self._pick_sheet, self._sheet_label(self.sheets[self.sheet_index])),
-        ]
-
-    def draw(self, canvas: Canvas) -> None:
-        super().draw(canvas)
-        if self.problem:
-            # two short lines, "Sheet x.toml:" / "end not a number"; the hint names the doctor
-            where, problem = self.problem.split(": ", 1)
-            canvas.center(3 * LINE_H + 1, f"⚠ {where}:")
-            canvas.center(4 * LINE_H + 1, problem)
-        elif self.sheets[self.sheet_index] == DEFAULT_SHEET:
-            canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
-
-    @staticmethod
-    def _sheet_label(path: Path) -> str:
-        return "stand-in" if path == DEFAULT_SHEET else path.stem
-
-    def _pick_difficulty(self) -> None:
-        keys = list(rules.DIFFICULTIES)
-        labels = ["Snacking: no change", "Lunch: 2 crossed", "Munchies: 4 crossed"]
-
-        def chosen(index: int) -> None:
-            self.difficulty = keys[index]
-            self.app.pop()
-
-        self.app.push(ChoiceScreen(self.app, f"{TITLE} · difficulty", "Arthur's appetite:", labels,
-                                   chosen, keys.index(self.difficulty)))
-
-    def _pick_sheet(self) -> None:
-        def chosen(index: int) -> None:
-            self.sheet_index = index
-            self.app.pop()
-
-        self.app.push(ChoiceScreen(self.app, f"{TITLE} · sheet", "Arthur's sheet file:",
-                                   [self._sheet_label(p) for p in self.sheets], chosen,
-                                   self.sheet_index))
-
-    def _start(self) -> None:
-        cfg = _settings(self.app)
-        tile_path = Path(cfg.tile) if cfg.tile and not self.problem.startswith("Tile") else DEFAULT_TILE
-        try:
-            sheet = load_sheet(self.sheets[self.sheet_index])
-            tile = load_tile(tile_path)
-        except ConfigError as exc:  # the file changed since the screen opened
-            log.error("miams: %s", exc)
-            self.problem = _worded(exc, "Sheet" if exc.path != str(tile_path) else "Tile")
-            self.hint = "see companion doctor"
-            self.app.refuse(f"{self.problem}\nsee companion doctor")
-            return
-        self.app.new_game(self.app.games["miams"], {
-            "type": "setup", "difficulty": self.difficulty,
-            "sheet": sheet.to_data(), "tile": tile.to_data(),
-            "tie": cfg.tie, "setup_column": cfg.setup_column,
-        })
-
-
-def _worded(exc: ConfigError, what: str) -> str:
-    """One short line for the screen, e.g. ``Sheet x.toml: end not a number``."""
-    key = exc.key.rsplit(".", 1)[-1].split("[")[0]  # "bonus[2]" reads as "bonus"
-    problem = {"(file)": "cannot read", "(syntax)": "not TOML"}.get(exc.key, f"{key} wrong")
-    if "whole number" in exc.problem:
-        problem = f"{key} not a number"
-    elif exc.key == "(file)" and "no such file" in exc.problem:
-        problem = "missing"
-    elif "missing" in exc.problem:
-        problem = f"{key} missing"
-    return f"{what} {Path(exc.path).name}: {problem}"
-
-
-def _load_problem(load: Any, path: Path, what: str) -> str:
-    """The short problem of a sheet or tile file that does not load, or "" when it loads."""
-    try:
-        load(path)
-    except ConfigError as exc:
-        log.error("miams: %s", exc)  # the full file, key, problem and fix for the installer
-        return _worded(exc, what)
-    return ""
 
 
 # ----- drawing Arthur's sheet -------------------------------------------------------------------
@@ -206,7 +82,7 @@ class PlayScreen(Screen):
     turn in words, "cross one space on your sheet", and the player's two questions.
     """
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.view = ""
         self.dice: tuple[str | None, ...] = ()   # the player's dice as the sensor read them

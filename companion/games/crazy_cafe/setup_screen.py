@@ -1,0 +1,77 @@
+"""The Café's setup screen: The Next Level, special menus, how dice are rolled, round length."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from companion.games.base import Action
+from companion.ui.widgets import MenuItem, MenuScreen, Screen
+
+from . import rules
+from .rules import KINDS
+from .view import DICE_NAMES, TITLE, mmss, round_seconds
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+
+
+class SetupScreen(MenuScreen):
+    """Start first, then the choices: The Next Level, special menus, dice, round length."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app, f"{TITLE} · setup", [])
+        self.double_trouble = False
+        self.special_menus = False
+        self.dice = "box"
+        self.seconds = round_seconds(app)
+        self.on_enter()
+
+    def on_enter(self) -> None:
+        on_off = {True: "On", False: "Off"}
+        self.items = [
+            MenuItem("Start game", self._start),
+            MenuItem("Double Trouble", self._toggle("double_trouble"), on_off[self.double_trouble]),
+            MenuItem("Special menus", self._toggle("special_menus"), on_off[self.special_menus]),
+            MenuItem("Dice", self._next_dice, DICE_NAMES[self.dice]),
+            MenuItem("Round", self._next_length, mmss(self.seconds)),
+        ]
+
+    def _toggle(self, name: str) -> Any:
+        def flip() -> None:
+            setattr(self, name, not getattr(self, name))
+            self.on_enter()
+
+        return flip
+
+    def _next_dice(self) -> None:
+        # Sensor dice only when a sensor is configured: without one no roll would ever arrive.
+        modes = [m for m in rules.DICE_MODES if m != "sensor" or self.app.sensor.configured]
+        self.dice = modes[(modes.index(self.dice) + 1) % len(modes)] if self.dice in modes else modes[0]
+        self.on_enter()
+
+    def _next_length(self) -> None:
+        # Common house lengths, plus the configured one.
+        lengths = sorted({120, 150, 180, 240, 300, round_seconds(self.app)})
+        later = [s for s in lengths if s > self.seconds]
+        self.seconds = later[0] if later else lengths[0]
+        self.on_enter()
+
+    def _start(self) -> None:
+        action: Action = {"type": "setup", "round_seconds": self.seconds,
+                          "double_trouble": self.double_trouble,
+                          "special_menus": self.special_menus, "dice": self.dice}
+        if self.dice == "box":
+            # "Roll all 4 dice once": the setup roll, never a Double Trouble.
+            action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]
+        app = self.app
+        if app.game_root is self:
+            # A saved game that never got its setup (journals from before the setup became
+            # final): set this one up rather than starting another.
+            if app.dispatch(action):
+                app.resume()
+            return
+        app.new_game(app.games["cafe"], action)
+
+
+def new_game(app: Table) -> Screen:
+    return SetupScreen(app)

@@ -1,0 +1,224 @@
+"""The running round: the round clock, every action with its effects (:func:`act`), and the
+screens they push, time's up and Double Trouble.
+
+The round clock is a controller that schedules its next deadline with ``app.schedule`` on
+``app.clock``: one timer at a time, derived from the state's deadline, never a per-tick
+counter. Every action goes through :func:`act`, which journals it and then carries out its
+effects (timer, beeps, Double Trouble screen, the box's setup roll)."""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import TYPE_CHECKING
+
+from companion.games.base import Action
+from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.font import MEDIUM, SMALL
+from companion.ui.widgets import Screen, is_press
+
+from . import rules
+from .rules import KINDS
+from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
+
+if TYPE_CHECKING:
+    from companion.games.base import Scheduled, Session, Table
+    from companion.input import ButtonEvent
+
+
+# ----- the round clock --------------------------------------------------------------------------
+
+class RoundClock:
+    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up.
+
+    After a stall only the latest cue that fell due is played (missed ticks never pile up),
+    and the picture is always drawn from the state's deadline, so it shows the true time.
+    """
+
+    def __init__(self, app: Table, warn_at: tuple[float, ...] = WARN_AT, tick_from: int = TICK_FROM):
+        self.app = app
+        self.warn_at, self.tick_from = warn_at, tick_from
+        self.session: Session | None = None  # the game whose deadlines are on this clock
+        self.deadline: float | None = None
+        self.handled_until = -math.inf
+        self._timer: Scheduled | None = None
+
+    def cues(self, deadline: float) -> list[tuple[float, str]]:
+        """Every cue of a round ending at ``deadline``, in time order."""
+        cues = [(deadline - s, "warn") for s in self.warn_at]
+        cues += [(deadline - s, "tick") for s in range(self.tick_from, 0, -1)]
+        cues.append((deadline, "alarm"))
+        return sorted(cues)
+
+    def sync(self) -> None:
+        """Re-arm from the game state (after any action, undo or resume)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        session = self.app.session
+        if session is None or session.spec.key != "cafe" or session.state.phase != "running":
+            self.deadline = None
+            return
+        now = self.app.clock.now()
+        if session is not self.session or session.state.deadline != self.deadline:
+            # A new deadline (start, resume, undo): cues already behind us are not played.
+            self.handled_until = now
+        self.session, self.deadline = session, session.state.deadline
+        self._arm(now)
+
+    def _arm(self, now: float) -> None:
+        left = self.deadline - now
+        wake = now  # a deadline already behind us (e.g. an undone pause): time is up now
+        if left > 0:
+            # The next change of the whole seconds shown; cues all sit on whole seconds.
+            redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
+            upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
+            wake = min([redraw, *upcoming[:1]])
+        self._timer = self.app.schedule(max(wake, now), self._wake)
+
+    def _wake(self) -> None:
+        self._timer = None
+        app = self.app
+        if app.session is not self.session or _state(app).phase != "running":
+            return
+        now = app.clock.now()
+        due = [(at, pattern) for at, pattern in self.cues(self.deadline)
+               if self.handled_until < at <= now]
+        self.handled_until = max(self.handled_until, now)
+        if now >= self.deadline:
+            self._time_up(now)
+            return
+        if due:
+            app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
+        self._arm(now)
+
+    def _time_up(self, now: float) -> None:
+        app = self.app
+        app.beep("alarm")
+        if act(app, {"type": "time_up", "at": now}) and app.in_game():
+            while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
+                app.pop()
+            app.push(TimesUpScreen(app, _state(app).rounds[-1]))
+
+
+_CLOCKS: weakref.WeakKeyDictionary[Table, RoundClock] = weakref.WeakKeyDictionary()
+
+
+def clock_for(app: Table) -> RoundClock:
+    """The app's round clock (one per box, so it keeps running while the menu is shown)."""
+    if app not in _CLOCKS:
+        _CLOCKS[app] = RoundClock(app)
+    return _CLOCKS[app]
+
+
+# ----- actions and their effects -------------------------------------------------------------------
+
+def roll_faces(app: Table, dice: tuple[int, ...]) -> list[str | None]:
+    """The box rolls ``dice`` with ``app.rng``; the other dice keep the faces the box knows."""
+    known = _state(app).faces
+    return [app.rng.choice(rules.FACES_OF[KINDS[i]]) if i in dice else known[i] for i in range(4)]
+
+
+def act(app: Table, action: Action) -> bool:
+    """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
+    if not app.dispatch(action):
+        return False
+    after = _state(app)
+    clock_for(app).sync()
+    if after.trouble:
+        app.beep("warn")
+        if app.in_game():
+            app.push(DoubleTroubleScreen(app, after.trouble))
+    return True
+
+
+def start_round(app: Table) -> None:
+    """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
+    state = _state(app)
+    if state.setup.dice == "box" and state.rounds:
+        # "You prepare the subsequent round ... as described in the game setup": roll all 4.
+        # Rolled at the start rather than at the end of the last round, so that a mistaken
+        # last "order done" can still be undone.
+        app.dispatch({"type": "roll", "kind": "setup", "faces": roll_faces(app, (0, 1, 2, 3)),
+                      "source": "box"})
+    act(app, {"type": "round_start", "at": app.clock.now()})
+
+
+def _reroll(app: Table) -> None:
+    """Box dice: roll every die not on an order (a Double Trouble check follows)."""
+    state = _state(app)
+    unused = tuple(i for i in range(4) if not state.placed[i])
+    act(app, {"type": "roll", "kind": "reroll", "faces": roll_faces(app, unused), "source": "box"})
+
+
+class TimesUpScreen(Screen):
+    """Fills the screen until OK: the round is over."""
+
+    hint = "OK next round"
+    keeps_awake = True
+
+    def __init__(self, app: Table, log: rules.RoundLog) -> None:
+        super().__init__(app)
+        self.log = log
+        self.title = round_title(log.number)
+        if log.number == rules.ROUNDS:
+            self.hint = "OK result"
+
+    def draw(self, canvas: Canvas) -> None:
+        canvas.draw.rectangle((0, canvas.top, WIDTH - 1, canvas.bottom - 1), fill=255)
+        text = "TIME'S UP"
+        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
+        log = self.log
+        if log.number == rules.ROUNDS:
+            line = "Every order served!" if not log.left else f"{log.left} order(s) left"
+        else:
+            line = f"Set {log.carried} order{'s' * (log.carried != 1)} aside"
+        SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)
+        sub = f"{log.fulfilled} of {log.laid_out + log.extra_drawn} fulfilled"
+        SMALL.draw(canvas.image, ((WIDTH - SMALL.width(sub)) // 2, canvas.top + 34), sub, fill=0)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            self.app.pop()
+        return event.button in ("OK", "ACTION", "UP", "DOWN")
+
+
+class DoubleTroubleScreen(Screen):
+    """What the table must do now: flip one order, or draw a new one."""
+
+    title = "DOUBLE TROUBLE!"
+    hint = "OK done"
+
+    def __init__(self, app: Table, trouble: str) -> None:
+        super().__init__(app)
+        self.trouble = trouble
+
+    def draw(self, canvas: Canvas) -> None:
+        state = _state(self.app)
+        if self.trouble == "flip":
+            canvas.center(1, "Flip one order to")
+            canvas.center(10, "its dark side")
+            doubled = [f for f in state.faces if f is not None and state.faces.count(f) > 1]
+            if doubled:
+                canvas.center(19, f"(double {FACE_LABELS[doubled[0]]})")
+        else:
+            canvas.center(1, "All orders are dark:")
+            canvas.center(10, "draw a NEW order,")
+            canvas.center(19, "light side up")
+        if state.phase in ("running", "paused"):
+            light, dark = str(state.light), str(state.dark)
+            width = 8 + MEDIUM.width(light) + 14 + 8 + MEDIUM.width(dark)
+            x = canvas.text((WIDTH - width) // 2, 33, "○")
+            x = canvas.text(x + 3, 29, light, MEDIUM)
+            x = canvas.text(x + 14, 33, "●")
+            canvas.text(x + 3, 29, dark, MEDIUM)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            self.app.pop()
+            return True
+        if is_press(event, "ACTION"):
+            # The next double can come at once: take it from here too.
+            self.app.pop()
+            return self.app.stack[-1].on_button(event)
+        return False

@@ -1,0 +1,117 @@
+"""What every Café screen shares: the title, the config key, the words and die pictures, and
+the state and settings they read."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from companion.config import Field
+from companion.ui.canvas import Canvas
+
+from . import rules
+from .rules import CafeState
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+
+
+TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
+
+
+def _round_seconds_ok(value: Any) -> str | None:
+    return None if 10 <= value <= 1800 else "must be between 10 and 1800"
+
+
+CONFIG = {
+    "round_seconds": Field(rules.DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
+                           _round_seconds_ok),
+}
+
+DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
+FACE_LABELS = {
+    "burger": "Burger", "donut": "Donut", "pizza": "Pizza", "fries": "Fries", "salad": "Salad",
+    "cake": "Cake", "cola": "Cola", "milkshake": "Shake", "coffee": "Coffee", "juice": "Juice",
+    "water": "Water", "bill": "Bill",
+}
+# 7x7 pictures of the die faces, drawn in a 9x9 box ('#' ink).
+FACE_ICONS: dict[str, tuple[str, ...]] = {
+    "burger": (".#####.", "#######", ".......", "#######", ".......", "#######", ".#####."),
+    "donut": ("..###..", ".#####.", "##...##", "##...##", "##...##", ".#####.", "..###.."),
+    "pizza": ("#######", ".##.##.", ".#####.", "..#.#..", "..###..", "...#...", "......."),
+    "fries": (".#.#.#.", ".#.#.#.", "##.#.##", "#######", "#.....#", ".#...#.", ".#####."),
+    "salad": ("..#.#..", ".#.#.#.", "#######", "#.....#", ".#...#.", "..###..", "......."),
+    "cake": ("...#...", "...#...", ".#####.", "#######", "#.#.#.#", "#######", "#######"),
+    "cola": ("...#...", "..###..", "..###..", ".#####.", ".#...#.", ".#####.", ".#####."),
+    "milkshake": ("....#..", "...#...", "#######", ".#####.", ".#...#.", "..#.#..", "..###.."),
+    "coffee": (".#.#...", "#.#....", "######.", "#....##", "#....#.", ".####..", "......."),
+    "juice": ("....##.", "..###..", ".#####.", "###.###", "#######", ".#####.", "..###.."),
+    "water": ("...#...", "...#...", "..###..", ".#####.", ".#####.", ".#####.", "..###.."),
+    "bill": ("######.", "#....##", "#.##..#", "#.....#", "#.###.#", "#.....#", "#######"),
+    "?": ("..###..", ".#...#.", ".....#.", "....#..", "...#...", ".......", "...#..."),
+}
+
+# Cues before the deadline: warnings at 1:00 and 0:30, a tick each second from 0:10.
+WARN_AT: tuple[float, ...] = (60.0, 30.0)
+TICK_FROM = 10
+
+
+def round_seconds(app: Table) -> int:
+    """The configured round length ([games.cafe] round_seconds)."""
+    section = app.config.games.get("cafe")
+    return int(section["round_seconds"]) if section else rules.DEFAULT_ROUND_S
+
+
+def mmss(seconds: float) -> str:
+    """Whole seconds left, rounded up so 0:00 shows only when time is up."""
+    whole = max(0, math.ceil(seconds - 1e-9))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _state(app: Table) -> CafeState:
+    return app.session.state
+
+
+def round_title(number: int) -> str:
+    """The title bar during round ``number``: the game and where it stands."""
+    return f"{TITLE} · Round {number}"
+
+
+def roll_prompt(dice: tuple[int, ...]) -> str:
+    """What to roll after an order: "Roll die 2", "Roll dice 1 2 3 4" (fits the width)."""
+    if len(dice) == 1:
+        return f"Roll die {dice[0] + 1}"
+    return "Roll dice " + " ".join(str(i + 1) for i in dice)
+
+
+# What a short ACTION does during a round, by dice mode; the hint line reads the same way in
+# every mode, only this word changes.
+ACTION_VERB = {"box": "roll", "sensor": "done", "manual": "done"}
+
+
+def action_verb(state: CafeState) -> str:
+    """The word for a short ACTION press in the running round."""
+    setup = state.setup
+    if setup.dice == "manual" and setup.double_trouble:
+        return "double"
+    return ACTION_VERB[setup.dice]
+
+
+def draw_face(canvas: Canvas, x: int, y: int, face: str | None, placed: bool = False) -> None:
+    """One die as a 9x9 box at body-relative (x, y); a die on an order is drawn inverted."""
+    top = canvas.top + y
+    draw = canvas.draw
+    draw.rectangle((x, top, x + 8, top + 8), outline=255, fill=255 if placed else 0)
+    ink = 0 if placed else 255
+    for row, cells in enumerate(FACE_ICONS[face or "?"]):
+        for col, cell in enumerate(cells):
+            if cell == "#":
+                draw.point((x + 1 + col, top + 1 + row), fill=ink)
+
+
+def draw_dice(canvas: Canvas, x: int, y: int, state: CafeState) -> int:
+    """The four dice in a row (yellow pair, gap, blue pair); returns the x after them."""
+    for index in range(4):
+        dx = x + index * 11 + (3 if index >= 2 else 0)
+        draw_face(canvas, dx, y, state.faces[index], state.placed[index])
+    return x + 4 * 11 + 3

@@ -1,0 +1,90 @@
+"""What the Café's actions and states say to the table: undoable or not, the resume question,
+the undo toast and the replay's summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.games.base import Action
+
+from .state import SIDES, CafeState
+
+
+def is_undoable(action: Action) -> bool:
+    """The setup, dice the box or the sensor rolled, and time running out are not taken back.
+
+    Undoing the setup would leave a game with no setup that no screen can show or resume.
+    """
+    return action.get("type") not in ("setup", "roll", "time_up")
+
+
+def describe(state: CafeState) -> str:
+    """A few words for the resume question."""
+    if state.phase == "finished":
+        return "result"
+    if state.phase == "setup":
+        return "setup"
+    return f"round {state.round}"
+
+
+ROLL_WORDS = {"setup": "roll", "reroll": "reroll", "freed": "freed roll"}
+ACTION_WORDS = {
+    "setup": "setup",
+    "double": "the double",
+    "round_start": "round start",
+    "pause": "pause",
+    "resume": "resume",
+    "time_up": "time up",
+}
+
+
+def describe_action(action: Action, state: CafeState | None = None) -> str:
+    """A few words for "Undone: ..." and "Can't undo: ..." (one short line); a Café action
+    says all it did, so the state it was applied to is not needed."""
+    kind = action.get("type")
+    side = action.get("side", "light")
+    side = side if side in SIDES else "light"
+    if kind == "roll":
+        source = "sensor" if action.get("source") == "sensor" else "box"
+        roll_kind = action.get("kind")
+        return f"{source} {ROLL_WORDS.get(roll_kind, 'roll') if isinstance(roll_kind, str) else 'roll'}"
+    if kind == "place":
+        die = action.get("die")
+        number = f" {die + 1}" if isinstance(die, int) and not isinstance(die, bool) else ""
+        return f"die{number} {'placed' if action.get('placed', True) is not False else 'freed'}"
+    if kind == "order_done":
+        return f"{side} order done"
+    if kind in ("add_order", "remove_order"):
+        return f"{'+' if kind == 'add_order' else '-'}1 {side} order"
+    return ACTION_WORDS.get(kind, "step") if isinstance(kind, str) else "step"
+
+
+def summary(state: CafeState) -> dict[str, Any]:
+    """The game as JSON: per round what was laid out, fulfilled, carried, flipped, drawn."""
+    rounds = []
+    for log in state.rounds:
+        rounds.append({
+            "round": log.number,
+            "orders_laid_out": log.laid_out,
+            "fulfilled": log.fulfilled,
+            "carried_to_round_3": log.carried,
+            "left_open": log.left,
+            "dark_flips": log.dark_flips,
+            "extra_orders_drawn": log.extra_drawn,
+            "corrections": log.corrections,
+            "ended": log.ended or "playing",
+            "time_left_s": None if log.time_left is None else round(log.time_left, 3),
+        })
+    setup = state.setup
+    out: dict[str, Any] = {
+        "game": "cafe",
+        "phase": state.phase,
+        "round": state.round,
+        "rounds": rounds,
+        "result": state.result or None,
+        "orders_left": state.rounds[-1].left if state.result else state.open_orders,
+    }
+    if setup is not None:
+        out["setup"] = {"round_seconds": setup.round_seconds, "double_trouble": setup.double_trouble,
+                        "special_menus": setup.special_menus, "dice": setup.dice}
+    return out

@@ -1,0 +1,144 @@
+"""The Queue and the final scores on Makan Mania's root screen: buying drinks turn by turn,
+then each player's scoring and the final ranking.
+
+A mixin of :class:`.screens.MakanScreen`, which picks ``_draw_<view>`` and ``_<view>_<button>``
+by the state's phase."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.font import MEDIUM, SMALL
+from companion.ui.widgets import (
+    ChoiceScreen,
+    MessageScreen,
+    draw_list,
+)
+
+from . import rules
+from .view import FOOD_MAX, _ask_numbers, _count, _gain_text, _price, _where
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+
+
+class QueueViews:
+    """The Queue, final scoring and the final scores."""
+
+    app: Table
+    selected: int
+    board_seen: int
+    state: rules.State
+
+    # ----- the Queue ---------------------------------------------------------------------
+    def _draw_queue(self, canvas: Canvas) -> None:
+        s = self.state
+        who = rules.current(s)
+        p = s.players[who]
+        coins = f"{p.coins}¤"
+        coins_x = WIDTH - MEDIUM.width(coins) - 1
+        canvas.text(coins_x, 1, coins, MEDIUM)
+        canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
+        canvas.text(1, LINE_H + 1, SMALL.fit(_gain_text(s.gained), coins_x - 3))
+        bonus = f"  +{s.gained.bonus}d next" if s.gained.bonus else ""
+        canvas.text(1, 2 * LINE_H + 1, f"Dice {p.dice}  Off {s.discount}{bonus}")
+        slots = rules.visible_slots(s, who)
+        sub = Canvas(canvas.image, canvas.top + 3 * LINE_H, canvas.bottom)
+        if not slots:
+            sub.line(0, "No drinks left")
+            return
+        labels = [s.book.by_key[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
+                  for i in slots]
+        details = [_price(s, s.row[i].drink) + (" ✓" if rules.pay_options(s, i) else " ✗")
+                   for i in slots]
+        draw_list(sub, labels, details, min(self.selected, len(slots) - 1))
+
+    def _queue_ok(self) -> None:
+        s = self.state
+        slots = rules.visible_slots(s, rules.current(s))
+        if not slots:
+            self.app.refuse("No drinks left")
+            return
+        slot = slots[min(self.selected, len(slots) - 1)]
+        drink = s.book.by_key[s.row[slot].drink]
+        ways = rules.pay_options(s, slot)
+        if len(ways) == 2:
+            labels = [_count(rules.dice_price(s, drink.key), "die", "dice"),
+                      _count(drink.coins, "coin", "coins")]
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Buy", f"{drink.name}: pay with", labels,
+                                       lambda i: self._buy(slot, ways[i])))
+            return
+        # One way, or none: the rules give the reason a purchase is refused.
+        self._buy(slot, ways[0] if ways else ("dice" if drink.dice is not None else "coins"))
+
+    def _buy(self, slot: int, pay: str) -> None:
+        drink = self.state.row[slot].drink
+        if self._commit({"type": "buy", "slot": slot, "drink": drink, "pay": pay}):
+            self.app.toast(f"Bought {self.state.book.by_key[drink].name}", f"paid with {pay}")
+
+    def _queue_action(self) -> None:
+        s = self.state
+        who = rules.current(s)
+        before = s.players[who].coins
+        if self._commit({"type": "end_turn", "player": who}):
+            self.selected = 0   # the next player starts at the top of the drinks
+            got = self.state.players[who].coins - before
+            if got:
+                self.app.toast(f"{s.players[who].name} takes {got}¤", "for unspent dice")
+
+    # ----- final scoring -----------------------------------------------------------------
+    def _draw_scoring(self, canvas: Canvas) -> None:
+        s = self.state
+        details = [f"{p.total}" if p.score is not None else "?" for p in s.players]
+        draw_list(canvas, [p.name for p in s.players], details, self.selected)
+
+    def _scoring_ok(self) -> None:
+        s = self.state
+        who = self.selected
+        p = s.players[who]
+        if p.score is not None:
+            self._show_breakdown(who)
+            return
+        snacks, meals, faces = rules.score_needs(s, who)
+        title = f"Makan · Score {p.name}"
+        questions = [(title, "Food card points?", 0, FOOD_MAX)]
+        if snacks:
+            questions.append((title, "Snack cards?", 0, 60))
+        if meals:
+            questions.append((title, "Meal cards?", 0, 60))
+        questions += [(title, f"Dice faces {f} on Food?", 0, 60) for f in faces]
+
+        def done(answers: list[int]) -> None:
+            action: dict[str, Any] = {"type": "score", "player": who, "food": answers[0]}
+            rest = answers[1:]
+            if snacks:
+                action["snacks"], rest = rest[0], rest[1:]
+            if meals:
+                action["meals"], rest = rest[0], rest[1:]
+            if faces:
+                action["faces"] = {str(f): n for f, n in zip(faces, rest, strict=True)}
+            self._commit(action)
+
+        _ask_numbers(self.app, questions, done)
+
+    def _show_breakdown(self, who: int) -> None:
+        p = self.state.players[who]
+        lines = [f"{label}: {points}" for label, points in p.score or ()]
+        self.app.push(MessageScreen(self.app, f"Makan · {p.name}: {p.total}", lines))
+
+    def _draw_over(self, canvas: Canvas) -> None:
+        s = self.state
+        best = rules.winners(s)
+        names = " & ".join(s.players[i].name for i in best)
+        verb = "share the win" if len(best) > 1 else "wins"
+        canvas.center(1, SMALL.fit(f"★ {names} {verb}: {s.players[best[0]].total} ★", WIDTH - 2))
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
+        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
+        draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],
+                  self.selected)
+
+    def _over_ok(self) -> None:
+        s = self.state
+        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
+        self._show_breakdown(ranked[self.selected])

@@ -1,0 +1,175 @@
+"""The start of a Makan Mania round on the game's root screen: the setup taken back by undo,
+the scoreboard between rounds, drinks revealed or dealt, the Rush and the jumps.
+
+A mixin of :class:`.screens.MakanScreen`, which picks ``_draw_<view>`` and ``_<view>_<button>``
+by the state's phase."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.ui.canvas import LINE_H, Canvas
+from companion.ui.font import MEDIUM, SMALL
+from companion.ui.widgets import (
+    CheckListScreen,
+    ChoiceScreen,
+    StepperScreen,
+    draw_list,
+)
+
+from . import rules
+from .setup_screen import SetupScreen
+from .view import _count, _where
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+
+
+class RoundViews:
+    """The views from the setup taken back to the jumps."""
+
+    app: Table
+    selected: int
+    board_seen: int
+    state: rules.State
+
+    # ----- setup taken back by undo --------------------------------------------------------
+    def _draw_setup(self, canvas: Canvas) -> None:
+        canvas.paragraph("Setup undone. Press OK to set up the game again.", 1)
+
+    def _setup_ok(self) -> None:
+        self.app.push(SetupScreen(self.app))
+
+    # ----- scoreboard between rounds ------------------------------------------------------
+    def _draw_board(self, canvas: Canvas) -> None:
+        s = self.state
+        canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
+        details = [f"{p.coins}¤ {_count(len(p.drinks), 'drink', 'drinks')}"
+                   + (f" +{p.bonus}d" if p.bonus else "") for p in s.players]
+        draw_list(sub, [p.name for p in s.players], details, self.selected)
+
+    def _board_ok(self) -> None:
+        self.board_seen = self.state.round
+
+    # ----- start of round -----------------------------------------------------------------
+    def _draw_reveal(self, canvas: Canvas) -> None:
+        s = self.state
+        n = len(s.players)
+        canvas.center(0, f"Round {s.round}: reveal")
+        for centre, number, label in ((32, 2 * n, "Food"), (96, n, "Drinks")):
+            text = str(number)
+            canvas.text(centre - MEDIUM.width(text) // 2, 10, text, MEDIUM)
+            canvas.text(centre - SMALL.width(label) // 2, 27, label)
+        canvas.center(14, "+")
+        owner = rules.holder(s, "private_drink")
+        if owner is not None:
+            canvas.center(37, f"+1 Drink for {s.players[owner].name}")
+
+    def _reveal_ok(self) -> None:
+        s = self.state
+        owner = rules.holder(s, "private_drink")
+        count = len(s.players) + (owner is not None)
+        if s.deal:
+            # Chance is drawn here, from the box's RNG, and recorded in the action.
+            cards = self.app.rng.sample(rules.deck_cards(s), count)
+            self._commit({"type": "deal", "drinks": cards[: len(s.players)],
+                          "private": cards[-1] if owner is not None else None})
+            return
+        picks: list[str] = []
+
+        def ask(k: int) -> None:
+            def chosen(index: int) -> None:
+                del picks[k:]
+                picks.append(s.book.drinks[index].key)
+                if k + 1 < count:
+                    ask(k + 1)
+                else:
+                    self._commit({"type": "reveal", "drinks": picks[: len(s.players)],
+                                  "private": picks[-1] if owner is not None else None})
+
+            private = owner is not None and k == count - 1
+            title = f"{_where(s)} · " + (f"{s.players[owner].name}'s drink" if private
+                                         else f"Drink {k + 1}/{len(s.players)}")
+            self.app.push(ChoiceScreen(self.app, title, "Which drink is it?",
+                                       [d.name for d in s.book.drinks], chosen))
+
+        ask(0)
+
+    # ----- the Rush ----------------------------------------------------------------------
+    def _draw_rush(self, canvas: Canvas) -> None:
+        s = self.state
+        seated = rules.order(s)
+        if s.deal and not seated:
+            names = ", ".join(s.book.by_key[c.drink].name for c in s.row if c.owner is None)
+            line = canvas.paragraph(f"Lay out: {names}", 0)
+            owner = rules.holder(s, "private_drink")
+            if owner is not None and line < canvas.lines:
+                canvas.paragraph(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}", line)
+            return
+        canvas.line(0, "Roll dice, grab Food!")
+        free = " ".join(str(t) for t in rules.free_tables(s))
+        canvas.line(1, f"Free tables: {free}")
+        for row, index in enumerate(seated[: canvas.lines - 2], 2):
+            p = s.players[index]
+            canvas.line(row, f"T{p.table} {p.name}: {p.dice} dice left")
+
+    def _rush_ok(self) -> None:
+        s = self.state
+        waiting = rules.unseated(s)
+
+        def pick_player(i: int) -> None:
+            who, free = waiting[i], rules.free_tables(s)
+            if len(free) == 1:
+                ask_dice(who, free[0])
+            else:
+                self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Seat", f"{s.players[who].name} sits at:",
+                                           [f"Table {t}" for t in free],
+                                           lambda j: ask_dice(who, free[j])))
+
+        def ask_dice(who: int, table: int) -> None:
+            name = s.players[who].name
+            self.app.push(StepperScreen(
+                self.app, f"{_where(s)} · Table {table}", f"{name}: unplaced dice?", 0, 0,
+                rules.max_dice(s, who),
+                lambda dice: self._commit({"type": "seat", "player": who, "table": table, "dice": dice})))
+
+        if len(waiting) == 1:
+            pick_player(0)
+        else:
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Rush", "Who sat down?",
+                                       [s.players[i].name for i in waiting], pick_player))
+
+    # ----- start of the Queue: the jumps --------------------------------------------------
+    def _draw_jumps(self, canvas: Canvas) -> None:
+        s = self.state
+        jumper, target, over = rules.pending_jump(s)
+        p = s.players[jumper]
+        canvas.center(0, f"{p.name} ({p.tray.title()}) at Table {p.table}")
+        canvas.center(LINE_H, "may jump to Table")
+        canvas.big(2 * LINE_H, str(target))
+        if s.options.push == "swap":
+            other = over[-1] if target == 88 else over[0]
+            moved = f"swap with {s.players[other].name}"
+        else:
+            moved = f"{len(over)} pushed {'forward' if target == 88 else 'back'}"
+        if target == 88:
+            note = f"+{rules.JUMP_88_FROM_1_COINS}¤, " if p.table == 1 else ""
+            canvas.center(4 * LINE_H, f"{note}{moved}")
+        else:
+            canvas.center(4 * LINE_H, f"{moved}, tch +1¤")
+
+    def _jumps_ok(self) -> None:
+        s = self.state
+        _, target, over = rules.pending_jump(s)
+        if target == 88:
+            self._commit({"type": "jump", "to": 88, "go": True})
+            return
+        self.app.push(CheckListScreen(
+            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [True] * len(over),
+            lambda ticked: self._commit({"type": "jump", "to": 1, "go": True,
+                                         "tch": [over[i] for i in ticked]})))
+
+    def _jumps_action(self) -> None:
+        _, target, _ = rules.pending_jump(self.state)
+        self._commit({"type": "jump", "to": target, "go": False})
