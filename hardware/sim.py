@@ -27,7 +27,7 @@ class SimDisplay(OledDisplay):
         super().__init__(dummy(width=128, height=64, rotate=rotate, mode="1"))
         self._rotate = rotate
         self.listeners: list[Callable[[Any], None]] = []
-        self.panel: PageDiffDisplay | None = None
+        self.panel: OledDisplay | None = None
         self._drawn: Any = None  # the last frame as drawn, before luma's rotation
 
     def measure(self, controller: str, clock: Callable[[], float], bus: Any = None) -> Any:
