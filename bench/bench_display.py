@@ -87,6 +87,16 @@ def full_frame(samples: int) -> dict[str, Any]:
         bus.take()
         writer.show(image)
         out[f"page_diff_{name}"] = describe(bus.take())
+        # The writer's own CPU: every page changed (a whole frame), then one pixel.
+        other, dot = Image.new("1", (128, 64), 0), image.copy()
+        dot.putpixel((64, 32), 255)
+        for label, frames in (("whole", (other, image)), ("one_pixel", (dot, image))):
+            cpu = []
+            for index in range(samples):
+                started = time.thread_time()
+                writer.show(frames[index % 2])
+                cpu.append((time.thread_time() - started) * 1000)
+            out[f"page_diff_{name}"][f"cpu_ms_p50_{label}"] = round(statistics.median(cpu), 3)
     return out
 
 
@@ -100,11 +110,11 @@ def fresh(name: str) -> SimBox:
     return walk_to(name, named_screens()[name])
 
 
-def attach(box: SimBox, path: str) -> RecordingBus:
-    """Write the box's frames also through luma's ssd1306 class onto a recording bus."""
+def attach(box: SimBox, path: str, controller: str = "ssd1306") -> RecordingBus:
+    """Write the box's frames also through luma's driver class onto a recording bus."""
     display = box.app.hardware.display
     if path == "page_diff":
-        bus = display.measure("ssd1306", box.clock.now, RecordingBus())
+        bus = display.measure(controller, box.clock.now, RecordingBus())
     else:
         bus = RecordingBus()
         display.panel = OledDisplay(ssd1306(bus))
@@ -113,11 +123,11 @@ def attach(box: SimBox, path: str) -> RecordingBus:
     return bus
 
 
-def timer_ticks(seconds: int) -> list[int]:
+def timer_ticks(seconds: int, controller: str = "ssd1306") -> list[int]:
     """Wire bytes of each frame written while the Café timer runs."""
     box = fresh("cafe-timer")
     try:
-        bus = attach(box, "page_diff")
+        bus = attach(box, "page_diff", controller)
         display = box.app.hardware.display
         sent: list[int] = []
         for _ in range(seconds * 20):
@@ -152,11 +162,11 @@ class Presses:
             self.moves.append(count.wire_bytes)
 
 
-def presses(path: str, rounds: int) -> Presses:
+def presses(path: str, rounds: int, controller: str = "ssd1306") -> Presses:
     """Menu moves (UP/DOWN on the home and settings menus) and menu changes (OK, BACK)."""
     box = fresh("home")
     try:
-        bus = attach(box, path)
+        bus = attach(box, path, controller)
         display = box.app.hardware.display
         finger = box.finger
         measured = Presses()
@@ -260,6 +270,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "render_ms_max": round(max(maxes), 3),
         "render_ms": renders,
         "max_frame_ms_long_text": long_text(5 if quick else 100),
+        "sh1106": {
+            "bus_bytes_full_frame": full["page_diff_sh1106"]["wire_bytes"],
+            "bus_bytes_per_timer_tick": round(statistics.median(
+                timer_ticks(5 if quick else 30, "sh1106"))),
+            "bus_bytes_per_menu_move": round(statistics.median(
+                presses("page_diff", 1 if quick else 5, "sh1106").moves)),
+        },
         "full_frame": {
             "press_cpu_ms": spread(old.cpu),
             **{f"press_to_photon_ms_p99_{speed}": round(p99(values), 2)

@@ -217,9 +217,10 @@ enable_i2c() {
     fi
     local edited
     edited=$(mktemp)
-    # Replace every (even commented) i2c_arm line by ours, once; append it under [all] if none.
+    # Replace every (even commented) i2c_arm line, or its i2c/i2c_baudrate alias, by ours, once;
+    # append it under [all] if none.
     awk -v line="$I2C_LINE" '
-        /^[[:space:]]*#?[[:space:]]*dtparam=i2c_arm(_baudrate)?=/ { if (!done) print line; done = 1; next }
+        /^[[:space:]]*#?[[:space:]]*dtparam=i2c(_arm)?(_baudrate)?=/ { if (!done) print line; done = 1; next }
         { print }
         END { if (!done) { print ""; print "# Table Companion: I2C for the OLED"; print "[all]"; print line } }
     ' "$ROOT$config" >"$edited"
