@@ -89,8 +89,9 @@ class PageDiffDisplay(OledDisplay):
     """Sends only the smallest column window of each changed page to an SSD1306 or SH1106.
 
     The driver (a luma.oled ``ssd1306`` or ``sh1106``) has set the panel up; this writes
-    through its ``command``/``data``, so I²C and SPI alike. A whole frame goes after a wake,
-    a contrast change, and on the first write once ``guard_s`` has passed without one.
+    through its ``command``/``data``, so I²C and SPI alike. A whole frame goes at a wake
+    (before the panel lights), and as the first write after a contrast change or once
+    ``guard_s`` has passed without a whole write.
     """
 
     def __init__(self, device: object, controller: str, clock: Callable[[], float], *,
@@ -144,7 +145,7 @@ class PageDiffDisplay(OledDisplay):
 
     def set_contrast(self, level: int) -> None:
         super().set_contrast(level)
-        self.rewrite()
+        self._panel = None  # the next frame goes whole; dimming an idle screen sends nothing
 
     def set_power(self, on: bool) -> None:
         if on and not self.powered:

@@ -126,13 +126,16 @@ def test_wake_contrast_and_the_guard_send_the_whole_frame(controller):
     display.set_power(False)
     display.set_power(True)
     assert display.full_writes == 2 and model.image().tobytes() == image.tobytes()
-    display.set_contrast(9)
-    assert display.full_writes == 3
-    clock.now += 59
+    model.take()
+    display.set_contrast(9)  # dimming an idle screen sends only the contrast
+    assert model.take().transactions == 1
     display.show(frame([(6, 6, 5, 5, True)]))
     assert display.full_writes == 3
-    clock.now += 1
+    clock.now += 59
     display.show(image)
+    assert display.full_writes == 3
+    clock.now += 1
+    display.show(frame([(6, 6, 5, 5, True)]))
     assert display.full_writes == 4
 
 
