@@ -234,12 +234,8 @@ def long_text(renders: int) -> float:
     return round(max(times), 3)
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few samples: checks it runs")
-    args = parser.parse_args(argv)
-    quick = args.quick
-
+def measure(quick: bool = False) -> dict[str, Any]:
+    """Every figure above; ``quick`` takes few samples, only to check that it runs."""
     full = full_frame(3 if quick else 50)
     frame_bytes = full["page_diff_ssd1306"]["wire_bytes"]
     ticks = timer_ticks(5 if quick else 120)
@@ -294,8 +290,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     and result["press_to_photon_ms_p99_100k"] < AIMS["photon_100k_ms"]
                     and result["render_ms_p50"] < AIMS["render_p50_ms"]
                     and result["render_ms_max"] < AIMS["render_max_ms"])
-    print(json.dumps(result))
     return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few samples: checks it runs")
+    print(json.dumps(measure(parser.parse_args(argv).quick)))
 
 
 if __name__ == "__main__":
