@@ -127,6 +127,8 @@ class PageDiffDisplay(OledDisplay):
                 self._device.command(0xB0 | page, column & 0x0F, 0x10 | column >> 4)
                 self._device.data(list(pages[page][first : last + 1]))
         else:
+            # luma's ssd1306 init sets horizontal addressing (0x20 0x00): the data of a window
+            # fills its columns page after page, so one window can cover several pages.
             for top, bottom, first, last in _merged(windows):
                 self._device.command(0x21, first + self._offset, last + self._offset,
                                      0x22, top, bottom)
