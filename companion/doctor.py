@@ -155,6 +155,50 @@ def check_display(cfg: config_module.Config, probes: Board) -> Finding:
                    f"check VCC, GND, SDA to GPIO2 and SCL to GPIO3; `i2cdetect -y {bus}` should show it")
 
 
+def i2c_speed(bus: int, root: Path = Path("/")) -> tuple[int, str] | None:
+    """The I²C bus's clock in Hz and where it was read: the device tree the kernel runs with
+    (``/sys``), else the boot config's ``i2c_arm_baudrate``; None when neither says."""
+    node = root / f"sys/class/i2c-adapter/i2c-{bus}/of_node/clock-frequency"
+    try:
+        value = node.read_bytes()
+    except OSError:
+        value = b""
+    if len(value) == 4:  # a device-tree cell: one big-endian 32-bit number
+        return int.from_bytes(value, "big"), str(Path("/") / node.relative_to(root))
+    for name in ("boot/firmware/config.txt", "boot/config.txt"):
+        try:
+            lines = (root / name).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        found = None
+        for line in lines:
+            line = line.split("#", 1)[0].strip()
+            if not line.startswith("dtparam="):
+                continue
+            for param in line[len("dtparam="):].split(","):
+                key, _, rate = param.strip().partition("=")
+                if key in ("i2c_arm_baudrate", "i2c_baudrate") and rate.isdigit():
+                    found = int(rate)
+        if found is not None:
+            return found, f"/{name}"
+    return None
+
+
+def check_i2c_speed(cfg: config_module.Config, root: Path = Path("/")) -> Finding:
+    """How fast the panel's bus runs: a whole frame is 23 ms of bus at 400 kHz, 93 at 100."""
+    bus = cfg.display.i2c_bus
+    found = i2c_speed(bus, root)
+    if found is None:
+        return Finding("i2c", OK, f"I2C bus {bus} speed unknown (no clock-frequency in /sys, "
+                       "no i2c_arm_baudrate in the boot config)")
+    hz, source = found
+    detail = f"I2C bus {bus} at {hz / 1000:g} kHz ({source})"
+    if hz < 400_000:
+        return Finding("i2c", WARN, f"{detail}: screen changes reach the panel up to 4x later",
+                       "sudo systemd/install.sh --i2c (sets 400 kHz), then reboot")
+    return Finding("i2c", OK, detail)
+
+
 def pin_claims(cfg: config_module.Config) -> dict[int, str]:
     """Every BCM pin the box drives, with the config key that names it."""
     claims = {pin: f"buttons.{name.lower()}" for name, pin in cfg.button_pins().items()}
@@ -369,6 +413,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         *check_miams_files(cfg),
         check_makan_data(cfg),
         check_display(cfg, probes.board),
+        *([] if sim or cfg.display.interface != "i2c" else [check_i2c_speed(cfg)]),
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),

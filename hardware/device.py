@@ -9,7 +9,7 @@ from .bundle import Hardware
 from .buttons import GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer, gpio_buzzer
 from .clock import MonotonicClock
-from .display import OledDisplay
+from .display import SH1106_COLUMN_OFFSET, PageDiffDisplay
 
 
 class HardwareError(Exception):
@@ -21,14 +21,16 @@ def open_oled(display: Any) -> Any:
     from luma.core.interface.serial import i2c, spi
     from luma.oled.device import sh1106, ssd1306
 
-    driver = {"ssd1306": ssd1306, "sh1106": sh1106}[display.driver]
     try:
         if display.interface == "i2c":
             serial = i2c(port=display.i2c_bus, address=display.i2c_address)
         else:
             serial = spi(port=display.spi_port, device=display.spi_device,
                          gpio_DC=display.dc_pin, gpio_RST=display.reset_pin)
-        return driver(serial, width=128, height=64, rotate=display.rotate)
+        if display.driver == "sh1106":
+            return sh1106(serial, width=128, height=64, rotate=display.rotate,
+                          page_address_offset=SH1106_COLUMN_OFFSET)
+        return ssd1306(serial, width=128, height=64, rotate=display.rotate)
     except Exception as exc:  # luma raises DeviceNotFoundError, DevicePermissionError, OSError
         where = (f"I2C bus {display.i2c_bus} address 0x{display.i2c_address:02X}"
                  if display.interface == "i2c" else f"SPI {display.spi_port}.{display.spi_device}")
@@ -41,7 +43,8 @@ def open_oled(display: Any) -> Any:
 def build(config: Any, post: Callable[[PinEdge], None]) -> Hardware:
     """Open every part named in the config; raise HardwareError naming the one that fails."""
     clock = MonotonicClock()
-    display = OledDisplay(open_oled(config.display))
+    # Only the changed columns of each page go over the bus (see hardware.display).
+    display = PageDiffDisplay(open_oled(config.display), config.display.driver, clock.now)
     try:
         buttons = GpioButtons(config.button_pins(), post, clock.now,
                               bounce_s=config.buttons.bounce_ms / 1000 or None)

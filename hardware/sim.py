@@ -1,7 +1,8 @@
 """The simulated box, built from the libraries' own test devices.
 
 Buttons are gpiozero ``MockFactory`` pins driven low/high like real switches; the display is
-``luma.core.device.dummy`` in 1-bit mode; the buzzer records its patterns. The product code
+``luma.core.device.dummy`` in 1-bit mode (and, to measure the bus, also luma.oled's driver
+and the page-diff writer on a model panel); the buzzer records its patterns. The product code
 cannot tell them from the real parts.
 """
 
@@ -14,7 +15,8 @@ from .bundle import Hardware
 from .buttons import GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer
 from .clock import MonotonicClock, VirtualClock
-from .display import OledDisplay
+from .display import OledDisplay, PageDiffDisplay
+from .model_panel import ModelPanel
 
 
 class SimDisplay(OledDisplay):
@@ -24,17 +26,44 @@ class SimDisplay(OledDisplay):
         from luma.core.device import dummy
 
         super().__init__(dummy(width=128, height=64, rotate=rotate, mode="1"))
+        self._rotate = rotate
         self.listeners: list[Callable[[Any], None]] = []
+        self.panel: OledDisplay | None = None
+        self._drawn: Any = None  # the last frame as drawn, before luma's rotation
+
+    def measure(self, controller: str, clock: Callable[[], float], bus: Any = None) -> Any:
+        """From now on, also write every frame through luma.oled's ``controller`` driver and
+        the page-diff writer onto ``bus`` (a :class:`ModelPanel` by default); return the bus."""
+        from luma.oled.device import sh1106, ssd1306
+
+        bus = bus if bus is not None else ModelPanel(controller)
+        driver = {"ssd1306": ssd1306, "sh1106": sh1106}[controller]
+        self.panel = PageDiffDisplay(driver(bus, width=128, height=64, rotate=self._rotate),
+                                     controller, clock)
+        self.panel.set_power(self.powered)
+        if self._drawn is not None:
+            self.panel.show(self._drawn)
+        return bus
 
     def show(self, image: Any) -> bool:
         written = super().show(image)
         if written:
+            self._drawn = image
+            if self.panel is not None:
+                self.panel.show(image)
             for listener in self.listeners:
                 listener(image)
         return written
 
+    def set_contrast(self, level: int) -> None:
+        super().set_contrast(level)
+        if self.panel is not None:
+            self.panel.set_contrast(level)
+
     def set_power(self, on: bool) -> None:
         super().set_power(on)
+        if self.panel is not None:
+            self.panel.set_power(on)
         for listener in self.listeners:
             listener(self.frame())
 

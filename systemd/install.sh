@@ -242,7 +242,8 @@ set_boot_line() {
 
 enable_i2c() {
     want_i2c || return 0
-    set_boot_line I2C '^[[:space:]]*#?[[:space:]]*dtparam=i2c_arm(_baudrate)?=' "$I2C_LINE"
+    # Also replaces the i2c / i2c_baudrate aliases of i2c_arm / i2c_arm_baudrate.
+    set_boot_line I2C '^[[:space:]]*#?[[:space:]]*dtparam=i2c(_arm)?(_baudrate)?=' "$I2C_LINE"
     local modules
     modules=$(mktemp)
     printf 'i2c-dev\n' >"$modules"

@@ -57,3 +57,40 @@ def test_a_missing_oled_names_the_bus_and_what_to_check():
     cfg = config.parse({"display": {"i2c_bus": 19}})
     with pytest.raises(HardwareError, match=r"I2C bus 19 address 0x3C.*doctor"):
         open_oled(cfg.display)
+
+
+def test_the_box_writes_its_panel_page_by_page(monkeypatch):
+    """On the box the page-diff writer sends frames through luma.oled's own driver class."""
+    from luma.oled.device import sh1106
+
+    import hardware.device
+    from hardware.display import PageDiffDisplay
+    from hardware.model_panel import ModelPanel
+
+    model = ModelPanel("sh1106")
+    monkeypatch.setattr(hardware.device, "open_oled", lambda display: sh1106(model))
+    cfg = config.parse({"display": {"driver": "sh1106"}, "buzzer": {"kind": "none"}})
+    box = hardware.device.build(cfg, lambda edge: None)
+    try:
+        assert isinstance(box.display, PageDiffDisplay)
+        frame = Image.new("1", (128, 64), 0)
+        frame.putpixel((127, 63), 255)
+        box.display.show(frame)
+        assert model.image().tobytes() == frame.tobytes()
+    finally:
+        box.close()
+
+
+def test_the_simulator_can_measure_its_frames_on_a_model_panel(tmp_path):
+    from companion.simbox import SimBox
+
+    box = SimBox(tmp_path)
+    try:
+        model = box.app.hardware.display.measure("ssd1306", box.clock.now)
+        assert model.image().tobytes() == box.frame().tobytes()
+        model.take()
+        box.press("DOWN")
+        assert model.image().tobytes() == box.frame().tobytes()
+        assert 0 < model.take().wire_bytes < 1024
+    finally:
+        box.close()

@@ -84,6 +84,18 @@ def test_i2c_is_set_once_at_400_khz_with_a_backup(root):
     assert (root / "etc/modules-load.d/companion.conf").read_text() == "i2c-dev\n"
 
 
+def test_a_bus_already_at_100_khz_is_moved_to_400_khz_in_one_line(root):
+    """Bookworm's default is 100 kHz; a whole frame then takes 93 ms on the bus."""
+    from companion.doctor import i2c_speed
+
+    boot = root / "boot/firmware/config.txt"
+    boot.write_text("dtparam=i2c_arm=on\ndtparam=i2c_baudrate=100000\n[all]\n")
+    assert i2c_speed(1, root) == (100_000, "/boot/firmware/config.txt")
+    install(root, "--i2c")
+    assert boot.read_text() == f"{I2C_LINE}\n[all]\n"
+    assert i2c_speed(1, root) == (400_000, "/boot/firmware/config.txt")
+
+
 def test_i2c_is_appended_under_all_when_the_file_never_mentions_it(root):
     boot = root / "boot/firmware/config.txt"
     boot.write_text("[pi4]\narm_boost=1\n")

@@ -39,6 +39,11 @@ ICONS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Texts up to this long are kept drawn (a menu's labels, the timer's digits); longer ones are
+# drawn each time, so one long name cannot fill the cache.
+_CACHED_CHARS = 64
+
+
 class BitmapFont:
     """A fixed-height bitmap font drawn onto 1-bit images."""
 
@@ -56,6 +61,7 @@ class BitmapFont:
         self.spacing = spacing * scale
         self.space = space * scale
         self.height = 8 * scale
+        self._advances: dict[str, int] = {}
 
     @lru_cache(maxsize=512)  # noqa: B019 - fonts are module-level singletons
     def glyph(self, char: str) -> Image.Image | None:
@@ -83,46 +89,78 @@ class BitmapFont:
             image = image.resize((image.width * self.scale, 8 * self.scale), Image.NEAREST)
         return image
 
+    def advance(self, char: str) -> int:
+        """How far ``char`` moves the pen: its width (or a space's) and the gap after it."""
+        step = self._advances.get(char)
+        if step is None:
+            glyph = self.glyph(char)
+            step = self._advances[char] = (glyph.width if glyph else self.space) + self.spacing
+        return step
+
     def width(self, text: str) -> int:
         """Width in pixels of ``text`` drawn in this font."""
-        total = 0
-        for char in text:
-            glyph = self.glyph(char)
-            total += (glyph.width if glyph else self.space) + self.spacing
-        return max(0, total - self.spacing)
+        return max(0, sum(map(self.advance, text)) - self.spacing)
 
     def draw(self, image: Image.Image, xy: tuple[int, int], text: str, fill: int = 255) -> int:
         """Draw ``text`` with its top-left at ``xy``; return the x after the last glyph."""
         x, y = xy
+        mask, pen = self._rendered(text) if len(text) <= _CACHED_CHARS else self._render(text)
+        if mask is not None:
+            image.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
+        return x + pen - self.spacing
+
+    @lru_cache(maxsize=512)  # noqa: B019 - fonts are module-level singletons
+    def _rendered(self, text: str) -> tuple[Image.Image | None, int]:
+        return self._render(text)
+
+    def _render(self, text: str) -> tuple[Image.Image | None, int]:
+        """The ink of ``text`` as one mask (None if it has none) and the pen's travel."""
+        placed = []
+        pen = 0
         for char in text:
             glyph = self.glyph(char)
-            if glyph is None:
-                x += self.space + self.spacing
-                continue
-            image.paste(fill, (x, y, x + glyph.width, y + glyph.height), glyph)
-            x += glyph.width + self.spacing
-        return x - self.spacing
+            if glyph is not None:
+                placed.append((glyph, pen))
+            pen += self.advance(char)
+        if not placed:
+            return None, pen
+        glyph, last = placed[-1]
+        mask = Image.new("1", (last + glyph.width, self.height), 0)
+        for glyph, x in placed:
+            mask.paste(glyph, (x, 0))
+        return mask, pen
 
     def fit(self, text: str, width: int) -> str:
         """``text`` cut with an ellipsis so it fits in ``width`` pixels."""
-        if self.width(text) <= width:
-            return text
-        while text and self.width(text + "…") > width:
-            text = text[:-1]
-        return text + "…"
+        # Pen positions only grow, so the scan stops at the first glyph past the edge:
+        # the cost is the characters that fit, however long the text.
+        limit = width + self.spacing
+        room = limit - self.advance("…")
+        pen = cut = 0
+        for count, char in enumerate(text, 1):
+            pen += self.advance(char)
+            if pen > limit:
+                return text[:cut] + "…"
+            if pen <= room:
+                cut = count
+        return text if text or width >= 0 else "…"
 
     def wrap(self, text: str, width: int) -> list[str]:
         """Greedy word wrap to ``width`` pixels."""
+        limit = width + self.spacing
+        gap = self.advance(" ")
         lines: list[str] = []
         for paragraph in text.split("\n"):
-            line = ""
+            line, pen = "", 0
             for word in paragraph.split(" "):
-                candidate = f"{line} {word}" if line else word
-                if self.width(candidate) <= width or not line:
-                    line = candidate
+                step = sum(map(self.advance, word))
+                if not line:
+                    line, pen = word, step
+                elif pen + gap + step <= limit:
+                    line, pen = f"{line} {word}", pen + gap + step
                 else:
                     lines.append(line)
-                    line = word
+                    line, pen = word, step
             lines.append(line)
         return lines
 
