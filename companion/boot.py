@@ -64,11 +64,22 @@ def build_app(
 
 
 def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
-    """Connect the dice sensor in the background, posting onto the queue; closing the
-    hardware (at shutdown) stops it."""
+    """Connect the dice sensor in the background; closing the hardware (at shutdown) stops it.
+
+    The link coalesces its news and posts one wake-up at a time; the loop, woken, hands the
+    news back to itself in order: at most one wake-up and a few events are ever queued, so a
+    babbling sensor never grows the queue nor keeps a press waiting behind it.
+    """
     from firmware_bridge.link import SensorLink
 
-    link = SensorLink(cfg.sensor.port, post, baud=cfg.sensor.baud)
+    from .events import Call
+
+    def deliver() -> None:
+        for event in link.take():
+            post(event)
+
+    wake = Call(deliver)
+    link = SensorLink(cfg.sensor.port, lambda: post(wake), baud=cfg.sensor.baud)
     link.start()
     hardware.extras["sensor"] = link
     close = hardware.close

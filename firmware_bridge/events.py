@@ -1,4 +1,4 @@
-"""What the sensor link tells the app. Posted on the app's queue by the reader thread."""
+"""What the sensor link tells the app: kept in the link's mailbox, taken by the loop on a wake-up."""
 
 from __future__ import annotations
 
