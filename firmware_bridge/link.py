@@ -2,7 +2,7 @@
 
 A reader thread owns the port. It never touches app state: it keeps the latest news
 (``firmware_bridge.events``) in a :class:`Mailbox`, one slot per kind, and calls ``wake`` when
-the mailbox goes from empty to full, so the app's queue holds at most one sensor wake-up
+the mailbox goes from empty to not empty, so the app's queue holds at most one sensor wake-up
 however fast the sensor talks; the loop then ``take``s the news. A babbling sensor costs the
 loop one drain at a time, never a growing queue, and button presses never wait behind it.
 
@@ -49,9 +49,12 @@ DICE_MESSAGES = (Roll, Face, Crooked)
 LINK_COUNTERS = ("reconnects", "silent", "write_timeout", "bad_die", "bad_face", "sensor_error",
                  "noisy")
 # A real sensor sends a few dice lines a second (eight for a four-dice throw); more than this in
-# one second is a babbling sensor: its news is coalesced, and the status says "sensor noisy".
+# one second is a babbling sensor, and the status says "sensor noisy".
 NOISY_PER_S = 200
 NOISY = "sensor noisy"
+# Bytes parsed per read: the reader holds the GIL while it parses, so a flood read whole would
+# keep the loop thread (and a press) waiting; about 40 lines, a fraction of a millisecond.
+READ_MAX = 1024
 
 
 class Mailbox:
@@ -60,7 +63,7 @@ class Mailbox:
     Slots: the connection (online/offline), each die's rolling, the settled set, the health.
     A new event replaces its slot's older one and goes to the end, so ``take`` returns the
     latest of each kind in the order they last happened. ``wake`` is called when the mailbox
-    goes from empty to full: at most one wake-up is pending, since only ``take`` empties it.
+    goes from empty to not empty: at most one wake-up is pending, since only ``take`` empties it.
     """
 
     def __init__(self, wake: Callable[[], None]) -> None:
@@ -214,7 +217,7 @@ class SensorLink:
         last_heard = asked = time.monotonic()
         silence = self.missed_beats * self.heartbeat_s
         while not self._stop.is_set():
-            data = port.read(port.in_waiting or 1)
+            data = port.read(min(port.in_waiting, READ_MAX) or 1)
             now = time.monotonic()
             if data:
                 dropped, problems = self._parser.counters["dropped"], self._parser.problems

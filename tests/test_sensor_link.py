@@ -335,3 +335,24 @@ def test_an_old_v1_sensor_comes_online_and_is_noted(sensor_path, events):
     finally:
         made.stop()
         old.close()
+
+
+def test_the_mailbox_keeps_the_latest_of_each_kind_and_wakes_once():
+    """Issue 13: "The reader keeps only what the app needs (the latest roll state per die and
+    the latest settled set)"; one wake-up until the loop takes the news."""
+    from firmware_bridge.link import Mailbox
+
+    wakes: list[int] = []
+    box = Mailbox(lambda: wakes.append(1))
+    box.put("connection", SensorOffline("unplugged"))
+    for n in range(1000):
+        box.put(n % 4, DieRolling(n % 4))
+        box.put("settled", DiceSettled((str(n),), ("red",)))
+    box.put(2, DieRolling(2))
+    box.put("connection", SensorOnline("ID", "2.0.0", ("red",)))
+    assert len(wakes) == 1 and len(box) == 3
+    assert box.take() == [DiceSettled(("999",), ("red",)), DieRolling(2),
+                          SensorOnline("ID", "2.0.0", ("red",))]
+    assert box.take() == [] and len(wakes) == 1
+    box.put("settled", DiceSettled(("x",), ("red",)))
+    assert len(wakes) == 2  # empty again, so the next news wakes the loop again
