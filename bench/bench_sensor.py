@@ -79,14 +79,33 @@ def bench_parse(lines: int, repeats: int = 5, version: int = 2) -> dict[str, Any
     }
 
 
+def flood(sensor: VirtualSensor, rate: int, seconds: float) -> dict[str, Any]:
+    """ROLL/FACE pairs over the dice at ``rate`` frames a second, sent every 5 ms."""
+    sent = 0
+    started = time.monotonic()
+    while (now := time.monotonic()) - started < seconds:
+        due = int((now - started) * rate)
+        if due > sent:
+            sensor.flood(due - sent)
+            sent = due
+        time.sleep(0.005)
+    return {"frames": sent, "seconds": time.monotonic() - started, "bytes_lost": sensor.lost_bytes}
+
+
 def sensor_process(conn: Any, link: str) -> None:
-    """The virtual sensor, in its own process like a real one: commands in, write times out."""
+    """The virtual sensor, in its own process like a real one: commands in, write times out
+    (``bench/fuzz_sensor.py`` floods and throws it too)."""
     sensor = VirtualSensor(KINDS, link=link, seed=2)
     sensor.plug()
     conn.send("ready")
     while True:
         command = conn.recv()
-        if command[0] == "face":
+        if command[0] == "flood":
+            conn.send(flood(sensor, *command[1:]))
+        elif command[0] == "throw":
+            sensor.throw(command[1])
+            conn.send(time.monotonic())
+        elif command[0] == "face":
             _, die, face = command
             sensor.roll([die])
             sensor.settle(die, face)

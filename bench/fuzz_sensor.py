@@ -17,7 +17,6 @@ link over a pty; a valid-frame flood through the link into a running simulated b
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import random
 import resource
@@ -28,25 +27,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_sensor import KINDS, percentile, sensor_process  # beside this file (see fuzz.py)
+
 from companion import config
 from companion.boot import build_app
 from companion.events import Stop
 from firmware_bridge.events import DiceSettled, DieRolling, SensorOffline
-from firmware_bridge.faces import FACES, SETS
+from firmware_bridge.faces import FACES
 from firmware_bridge.firmware.dicecore import FACE, MAX_LINE, ROLL, Reporter, frame
 from firmware_bridge.link import SensorLink
 from firmware_bridge.parser import REJECTIONS, Parser
 from firmware_bridge.protocol import DECODERS, Face
 from firmware_bridge.virtual import VirtualSensor
 
-KINDS = SETS["cafe"]
 ALPHABET = b"$DS,*0123456789ABCDEF\r\nFACEROLLHBCROOKEDcolapizza"
 FLOOD_RATE = 30_000
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]  # nearest rank
 
 
 HELLO = Reporter("FUZZ-0001", "2.0.0", KINDS, FACES).hello()
@@ -248,34 +243,6 @@ def fuzz_link(rng: random.Random, noise_bytes: int, per_kind: int) -> dict:
 
 
 # ----- a flood into a running box ---------------------------------------------------------------
-def flood_sensor(conn: Any, path: str) -> None:
-    """The virtual sensor in its own process, like a real one: floods and throws on command."""
-    sensor = VirtualSensor(KINDS, link=path, seed=6)
-    sensor.plug()
-    conn.send("ready")
-    while True:
-        command = conn.recv()
-        if command[0] == "flood":
-            _, rate, seconds = command
-            step, sent = 0.005, 0
-            started = time.monotonic()
-            while (now := time.monotonic()) - started < seconds:
-                due = int((now - started) * rate)
-                if due > sent:
-                    sensor.flood(due - sent)  # ROLL/FACE pairs over the dice
-                    sent = due
-                time.sleep(step)
-            conn.send({"frames": sent, "seconds": time.monotonic() - started,
-                       "bytes_lost": sensor.lost_bytes})
-        elif command[0] == "throw":
-            sensor.throw(command[1])
-            conn.send("thrown")
-        else:
-            sensor.close()
-            conn.send("bye")
-            return
-
-
 def rss_mb() -> float:
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
@@ -327,7 +294,7 @@ def flood_box(flood_s: float, presses: int) -> dict:
     directory = Path(tempfile.mkdtemp(prefix="fuzz-flood-"))
     path = str(directory / "dice-sensor")
     parent, child = multiprocessing.Pipe()
-    process = multiprocessing.Process(target=flood_sensor, args=(child, path), daemon=True)
+    process = multiprocessing.Process(target=sensor_process, args=(child, path), daemon=True)
     process.start()
     assert parent.recv() == "ready"
     app = build_app(config.parse({"sensor": {"port": path}}), sim=True, state_dir=directory,

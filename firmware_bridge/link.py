@@ -28,8 +28,8 @@ from .events import DiceSettled, DieRolling, SensorHealth, SensorOffline, Sensor
 from .faces import faces_of
 from .parser import Parser
 from .protocol import (
+    ASKING,
     PROTOCOL_VERSION,
-    VERSIONS,
     Crooked,
     Error,
     Face,
@@ -212,7 +212,7 @@ class SensorLink:
         self._parser.reset()
         self._kinds = None
         self._version = PROTOCOL_VERSION
-        asking = itertools.cycle(sorted(VERSIONS, reverse=True))  # v2 first, then an old v1 board
+        asking = itertools.cycle(ASKING)
         self._send(port, HelloQuery(), next(asking))
         last_heard = asked = time.monotonic()
         silence = self.missed_beats * self.heartbeat_s

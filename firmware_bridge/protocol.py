@@ -13,12 +13,13 @@ from .faces import FACES
 from .firmware.dicecore import MAX_LINE, PROTOCOL_VERSION, checksum, clean, crc16, frame
 
 __all__ = [
-    "MAX_LINE", "PROTOCOL_VERSION", "VERSIONS", "Crooked", "Error", "Face", "Frame", "Heartbeat",
+    "ASKING", "MAX_LINE", "PROTOCOL_VERSION", "VERSIONS", "Crooked", "Error", "Face", "Frame", "Heartbeat",
     "Hello", "HelloQuery", "Message", "ProtocolError", "Roll", "StateQuery", "checksum", "crc16",
     "decode", "encode",
 ]
 
 VERSIONS = (1, PROTOCOL_VERSION)  # v1 sensors (XOR check) keep working
+ASKING = (PROTOCOL_VERSION, 1)  # HELLO? in turn in each version: a v1 board reads no v2 line
 
 
 class ProtocolError(ValueError):

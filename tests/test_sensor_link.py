@@ -356,3 +356,22 @@ def test_the_mailbox_keeps_the_latest_of_each_kind_and_wakes_once():
     assert box.take() == [] and len(wakes) == 1
     box.put("settled", DiceSettled(("x",), ("red",)))
     assert len(wakes) == 2  # empty again, so the next news wakes the loop again
+
+
+def test_doctor_finds_an_old_v1_sensor_by_asking_in_both_versions(sensor_path):
+    """A v1 board cannot check a v2 HELLO?: the probe asks again in v1, and says the firmware
+    is old."""
+    from firmware_bridge.probe import sensor_answers
+    from firmware_bridge.virtual import VirtualSensor
+
+    old = VirtualSensor(CAFE, link=sensor_path, heartbeat_s=10, version=1, sensor_id="OLD-1")
+    old.plug()
+    port = serial.serial_for_url(str(sensor_path), timeout=0.05)
+    try:
+        port.read(4096)  # the HELLO it said at power-up is gone: only an answer counts
+        answered, detail = sensor_answers(port, wait_s=3, ask_every_s=0.2)
+        assert answered, detail
+        assert detail == "sensor OLD-1 (firmware sim-1.0, protocol v1: update its firmware), 4 dice"
+    finally:
+        port.close()
+        old.close()
