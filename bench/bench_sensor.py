@@ -151,7 +151,8 @@ class Probe(Screen):
                 raise RuntimeError("the box did not see the sensor event in time")
 
 
-def bench_link(samples: int, replugs: int) -> dict[str, Any]:
+def box_with_sensor() -> tuple[Any, Any]:
+    """A virtual sensor process (its command pipe) and a simulated box reading it, not started."""
     directory = Path(tempfile.mkdtemp(prefix="sensor-bench-"))
     link = str(directory / "dice-sensor")
     parent, child = multiprocessing.Pipe()
@@ -160,6 +161,11 @@ def bench_link(samples: int, replugs: int) -> dict[str, Any]:
     assert parent.recv() == "ready"
     app = build_app(config.parse({"sensor": {"port": link}}), sim=True, state_dir=directory,
                     journal=False)
+    return parent, app
+
+
+def bench_link(samples: int, replugs: int) -> dict[str, Any]:
+    parent, app = box_with_sensor()
     probe = Probe(app)
     app.post(Call(lambda: app.push(probe)))
     loop = threading.Thread(target=app.run, daemon=True)

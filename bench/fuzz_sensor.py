@@ -17,7 +17,6 @@ link over a pty; a valid-frame flood through the link into a running simulated b
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 import resource
 import string
@@ -27,10 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_sensor import KINDS, percentile, sensor_process  # beside this file (see fuzz.py)
+from bench_sensor import KINDS, box_with_sensor, percentile  # beside this file (see fuzz.py)
 
-from companion import config
-from companion.boot import build_app
 from companion.events import Stop
 from firmware_bridge.events import DiceSettled, DieRolling, SensorOffline
 from firmware_bridge.faces import FACES
@@ -291,14 +288,7 @@ class Presser:
 
 
 def flood_box(flood_s: float, presses: int) -> dict:
-    directory = Path(tempfile.mkdtemp(prefix="fuzz-flood-"))
-    path = str(directory / "dice-sensor")
-    parent, child = multiprocessing.Pipe()
-    process = multiprocessing.Process(target=sensor_process, args=(child, path), daemon=True)
-    process.start()
-    assert parent.recv() == "ready"
-    app = build_app(config.parse({"sensor": {"port": path}}), sim=True, state_dir=directory,
-                    journal=False)
+    parent, app = box_with_sensor()
     presser = Presser(app)
     loop = threading.Thread(target=app.run, daemon=True)
     loop.start()
