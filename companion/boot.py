@@ -66,20 +66,14 @@ def build_app(
 def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
     """Connect the dice sensor in the background; closing the hardware (at shutdown) stops it.
 
-    The link coalesces its news and posts one wake-up at a time; the loop, woken, hands the
-    news back to itself in order: at most one wake-up and a few events are ever queued, so a
-    babbling sensor never grows the queue nor keeps a press waiting behind it.
+    The link coalesces its news and posts one wake-up (``SensorNews``) at a time, which the
+    loop handles by taking the news: a babbling sensor never grows the queue.
     """
+    from firmware_bridge.events import SensorNews
     from firmware_bridge.link import SensorLink
 
-    from .events import Call
-
-    def deliver() -> None:
-        for event in link.take():
-            post(event)
-
-    wake = Call(deliver)
-    link = SensorLink(cfg.sensor.port, lambda: post(wake), baud=cfg.sensor.baud)
+    link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud)
+    news = SensorNews(link.take)
     link.start()
     hardware.extras["sensor"] = link
     close = hardware.close

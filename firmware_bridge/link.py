@@ -4,7 +4,8 @@ A reader thread owns the port. It never touches app state: it keeps the latest n
 (``firmware_bridge.events``) in a :class:`Mailbox`, one slot per kind, and calls ``wake`` when
 the mailbox goes from empty to not empty, so the app's queue holds at most one sensor wake-up
 however fast the sensor talks; the loop then ``take``s the news. A babbling sensor costs the
-loop one drain at a time, never a growing queue, and button presses never wait behind it.
+loop one drain at a time, never a growing queue, and a button press waits behind one wake-up
+at most.
 
 Any URL ``serial.serial_for_url`` takes works: a device path (best a stable
 ``/dev/serial/by-id/...`` link), ``loop://`` or ``spy://`` for debugging. Writes have a timeout,
