@@ -26,6 +26,7 @@ from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
     SensorHealth,
+    SensorNews,
     SensorOffline,
     SensorOnline,
 )
@@ -240,6 +241,9 @@ class App(ScreenStack, GameSession, Panel):
             self._on_edge(event)
         elif isinstance(event, SENSOR_EVENTS):
             self._on_sensor(event)
+        elif isinstance(event, SensorNews):  # the link's coalesced news, handled in place
+            for news in event.take():
+                self._on_sensor(news)
         elif isinstance(event, _Decoded):
             self._on_button(event.event)
         elif isinstance(event, Call):

@@ -64,11 +64,16 @@ def build_app(
 
 
 def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
-    """Connect the dice sensor in the background, posting onto the queue; closing the
-    hardware (at shutdown) stops it."""
+    """Connect the dice sensor in the background; closing the hardware (at shutdown) stops it.
+
+    The link coalesces its news and posts one wake-up (``SensorNews``) at a time, which the
+    loop handles by taking the news: a babbling sensor never grows the queue.
+    """
+    from firmware_bridge.events import SensorNews
     from firmware_bridge.link import SensorLink
 
-    link = SensorLink(cfg.sensor.port, post, baud=cfg.sensor.baud)
+    link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud)
+    news = SensorNews(link.take)
     link.start()
     hardware.extras["sensor"] = link
     close = hardware.close

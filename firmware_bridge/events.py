@@ -1,7 +1,8 @@
-"""What the sensor link tells the app. Posted on the app's queue by the reader thread."""
+"""What the sensor link tells the app: kept in the link's mailbox, taken by the loop on a wake-up."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -42,3 +43,11 @@ class SensorHealth:
 
     counters: tuple[tuple[str, int], ...]
     last_problem: str = ""
+
+
+@dataclass(frozen=True)
+class SensorNews:
+    """The link's wake-up: the loop calls ``take()`` for the news kept since the last one, and
+    handles them in place, so presses never queue behind them."""
+
+    take: Callable[[], list[object]]

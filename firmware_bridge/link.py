@@ -1,7 +1,13 @@
-"""The serial link to the dice sensor: open, read, reconnect; events posted to the app's queue.
+"""The serial link to the dice sensor: open, read, reconnect; news kept for the app's loop.
 
-A reader thread owns the port. It only *posts* events (``firmware_bridge.events``); it never
-touches app state. Any URL ``serial.serial_for_url`` takes works: a device path (best a stable
+A reader thread owns the port. It never touches app state: it keeps the latest news
+(``firmware_bridge.events``) in a :class:`Mailbox`, one slot per kind, and calls ``wake`` when
+the mailbox goes from empty to not empty, so the app's queue holds at most one sensor wake-up
+however fast the sensor talks; the loop then ``take``s the news. A babbling sensor costs the
+loop one drain at a time, never a growing queue, and a button press waits behind one wake-up
+at most.
+
+Any URL ``serial.serial_for_url`` takes works: a device path (best a stable
 ``/dev/serial/by-id/...`` link), ``loop://`` or ``spy://`` for debugging. Writes have a timeout,
 so a stuck device never blocks the thread, and the link reconnects with back-off when the
 device disappears (SerialException/OSError) or falls silent for three heartbeats.
@@ -10,10 +16,11 @@ device disappears (SerialException/OSError) or falls silent for three heartbeats
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import serial
@@ -21,23 +28,82 @@ import serial
 from .events import DiceSettled, DieRolling, SensorHealth, SensorOffline, SensorOnline
 from .faces import faces_of
 from .parser import Parser
-from .protocol import Crooked, Error, Face, Hello, HelloQuery, Message, Roll, StateQuery, encode
+from .protocol import (
+    ASKING,
+    PROTOCOL_VERSION,
+    Crooked,
+    Error,
+    Face,
+    Hello,
+    HelloQuery,
+    Message,
+    Roll,
+    StateQuery,
+    encode,
+)
 
 log = logging.getLogger(__name__)
 
 ROLLING = "rolling"  # a die's state while it moves; otherwise a face name, CROOKED or None
 CROOKED = "crooked"
 DICE_MESSAGES = (Roll, Face, Crooked)
-LINK_COUNTERS = ("reconnects", "silent", "write_timeout", "bad_die", "bad_face", "sensor_error")
+LINK_COUNTERS = ("reconnects", "silent", "write_timeout", "bad_die", "bad_face", "sensor_error",
+                 "noisy")
+# A real sensor sends a few dice lines a second (eight for a four-dice throw); more than this in
+# one second is a babbling sensor, and the status says "sensor noisy".
+NOISY_PER_S = 200
+NOISY = "sensor noisy"
+# Bytes parsed per read: the reader holds the GIL while it parses, so a flood read whole would
+# keep the loop thread (and a press) waiting; about 40 lines, a fraction of a millisecond.
+READ_MAX = 1024
+
+
+class Mailbox:
+    """The latest news for the app, one slot per kind: coalescing, so bounded.
+
+    Slots: the connection (online/offline), each die's rolling, the settled set, the health.
+    A new event replaces its slot's older one and goes to the end, so ``take`` returns the
+    latest of each kind in the order they last happened. ``wake`` is called when the mailbox
+    goes from empty to not empty: at most one wake-up is pending, since only ``take`` empties it.
+    """
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        self._lock = threading.Lock()
+        self._slots: dict[Hashable, object] = {}
+
+    def put(self, slot: Hashable, event: object) -> None:
+        with self._lock:
+            empty = not self._slots
+            self._slots.pop(slot, None)
+            if isinstance(event, DiceSettled):  # the dice have settled since they rolled
+                for die in [key for key in self._slots if isinstance(key, int)]:
+                    del self._slots[die]
+            self._slots[slot] = event
+        if empty:
+            self._wake()
+
+    def take(self) -> list[object]:
+        """Every pending event, oldest first; the mailbox is empty after."""
+        with self._lock:
+            slots, self._slots = self._slots, {}
+        return list(slots.values())
+
+    def __len__(self) -> int:
+        return len(self._slots)
 
 
 class SensorLink:
-    """Keeps a dice sensor connected and turns its lines into app events."""
+    """Keeps a dice sensor connected and turns its lines into app events.
+
+    ``wake`` (any thread may call it, e.g. posting a token on the app's queue) tells the loop
+    to call :meth:`take`.
+    """
 
     def __init__(
         self,
         url: str,
-        post: Callable[[object], None],
+        wake: Callable[[], None],
         *,
         baud: int = 115200,
         heartbeat_s: float = 1.0,
@@ -56,7 +122,7 @@ class SensorLink:
         self.read_timeout_s = read_timeout_s
         self.write_timeout_s = write_timeout_s
         self.health_every_s = health_every_s
-        self._post = post
+        self.mailbox = Mailbox(wake)
         self._opener = opener
         self._parser = Parser()
         self._counts = dict.fromkeys(LINK_COUNTERS, 0)
@@ -64,6 +130,7 @@ class SensorLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._seq = 0
+        self._version = PROTOCOL_VERSION  # the sensor's, from its HELLO
         self._online = False
         self._offline_reason: str | None = None
         self._kinds: tuple[str, ...] | None = None
@@ -71,6 +138,9 @@ class SensorLink:
         self._moved = False
         self._health_sent: tuple[tuple[tuple[str, int], ...], str] | None = None
         self._health_at = 0.0
+        self._window_at = 0.0  # the start of the second whose dice lines are counted
+        self._window_lines = 0
+        self._noisy = False
 
     # ----- control (any thread) -----------------------------------------------------------
     def start(self) -> None:
@@ -90,6 +160,19 @@ class SensorLink:
     @property
     def online(self) -> bool:
         return self._online
+
+    def take(self) -> list[object]:
+        """The news since the last call (loop thread): the latest of each kind, oldest first."""
+        return self.mailbox.take()
+
+    def _post(self, event: object) -> None:
+        match event:
+            case SensorOnline() | SensorOffline():
+                self.mailbox.put("connection", event)
+            case DieRolling(index):
+                self.mailbox.put(index, event)
+            case _:
+                self.mailbox.put(type(event).__name__, event)
 
     def counters(self) -> dict[str, int]:
         """Every problem counter: the parser's rejections and the link's own."""
@@ -129,11 +212,13 @@ class SensorLink:
         """Talk to an open port until it fails (exception) or falls silent (returned reason)."""
         self._parser.reset()
         self._kinds = None
-        self._send(port, HelloQuery())
+        self._version = PROTOCOL_VERSION
+        asking = itertools.cycle(ASKING)
+        self._send(port, HelloQuery(), next(asking))
         last_heard = asked = time.monotonic()
         silence = self.missed_beats * self.heartbeat_s
         while not self._stop.is_set():
-            data = port.read(port.in_waiting or 1)
+            data = port.read(min(port.in_waiting, READ_MAX) or 1)
             now = time.monotonic()
             if data:
                 dropped, problems = self._parser.counters["dropped"], self._parser.problems
@@ -150,14 +235,14 @@ class SensorLink:
                 self._counts["silent"] += 1
                 return "no heartbeat"
             if self._kinds is None and now - asked >= self.heartbeat_s:
-                self._send(port, HelloQuery())  # the sensor may have missed our first ask
+                self._send(port, HelloQuery(), next(asking))  # it may have missed the last ask
                 asked = now
             self._report_health(now)
         return "stopped"
 
-    def _send(self, port: Any, message: Message) -> None:
+    def _send(self, port: Any, message: Message, version: int | None = None) -> None:
         try:
-            port.write(encode(message, self._seq))
+            port.write(encode(message, self._seq, version or self._version))
         except serial.SerialTimeoutException:
             self._counts["write_timeout"] += 1
             self._problem = "write timed out"
@@ -166,6 +251,9 @@ class SensorLink:
     def _on_message(self, port: Any, message: Message) -> None:
         if isinstance(message, Hello):
             self._kinds = message.kinds
+            self._version = message.version
+            if message.version < PROTOCOL_VERSION:
+                self._problem = f"sensor speaks protocol v{message.version}: update its firmware"
             self._dice = [None] * len(message.kinds)
             self._moved = False
             self._online = True
@@ -181,6 +269,7 @@ class SensorLink:
             return
         if not isinstance(message, DICE_MESSAGES):
             return  # heartbeats only keep the link alive; queries are ours (loop://)
+        self._window_lines += 1
         die = message.die
         if die >= len(self._dice):
             self._counts["bad_die"] += 1
@@ -216,8 +305,21 @@ class SensorLink:
             self._post(SensorOffline(reason))
         self._report_health(time.monotonic(), force=True)
 
+    def _watch_rate(self, now: float) -> None:
+        """Once a second: was it a babbling sensor? A new spell counts once in ``noisy``."""
+        if now - self._window_at < 1.0:
+            return
+        rate = self._window_lines / (now - self._window_at)
+        self._window_at, self._window_lines = now, 0
+        noisy = rate > NOISY_PER_S
+        if noisy and not self._noisy:
+            self._counts["noisy"] += 1
+            self._problem = f"{NOISY}: {rate:,.0f} dice lines/s"
+        self._noisy = noisy
+
     def _report_health(self, now: float, force: bool = False) -> None:
         """Post the counters when they changed, at most every ``health_every_s``."""
+        self._watch_rate(now)
         if not force and now - self._health_at < self.health_every_s:
             return
         health = (tuple(sorted(self.counters().items())), self._problem)

@@ -1,7 +1,9 @@
 """Bytes in, frames out: no transport here (the link feeds it whatever the port gave).
 
 After garbage the parser resynchronises on the next ``$``. Every rejected line is counted by
-kind, and sequence numbers reveal lost and repeated frames.
+kind, and sequence numbers reveal lost and repeated frames. Lines of protocol v1 (an XOR check)
+are read and counted in ``v1_lines``, until a v2 sensor says HELLO: from it a v1 line can only
+be a corrupted one, so it is refused (``version``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from .firmware.dicecore import MAX_LINE, FrameError, unframe
 from .protocol import Frame, Hello, HelloQuery, ProtocolError, StateQuery, decode
 
 REJECTIONS = ("garbage", "truncated", "too_long", "malformed", "checksum", "unknown_type", "version")
-STREAM = ("dropped", "duplicate")
+STREAM = ("dropped", "duplicate", "v1_lines")
 QUERIES = (HelloQuery, StateQuery)
 RESTARTS = (Hello, *QUERIES)  # frames outside the plain sequence check
 PROBLEMS = {
@@ -35,12 +37,14 @@ class Parser:
         self._skipping = False  # inside an over-long line: drop bytes up to its end
         self._in_garbage = False
         self._last_seq: int | None = None
+        self._version = 0  # the protocol the sensor's HELLO named; 0 before it
 
     def reset(self) -> None:
         """Forget a half-received line and the sequence (a new connection); keep the counts."""
         self._buffer = b""
         self._skipping = self._in_garbage = False
         self._last_seq = None
+        self._version = 0
 
     def feed(self, data: bytes) -> list[Frame]:
         """Frames completed by ``data``, in order."""
@@ -67,13 +71,15 @@ class Parser:
             if raw[-1:] == b"\r":
                 raw = raw[:-1]
             try:
-                seq, kind, fields = unframe(raw)
+                seq, kind, fields, version = unframe(raw)
                 message = decode(kind, fields)
             except FrameError as exc:
                 self._reject(exc.args[0])
                 continue
             except ProtocolError as exc:
                 self._reject(exc.kind, str(exc))
+                continue
+            if version == 1 and not self._v1_line(message):
                 continue
             last = self._last_seq
             if last is not None and seq == (last + 1) & 0xFF and not isinstance(message, RESTARTS):
@@ -97,6 +103,16 @@ class Parser:
                 self._buffer = line
         return out
 
+    def _v1_line(self, message: object) -> bool:
+        """Count a v1 line; False (refused) when the sensor said it speaks v2."""
+        if isinstance(message, QUERIES):
+            return True  # the host's own lines (seen on loop://) tell nothing of the sensor
+        if self._version > 1 and not isinstance(message, Hello):
+            self._reject("version", "v1 line from a v2 sensor")
+            return False
+        self.counters["v1_lines"] += 1
+        return True
+
     def _start_of_line(self, raw: bytes) -> bytes | None:
         """``raw`` from its last ``$`` on: what came before is garbage or a cut-off line."""
         start = raw.rfind(b"$")
@@ -118,6 +134,8 @@ class Parser:
         if isinstance(message, QUERIES):
             return True  # the host's own numbering (seen on loop://) is another stream
         last, self._last_seq = self._last_seq, seq
+        if isinstance(message, Hello):
+            self._version = message.version
         if last is None or isinstance(message, Hello):
             return True  # a HELLO starts a new stream: the sensor restarted
         gap = (seq - last) & 0xFF

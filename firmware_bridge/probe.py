@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 import serial
 
 from .parser import Parser
-from .protocol import Hello, HelloQuery, encode
+from .protocol import ASKING, PROTOCOL_VERSION, Hello, HelloQuery, encode
 
 
 @dataclass(frozen=True)
@@ -26,19 +27,25 @@ class SensorReport:
     detail: str
 
 
-def sensor_answers(port: Any, wait_s: float = 3.0) -> tuple[bool, str]:
-    """Ask an open port HELLO? and listen: (True, who it is) or (False, what went wrong)."""
+def sensor_answers(port: Any, wait_s: float = 3.0, ask_every_s: float = 1.0) -> tuple[bool, str]:
+    """Ask an open port HELLO? (in v2, then v1 for an old board, in turn) and listen:
+    (True, who it is) or (False, what went wrong)."""
     parser = Parser()
-    port.write(encode(HelloQuery(), 0))
-    heard = 0
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
+    asking = itertools.cycle(ASKING)
+    heard = asked = 0
+    started = time.monotonic()
+    while (now := time.monotonic()) < started + wait_s:
+        if now >= started + asked * ask_every_s:
+            port.write(encode(HelloQuery(), asked & 0xFF, next(asking)))
+            asked += 1
         data = port.read(port.in_waiting or 1)
         heard += len(data)
         for frame in parser.feed(data):
             if isinstance(frame.message, Hello):
                 hello = frame.message
-                return True, (f"sensor {hello.sensor_id} (firmware {hello.firmware}), "
+                old = "" if hello.version >= PROTOCOL_VERSION else (
+                    f", protocol v{hello.version}: update its firmware")
+                return True, (f"sensor {hello.sensor_id} (firmware {hello.firmware}{old}), "
                               f"{len(hello.kinds)} dice")
     if parser.problems:
         return False, f"sends no valid lines ({parser.last_problem})"

@@ -1,6 +1,6 @@
 """The dice-sensor line protocol: typed messages and their frames (see PROTOCOL.md).
 
-Framing (``$DS,<seq>,<TYPE>,<fields>*<XX>\\r\\n``) lives in the firmware's ``dicecore`` so the
+Framing (``$DS,<seq>,<TYPE>,<fields>*<XXXX>\\r\\n``) lives in the firmware's ``dicecore`` so the
 board and the host share one implementation; this module gives the lines their types.
 """
 
@@ -10,12 +10,16 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .faces import FACES
-from .firmware.dicecore import MAX_LINE, PROTOCOL_VERSION, checksum, clean, frame
+from .firmware.dicecore import MAX_LINE, PROTOCOL_VERSION, checksum, clean, crc16, frame
 
 __all__ = [
-    "MAX_LINE", "PROTOCOL_VERSION", "Crooked", "Error", "Face", "Frame", "Heartbeat", "Hello",
-    "HelloQuery", "Message", "ProtocolError", "Roll", "StateQuery", "checksum", "decode", "encode",
+    "ASKING", "MAX_LINE", "PROTOCOL_VERSION", "VERSIONS", "Crooked", "Error", "Face", "Frame", "Heartbeat",
+    "Hello", "HelloQuery", "Message", "ProtocolError", "Roll", "StateQuery", "checksum", "crc16",
+    "decode", "encode",
 ]
+
+VERSIONS = (1, PROTOCOL_VERSION)  # v1 sensors (XOR check) keep working
+ASKING = (PROTOCOL_VERSION, 1)  # HELLO? in turn in each version: a v1 board reads no v2 line
 
 
 class ProtocolError(ValueError):
@@ -125,7 +129,8 @@ def _count(fields: list[str], n: int, kind: str) -> None:
 def _hello(fields: list[str]) -> Hello:
     if not fields:
         raise ProtocolError("malformed", "HELLO without a version")
-    if _int(fields[0], "version", 10**6) != PROTOCOL_VERSION:
+    version = _int(fields[0], "version", 10**6)
+    if version not in VERSIONS:
         raise ProtocolError("version", f"protocol v{fields[0]} unsupported")
     if len(fields) < 4:
         raise ProtocolError("malformed", "HELLO too short")
@@ -136,7 +141,7 @@ def _hello(fields: list[str]) -> Hello:
     unknown = [k for k in kinds if k not in FACES]
     if unknown:
         raise ProtocolError("malformed", f"unknown die kind {unknown[0]!r}")
-    return Hello(PROTOCOL_VERSION, fields[1], fields[2], kinds)
+    return Hello(version, fields[1], fields[2], kinds)
 
 
 def _die(fields: list[str]) -> int:
@@ -219,7 +224,7 @@ def fields_of(message: Message) -> tuple[str, tuple]:
     raise TypeError(f"not a sensor message: {message!r}")
 
 
-def encode(message: Message, seq: int) -> bytes:
-    """The line for ``message`` with sequence number ``seq`` (0..255)."""
+def encode(message: Message, seq: int, version: int = PROTOCOL_VERSION) -> bytes:
+    """The line for ``message`` with sequence number ``seq`` (0..255), framed as ``version``."""
     kind, fields = fields_of(message)
-    return frame(seq, kind, fields)
+    return frame(seq, kind, fields, version)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from .faces import FACES, faces_of
-from .firmware.dicecore import CROOKED, FACE, ROLL, Reporter
+from .firmware.dicecore import CROOKED, FACE, PROTOCOL_VERSION, ROLL, Reporter
 
 WRITE_WAIT_S = 0.5  # a real UART never blocks forever either: after this the bytes are lost
 
@@ -35,8 +35,9 @@ class VirtualSensor:
         sensor_id: str = "VIRTUAL-0001",
         firmware: str = "sim-1.0",
         seed: int | None = None,
+        version: int = PROTOCOL_VERSION,
     ) -> None:
-        self.reporter = Reporter(sensor_id, firmware, kinds, FACES)
+        self.reporter = Reporter(sensor_id, firmware, kinds, FACES, version)  # 1: an old board
         self.kinds = tuple(kinds)
         self.link = Path(link) if link else None
         self.heartbeat_s = heartbeat_s

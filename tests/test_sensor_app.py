@@ -40,7 +40,7 @@ def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, senso
     status = sensor_box.app.sensor
     pump_until(sensor_box, lambda: status.online)
     assert (status.sensor_id, status.kinds) == ("VIRTUAL-0001", ("yellow", "yellow", "blue", "blue"))
-    sim.do("raw $DS,1,HB,1*00")
+    sim.do("raw $DS,1,HB,1*0000")
     sim.do("settle salad cake water cola")
     pump_until(sensor_box, lambda: status.faces == ("salad", "cake", "water", "cola"))
     pump_until(sensor_box, lambda: status.counters.get("checksum") == 1)
@@ -126,3 +126,26 @@ def test_miams_takes_arthurs_red_die_from_the_sensor(tmp_path, sensor_path):
     finally:
         box.close()
         sim.close()
+
+
+def test_a_babbling_sensor_leaves_the_loop_a_handful_of_events(sim, sensor_box):
+    """Issue 13, failure 1: "The app's queue is unbounded and draws a frame per event ...
+    ~29,000/s: 745k events". Now 2×10⁴ valid frames leave at most one wake-up and a few events
+    in the queue, a press is handled at once, the latest faces are right, and the status says
+    "sensor noisy"."""
+    app = sensor_box.app
+    link = app.hardware.extras["sensor"]
+    pump_until(sensor_box, lambda: app.sensor.online)
+    read = link._parser.frames
+    sim.do("flood 20000")
+    sim.do("settle cake pizza ? juice")  # 8 frames more
+    deadline = time.monotonic() + 20
+    while link._parser.frames < read + 20008:  # the loop sleeps: nothing is taken meanwhile
+        assert time.monotonic() < deadline, "the link did not read the flood"
+        time.sleep(0.01)
+    assert app.events.qsize() <= 1
+    sensor_box.press("DOWN")  # the press goes through with the sensor's news
+    assert sensor_box.screen.selected == 1
+    pump_until(sensor_box, lambda: app.sensor.faces == ("cake", "pizza", None, "juice"))
+    pump_until(sensor_box, lambda: app.sensor.last_problem.startswith("sensor noisy"))
+    assert app.sensor.counters["noisy"] == 1

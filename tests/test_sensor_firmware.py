@@ -172,11 +172,24 @@ def test_reporter_lines_parse_on_the_host():
     parser = Parser()
     messages = [frame.message for frame in parser.feed(stream)]
     assert messages == [
-        Hello(1, "1.0.0", "E6614103E7452D2F", ("yellow", "yellow", "blue", "blue")),
+        Hello(2, "1.0.0", "E6614103E7452D2F", ("yellow", "yellow", "blue", "blue")),
         Roll(0), Face(0, "pizza", 480), Crooked(3), Heartbeat(7),
     ]
     assert faces_of("yellow")[2] == "pizza"
     assert not any(parser.counters.values())
+
+
+def test_an_old_board_answers_only_v1_queries_and_the_new_one_both():
+    """Issue 13: "v1 lines are still read ... so an old sensor keeps working". A v1 board
+    cannot check a CRC, so the host asks in both versions; the v2 board answers either."""
+    old = Reporter("OLD", "1.0.0", ("red",), FACES, version=1)
+    v1_ask, v2_ask = encode(HelloQuery(), 0, version=1), encode(HelloQuery(), 1)
+    assert old.receive(v2_ask) == []
+    [hello] = old.receive(v1_ask)
+    assert hello.endswith(b"\r\n") and hello[-5:-4] == b"*"  # two hex digits: an XOR
+    assert Parser().feed(hello)[0].message == Hello(1, "1.0.0", "OLD", ("red",))
+    new = cafe_reporter()
+    assert [len(new.receive(ask)) for ask in (v1_ask, v2_ask)] == [1, 1]
 
 
 def test_state_query_answers_every_known_die_and_hello_query_says_hello():

@@ -46,7 +46,7 @@ def test_a_cafe_session_parses_to_its_messages():
     of dice), ROLL, FACE (die index, face, settle time), CROOKED, HB heartbeat ... ERR"."""
     frames, parser = parse(fixture("good_cafe.bin"))
     assert frames == [
-        (0, Hello(1, "1.0.0", "E6614103E7452D2F", CAFE)),
+        (0, Hello(2, "2.0.0", "E6614103E7452D2F", CAFE)),
         (1, Heartbeat(12)),
         (2, Roll(0)),
         (3, Roll(1)),
@@ -59,11 +59,11 @@ def test_a_cafe_session_parses_to_its_messages():
     assert problems(parser) == {}
 
 
-def test_miams_dice_lower_case_checksum_and_bare_line_feed():
-    """"five white and one red Miams dice"; "XX the hex XOR" (either case; CR optional)."""
+def test_miams_dice_and_bare_line_feed():
+    """"five white and one red Miams dice" (CR optional)."""
     frames, parser = parse(fixture("good_miams.bin"))
     assert frames == [
-        (0, Hello(1, "0.9", "PICO-42", ("white",) * 5 + ("red",))),
+        (0, Hello(2, "0.9", "PICO-42", ("white",) * 5 + ("red",))),
         (1, Face(5, "marshmallow", 380)),
         (2, Face(0, "cross", 208)),
         (3, Heartbeat(99)),
@@ -88,7 +88,7 @@ def test_how_the_bytes_are_split_does_not_matter(chunks):
     ("too_long.bin", "too_long", 1),
     ("unknown_type.bin", "unknown_type", 1),
     ("bad_version.bin", "version", 1),
-    ("malformed.bin", "malformed", 10),
+    ("malformed.bin", "malformed", 13),
 ])
 def test_each_corruption_is_rejected_counted_and_the_next_line_still_parses(name, counter, count):
     """"resynchronising on the next $ after garbage, rejecting bad checksums, over-long lines

@@ -10,6 +10,7 @@ from firmware_bridge.faces import FACES, SETS, faces_of, kinds_of
 from firmware_bridge.firmware.dicecore import MAX_LINE, checksum
 from firmware_bridge.parser import Parser
 from firmware_bridge.protocol import (
+    VERSIONS,
     Crooked,
     Error,
     Face,
@@ -30,7 +31,7 @@ def messages(draw):
     kind = draw(KINDS)
     die = draw(st.integers(0, 9))
     return draw(st.sampled_from([
-        Hello(1, draw(st.from_regex(r"[0-9.]{1,8}", fullmatch=True)),
+        Hello(draw(st.sampled_from(VERSIONS)), draw(st.from_regex(r"[0-9.]{1,8}", fullmatch=True)),
               draw(st.from_regex(r"[0-9A-F]{16}", fullmatch=True)),
               tuple(draw(st.lists(KINDS, min_size=1, max_size=6)))),
         Roll(die),
@@ -44,7 +45,7 @@ def messages(draw):
 
 @given(messages(), st.integers(0, 255))
 def test_every_message_survives_a_round_trip(message, seq):
-    """"$DS,<seq>,<TYPE>,<fields>*<XX>\\r\\n": what is sent is what is read."""
+    """"$DS,<seq>,<TYPE>,<fields>*<XXXX>\\r\\n": what is sent is what is read."""
     line = encode(message, seq)
     assert line.startswith(b"$DS,") and line.endswith(b"\r\n") and len(line) <= MAX_LINE
     [frame] = Parser().feed(line)
@@ -61,7 +62,7 @@ def test_error_text_is_made_safe_for_a_line(code, text):
 
 @given(st.binary(max_size=120))
 def test_checksum_is_the_xor_of_every_byte(body):
-    """"XX the hex XOR of the bytes between $ and *"."""
+    """v1: "XX the hex XOR of the bytes between $ and *"."""
     expected = 0
     for byte in body:
         expected ^= byte

@@ -10,9 +10,8 @@ import subprocess
 import sys
 
 from firmware_bridge.events import DiceSettled
-from firmware_bridge.link import SensorLink
 from firmware_bridge.virtual import VirtualSensor
-from tests.test_sensor_link import FAST, Events
+from tests.test_sensor_link import Events
 
 
 def sensor_sim(*args: str, timeout: float = 10) -> subprocess.CompletedProcess:
@@ -62,7 +61,7 @@ def test_without_a_script_the_dice_are_thrown_again_and_again(tmp_path):
         [sys.executable, "-m", "companion", "sensor-sim", "--link", str(link_path), "--seed", "4",
          "--every", "0.3", "--heartbeat", "0.05"], stdout=subprocess.PIPE, text=True)
     events = Events()
-    link = SensorLink(str(link_path), events.post, **FAST)
+    link = events.connect(str(link_path))
     try:
         assert process.stdout.readline().startswith("sensor-sim: ")
         link.start()

@@ -2,22 +2,40 @@
 
 It runs unchanged on the Pico (MicroPython) and on the host (CPython), where the host's
 protocol module, the virtual sensor and the tests use it. So: no dataclasses, no f-strings
-with conversions, no imports beyond ``math``; the face names are handed in by the caller
-(``firmware_bridge/faces.py``, copied to the board next to this file).
+with conversions, no imports beyond ``math`` (and ``binascii.crc_hqx`` where it exists); the
+face names are handed in by the caller (``firmware_bridge/faces.py``, copied to the board next
+to this file).
 """
 
 import math
 
-PROTOCOL_VERSION = 1
+try:
+    from binascii import crc_hqx  # CPython: the same CRC in C
+except ImportError:  # MicroPython has no crc_hqx: the table below computes it
+    crc_hqx = None
+
+PROTOCOL_VERSION = 2  # v2: a CRC-16 after "*" (four hex digits); v1 had a two-digit XOR
 TALKER = b"$DS,"
 MAX_LINE = 96  # bytes from "$" to "\n" inclusive; the host rejects longer lines
 FORBIDDEN = "$*,\r\n"  # characters a field may not contain
 
-# Two-character checksums, upper and lower case, to value: strict and faster than int(x, 16).
+# Two-character check digits to value: strict and faster than int(x, 16). v1's XOR may come in
+# either case; v2's CRC only in upper case, so a flipped case bit is no valid frame.
+HEX_UPPER = {}
 HEX = {}
 for _value in range(256):
+    HEX_UPPER[f"{_value:02X}".encode()] = _value
     HEX[f"{_value:02X}".encode()] = _value
     HEX[f"{_value:02x}".encode()] = _value
+
+# CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR.
+CRC_INIT = 0xFFFF
+CRC_TABLE = []
+for _value in range(256):
+    _crc = _value << 8
+    for _ in range(8):
+        _crc = ((_crc << 1) ^ 0x1021 if _crc & 0x8000 else _crc << 1) & 0xFFFF
+    CRC_TABLE.append(_crc)
 
 
 class FrameError(ValueError):
@@ -25,11 +43,25 @@ class FrameError(ValueError):
 
 
 def checksum(body: bytes) -> int:
-    """XOR of all bytes of ``body`` (NMEA's checksum)."""
+    """XOR of all bytes of ``body`` (NMEA's checksum; protocol v1)."""
     value = 0
     for byte in body:
         value ^= byte
     return value
+
+
+def crc16_table(data: bytes, crc: int = CRC_INIT) -> int:
+    """CRC-16/CCITT-FALSE of ``data`` from the table (the board's way)."""
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFF) ^ CRC_TABLE[(crc >> 8) ^ byte]
+    return crc
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE of ``data`` (protocol v2); ``crc16(b"123456789") == 0x29B1``."""
+    if crc_hqx is not None:
+        return crc_hqx(data, CRC_INIT)
+    return crc16_table(data)
 
 
 def clean(text: str, limit: int = 24) -> str:
@@ -38,23 +70,40 @@ def clean(text: str, limit: int = 24) -> str:
     return out[:limit]
 
 
-def frame(seq: int, kind: str, fields: tuple = ()) -> bytes:
-    """One line: ``$DS,<seq>,<KIND>,<fields>*<XX>\\r\\n`` (fields must already be clean)."""
+def frame(seq: int, kind: str, fields: tuple = (), version: int = PROTOCOL_VERSION) -> bytes:
+    """One line: ``$DS,<seq>,<KIND>,<fields>*<XXXX>\\r\\n`` (fields must already be clean);
+    ``version`` 1 gives the old ``*<XX>`` XOR."""
     body = ",".join(["DS", str(seq & 0xFF), kind] + [str(f) for f in fields]).encode()
-    return b"$" + body + b"*" + f"{checksum(body):02X}".encode() + b"\r\n"
+    check = f"{checksum(body):02X}" if version == 1 else f"{crc16(body):04X}"
+    return b"$" + body + b"*" + check.encode() + b"\r\n"
 
 
 def unframe(line: bytes) -> tuple:
-    """``(seq, KIND, [fields])`` of a line without its line end; FrameError if it is not one."""
+    """``(seq, KIND, [fields], version)`` of a line without its line end; FrameError if it is
+    not one. Four hex digits after ``*`` make a v2 line (CRC-16), two a v1 line (XOR)."""
     star = line.rfind(b"*")
-    if len(line) - star != 3 or not line.startswith(TALKER):
-        raise FrameError("malformed")
-    want = HEX.get(line[star + 1:])
-    if want is None:
+    digits = len(line) - star - 1
+    if not line.startswith(TALKER) or star < 0:
         raise FrameError("malformed")
     body = line[1:star]
-    if checksum(body) != want:
-        raise FrameError("checksum")
+    if digits == 4:
+        high, low = HEX_UPPER.get(line[star + 1:star + 3]), HEX_UPPER.get(line[star + 3:])
+        if high is None or low is None:
+            raise FrameError("malformed")
+        if crc16(body) != high << 8 | low:
+            raise FrameError("checksum")
+        version = 2
+    elif digits == 2:
+        want = HEX.get(line[star + 1:])
+        if want is None:
+            raise FrameError("malformed")
+        if checksum(body) != want:
+            raise FrameError("checksum")
+        version = 1
+    else:
+        raise FrameError("malformed")
+    if b"*" in body or b"$" in body:
+        raise FrameError("malformed")  # a field holding a separator: a corrupted line
     try:
         parts = body.decode().split(",")
         seq = int(parts[1]) if parts[1].isdigit() and len(parts) > 2 else -1
@@ -62,7 +111,7 @@ def unframe(line: bytes) -> tuple:
         raise FrameError("malformed") from None
     if not 0 <= seq <= 255 or not parts[2]:
         raise FrameError("malformed")
-    return seq, parts[2], parts[3:]
+    return seq, parts[2], parts[3:], version
 
 
 # ----- classification ---------------------------------------------------------------------
@@ -152,7 +201,9 @@ class DieTracker:
 class Reporter:
     """The sensor's side of the protocol: numbered frames, each die's last state, host requests."""
 
-    def __init__(self, sensor_id: str, firmware: str, kinds: tuple, faces_by_kind: dict) -> None:
+    def __init__(self, sensor_id: str, firmware: str, kinds: tuple, faces_by_kind: dict,
+                 version: int = PROTOCOL_VERSION) -> None:
+        self.version = version  # 1 plays an old board: XOR lines, deaf to v2 lines
         self.sensor_id = clean(sensor_id)
         self.firmware = clean(firmware, 12)
         self.kinds = tuple(kinds)
@@ -163,12 +214,12 @@ class Reporter:
 
     def frame(self, kind: str, fields: tuple = ()) -> bytes:
         """The next numbered frame (sequence 0..255, wrapping)."""
-        line = frame(self.seq, kind, fields)
+        line = frame(self.seq, kind, fields, self.version)
         self.seq = (self.seq + 1) & 0xFF
         return line
 
     def hello(self) -> bytes:
-        fields = [PROTOCOL_VERSION, self.firmware, self.sensor_id, len(self.kinds)]
+        fields = [self.version, self.firmware, self.sensor_id, len(self.kinds)]
         fields.extend(self.kinds)
         return self.frame("HELLO", tuple(fields))
 
@@ -201,8 +252,10 @@ class Reporter:
         replies = []
         for line in lines:
             try:
-                _, kind, _ = unframe(line.rstrip(b"\r"))
+                _, kind, _, version = unframe(line.rstrip(b"\r"))
             except FrameError:
+                continue
+            if version > self.version:
                 continue
             if kind == "HELLO?":
                 replies.append(self.hello())

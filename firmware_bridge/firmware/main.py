@@ -14,7 +14,7 @@ import faces
 import machine
 import ubinascii
 
-FIRMWARE = "1.0.0"
+FIRMWARE = "2.0.0"  # protocol v2: CRC-16 lines
 SAMPLE_MS = 10         # 100 Hz: a tumbling die is seen within a few samples
 HEARTBEAT_MS = 1000
 ERROR_EVERY_MS = 5000  # a broken sensor is reported, but not 100 times a second
