@@ -19,8 +19,6 @@ from companion.doctor import (
     WARN,
     Probes,
     can_run,
-    check_buttons,
-    check_buzzer,
     check_display,
     check_makan_data,
     check_miams_files,
@@ -28,6 +26,7 @@ from companion.doctor import (
     check_state_dir,
     diagnose,
 )
+from companion.doctor_by_hand import check_buttons, check_buzzer
 from companion.games.makan_mania import data as makan_data
 from companion.games.miams.sheet import DEFAULT_SHEET
 from firmware_bridge.probe import SensorReport, probe_sensor

@@ -10,18 +10,8 @@ import time
 from typing import Any
 
 from companion.cli import add_common
-from companion.doctor import (
-    BUTTON_TIMEOUT_S,
-    FAIL,
-    WARN,
-    Finding,
-    Probes,
-    can_run,
-    check_buttons,
-    check_buzzer,
-    check_config,
-    diagnose,
-)
+from companion.doctor import FAIL, WARN, Finding, Probes, can_run, check_config, diagnose
+from companion.doctor_by_hand import BUTTON_TIMEOUT_S, check_buttons, check_buzzer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
