@@ -256,6 +256,28 @@ class Journal:
                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                    (key, json.dumps(value))),)))
 
+    # ----- the roster of players -----------------------------------------------------------
+    def record_players(self, game_id: int, names: list[str]) -> None:
+        """Who sat where in a game (seat 0 first); each name joins the roster or is used again."""
+        now = time.time()
+        statements: list[Statement] = []
+        for seat, name in enumerate(names):
+            # A millisecond earlier per seat: the roster lists the last game in seat order.
+            used = now - seat / 1000
+            statements += [
+                ("INSERT INTO players (name, last_used) VALUES (?, ?) "
+                 "ON CONFLICT(name) DO UPDATE SET last_used = excluded.last_used", (name, used)),
+                ("INSERT OR REPLACE INTO game_players (game_id, seat, player_id) "
+                 "VALUES (?, ?, (SELECT id FROM players WHERE name = ?))", (game_id, seat, name)),
+            ]
+        if statements:
+            self._run(Op("players", tuple(statements)))
+
+    def roster(self, limit: int = 20) -> list[str]:
+        """The names of recent players, the last used first (a game's players in seat order)."""
+        return [name for (name,) in self._read(
+            "SELECT name FROM players ORDER BY last_used DESC LIMIT ?", (limit,))]
+
     def close(self) -> None:
         """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
         self.retry()
