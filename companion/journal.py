@@ -262,11 +262,9 @@ class Journal:
         now = time.time()
         statements: list[Statement] = []
         for seat, name in enumerate(names):
-            # A millisecond earlier per seat: the roster lists the last game in seat order.
-            used = now - seat / 1000
             statements += [
                 ("INSERT INTO players (name, last_used) VALUES (?, ?) "
-                 "ON CONFLICT(name) DO UPDATE SET last_used = excluded.last_used", (name, used)),
+                 "ON CONFLICT(name) DO UPDATE SET last_used = excluded.last_used", (name, now)),
                 ("INSERT OR REPLACE INTO game_players (game_id, seat, player_id) "
                  "VALUES (?, ?, (SELECT id FROM players WHERE name = ?))", (game_id, seat, name)),
             ]
@@ -276,7 +274,9 @@ class Journal:
     def roster(self, limit: int = 20) -> list[str]:
         """The names of recent players, the last used first (a game's players in seat order)."""
         return [name for (name,) in self._read(
-            "SELECT name FROM players ORDER BY last_used DESC LIMIT ?", (limit,))]
+            "SELECT p.name FROM players p LEFT JOIN game_players g ON g.player_id = p.id "
+            "AND g.game_id = (SELECT MAX(game_id) FROM game_players WHERE player_id = p.id) "
+            "ORDER BY p.last_used DESC, g.game_id DESC, g.seat LIMIT ?", (limit,))]
 
     def close(self) -> None:
         """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
