@@ -126,7 +126,7 @@ def test_the_setup_keeps_its_choices_when_the_table_backs_out(tmp_path):
     run_steps(box, SETUP)
     assert box.screen.count == 5
     assert [(i.label, i.detail) for i in box.screen.items[1:5]] == [
-        ("Players:", "5"), ("Names:", "Ana Ben Cai D…"), ("Trays:", "file order"),
+        ("Players:", "5"), ("Names:", "Ana Ben Cai +2"), ("Trays:", "file order"),
         ("Drinks:", "box deals")]
 
 

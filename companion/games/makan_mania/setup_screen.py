@@ -55,6 +55,15 @@ def _choices(app: Table, colours: list[str]) -> Choices:
     return draft
 
 
+def _names_shown(names: list[str], width: int) -> str:
+    """As many whole names as fit in ``width`` pixels, then how many more: "Ana Ben +2"."""
+    for shown in range(len(names), 0, -1):
+        text = " ".join(names[:shown]) + (f" +{len(names) - shown}" if shown < len(names) else "")
+        if SMALL.width(text) <= width:
+            return text
+    return f"+{len(names)}"
+
+
 class SetupScreen(MenuScreen):
     """Start at once with the shown choices, or change players, names, trays or drink mode."""
 
@@ -94,7 +103,7 @@ class SetupScreen(MenuScreen):
         self.items = [
             MenuItem("Start game", self._start),
             MenuItem("Players:", self._players, str(chosen.count)),
-            MenuItem("Names:", self._edit_names, SMALL.fit(" ".join(self.names()), 80)),
+            MenuItem("Names:", self._edit_names, _names_shown(self.names(), 80)),
             MenuItem("Trays:", self._pick_trays, "picked" if chosen.trays_chosen else "file order"),
             MenuItem("Drinks:", self._toggle_deal, "box deals" if chosen.deal else "I type them in"),
         ]
