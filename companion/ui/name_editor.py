@@ -114,11 +114,10 @@ class NameWheel(Screen):
         box = font.width("W") + 2
         top, bottom = canvas.top + 1, canvas.top + font.height + 2
         canvas.draw.rectangle((x, top, x + box - 1, bottom), fill=255)
-        glyph = self.current if self.current != DONE else DONE
-        glyph_font = font if glyph != DONE else SMALL
-        gx = x + (box - glyph_font.width(glyph)) // 2
+        glyph_font = SMALL if self.current == DONE else font  # ✓ is an icon of the small font
+        gx = x + (box - glyph_font.width(self.current)) // 2
         gy = top + 1 + (font.height - glyph_font.height) // 2
-        glyph_font.draw(canvas.image, (gx, gy), glyph, fill=0)
+        glyph_font.draw(canvas.image, (gx, gy), self.current, fill=0)
         self._draw_wheel(canvas, 2 * LINE_H + 3)
         left = self.limit - len(self.letters)
         status = f"▲▼ letter  {left} of {self.limit} left"
