@@ -256,6 +256,28 @@ class Journal:
                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                    (key, json.dumps(value))),)))
 
+    # ----- the roster of players -----------------------------------------------------------
+    def record_players(self, game_id: int, names: list[str]) -> None:
+        """Who sat where in a game (seat 0 first); each name joins the roster or is used again."""
+        now = time.time()
+        statements: list[Statement] = []
+        for seat, name in enumerate(names):
+            statements += [
+                ("INSERT INTO players (name, last_used) VALUES (?, ?) "
+                 "ON CONFLICT(name) DO UPDATE SET last_used = excluded.last_used", (name, now)),
+                ("INSERT OR REPLACE INTO game_players (game_id, seat, player_id) "
+                 "VALUES (?, ?, (SELECT id FROM players WHERE name = ?))", (game_id, seat, name)),
+            ]
+        if statements:
+            self._run(Op("players", tuple(statements)))
+
+    def roster(self, limit: int = 20) -> list[str]:
+        """The names of recent players, the last used first (a game's players in seat order)."""
+        return [name for (name,) in self._read(
+            "SELECT p.name FROM players p LEFT JOIN game_players g ON g.player_id = p.id "
+            "AND g.game_id = (SELECT MAX(game_id) FROM game_players WHERE player_id = p.id) "
+            "ORDER BY p.last_used DESC, g.game_id DESC, g.seat LIMIT ?", (limit,))]
+
     def close(self) -> None:
         """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
         self.retry()

@@ -34,6 +34,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE actions ADD COLUMN at REAL",
         "CREATE TABLE marks (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # 1 -> 2: the roster of players (one row per name, when it last sat down) and who sat
+    # where in each game, so setup screens offer the recent names first.
+    (
+        "CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT NOT NULL, last_used REAL)",
+        "CREATE UNIQUE INDEX players_by_name ON players (name)",
+        "CREATE TABLE game_players (game_id INTEGER NOT NULL REFERENCES games(id), "
+        "seat INTEGER NOT NULL, player_id INTEGER NOT NULL REFERENCES players(id), "
+        "PRIMARY KEY (game_id, seat))",
+    ),
 )
 
 VERSION = len(MIGRATIONS)

@@ -69,6 +69,7 @@ class GameSession:
                 game_id = self.journal.new_game(spec.key)
                 for action in actions:
                     self.journal.append(game_id, action, spec.is_undoable(action))
+                    self.journal.record_players(game_id, self._seat_names(action))  # the roster
             except JournalError as exc:
                 self._journal_failed(str(exc))
         self.resumable = None
@@ -148,6 +149,23 @@ class GameSession:
         self.toast(f"Undone: {session.spec.describe_action(last, session.state)}")
         self.beep("ok")
         return True
+
+    # ----- the roster of recent players ---------------------------------------------------
+    def roster_names(self) -> list[str]:
+        """Names of recent players, the last used first (empty without a journal)."""
+        try:
+            return self.journal.roster() if self.journal is not None else []
+        except JournalError:
+            return []  # the names are a convenience: typing one still works
+
+    @staticmethod
+    def _seat_names(action: Action) -> list[str]:
+        """The players' names a setup action seats, in seat order (none for a solo game)."""
+        players = action.get("players")
+        if not isinstance(players, list):
+            return []
+        return [p["name"] for p in players
+                if isinstance(p, dict) and isinstance(p.get("name"), str)]
 
     # ----- journal trouble ----------------------------------------------------------------
     def _journal_write(self, write: Callable[[Journal], None]) -> None:

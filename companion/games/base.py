@@ -162,6 +162,9 @@ class Table(Protocol):
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
 
+    def roster_names(self) -> list[str]:
+        """Names of recent players, the last used first (empty without a journal)."""
+
 
 class Screen:
     """One screen of the box. Subclasses draw their body and react to presses.

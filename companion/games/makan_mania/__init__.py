@@ -54,6 +54,11 @@ def _walk() -> dict[str, tuple[str, ...]]:
     return {
         "setup": setup,
         "setup-trays": (*setup, "menu:Trays"),
+        "names": (*setup, "menu:Names"),
+        "name-pick": (*setup, "menu:Names", "OK"),
+        # "New name…" (UP from the top), then M, o and the wheel turned to e: "Mo[e]"
+        "name-wheel": (*setup, "menu:Names", "OK", "UP", "OK", *("DOWN",) * 12, "OK",
+                       *("DOWN",) * 14, "OK", *("DOWN",) * 4),
         "round-start": start,
         "reveal-drink": (*start, "OK"),
         "rush": (*rush, "OK", "OK", "OK", "UP", "UP", "OK"),
