@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 
 KEY = "makan"
-PRESET_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay")
 ABILITY_TEXT = {
     "private_drink": "private drink", "jump_88": "jump to 88", "jump_1": "jump to 1",
     "double": "double table", "face_bonus": "face points", "drink_bonus": "drink points",
