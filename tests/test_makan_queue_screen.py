@@ -3,10 +3,13 @@ turn before the drinks, counts read as English, and nobody gets a tch coin they 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from companion.commands.screenshot import render
 from companion.games.makan_mania import SPEC, rules
+from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks
 from companion.ui.font import ICONS, SMALL, BitmapFont
 from companion.walk import run_steps
 
@@ -172,6 +175,12 @@ def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
 
     rush = walked("rush", "OK", "OK", "OK", "UP", "OK")   # Ben sits at Table 2 with 1 die
     assert "T2 Ben: 1 die left" in texts(rush, monkeypatch)
+
+
+def test_a_one_card_deck_says_one_drink():
+    """The setup's and doctor's deck check counts in words too: "Deck has 1 drink"."""
+    one = (replace(load_drinks(DRINKS_FILE)[0], copies=1),)
+    assert deck_problem(one, 2, False, rules.ROUNDS) == "Deck has 1 drink,\n10 needed (5 rounds)"
 
 
 def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
