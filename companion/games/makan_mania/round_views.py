@@ -47,7 +47,7 @@ class RoundViews:
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         details = [f"{p.coins}¤ {plural(len(p.drinks), 'drink')}"
-                   + (f" +{p.bonus} die" if p.bonus else "") for p in s.players]
+                   + (f" +{plural(p.bonus, 'die')}" if p.bonus else "") for p in s.players]
         draw_list(sub, [p.name for p in s.players], details, self.selected)
 
     def _board_ok(self) -> None:
