@@ -321,7 +321,7 @@ def test_discount_counts_only_against_dice():
     state = queue(("yellow", "white", "green"), [(2, 0), (1, 1), (88, 0)], ["bandung", "kopi_o", "cola"])
     state = end_turns(state, 1)   # Ben (Table 1) ends; Ana on Table 2: 1 die discount, 0 coins
     assert (rules.current(state), state.discount) == (0, 1)
-    with pytest.raises(RuleError, match="1 coins"):
+    with pytest.raises(RuleError, match="Bandung: 1 coin\n"):
         buy(state, 0, "coins")
     state = buy(state, 0, "dice")   # free with the discount
     assert state.players[0].dice == 0 and state.discount == 0

@@ -41,14 +41,16 @@ def test_a_round_by_buttons_with_undo(box):
     s = state(box)
     assert [p.table for p in s.players] == [1, 2, 3, 88] and s.phase == "jumps"
 
-    # Ana (red) stays; Ben (black) jumps to Table 1 and Ana says tch.
-    press(box, "ACTION", "OK", "DOWN", "OK")
+    # Ana (red) stays; Ben (black) jumps to Table 1 and Ana says tch (OK ticks her, then Done).
+    press(box, "ACTION", "OK", "OK", "DOWN", "OK")
     s = state(box)
     assert [p.table for p in s.players] == [2, 1, 3, 88]
     assert s.phase == "queue" and rules.current(s) == 1
     assert s.players[0].coins == 1 and s.players[1].coins == 1    # tch, and Table 1's coin
 
-    # Ben cannot afford the Cola (2 dice, he has 1): refused, nothing changes.
+    # Ben's turn opens on what to do; ▼ shows the drinks. He cannot afford the Cola (2 dice,
+    # he has 1): refused, nothing changes.
+    press(box, "DOWN")
     before = state(box)
     press(box, "OK")
     assert box.beeps()[-1] == "error" and state(box) is before
@@ -56,12 +58,12 @@ def test_a_round_by_buttons_with_undo(box):
     press(box, "+3", "DOWN", "OK", "OK")
     assert state(box).players[1].drinks == ("bandung",) and state(box).players[1].dice == 0
     press(box, "ACTION")
-    # Ana on Table 2: Cola costs 2 dice less the 1-die discount.
-    press(box, "OK")
+    # Ana on Table 2: Cola costs 2 dice less the 1-die discount (OK opens the drinks, OK buys).
+    press(box, "OK", "OK")
     assert state(box).players[0].drinks == ("cola",) and state(box).players[0].dice == 1
     press(box, "ACTION")
     assert state(box).players[0].coins == 2                      # 1 unspent die -> 1 coin
-    press(box, "DOWN", "DOWN", "OK")                              # Cai's private Teh O, 1 coin
+    press(box, "DOWN", "DOWN", "DOWN", "OK")                      # Cai's private Teh O, 1 coin
     assert state(box).players[2].drinks == ("teh_o",)
     press(box, "ACTION", "ACTION")                                # Cai, then Dee (doubled 88)
     s = state(box)
@@ -113,7 +115,7 @@ def test_long_back_undoes_every_kind_of_step(box):
     undo_restores(box, "Ana at Table 1", "OK", "OK", "OK", "UP", "UP", "OK")
     press(box, "OK", "OK", "OK", "UP", "OK", "OK", "OK", "OK", "OK", "OK", "UP", "OK")
     undo_restores(box, "Ana's jump to 88", "OK")
-    undo_restores(box, "Ben bought Kopi O", "OK")
+    undo_restores(box, "Ben bought Kopi O", "OK", "OK")
     undo_restores(box, "end of Ben's turn", "ACTION")
     # Fast-forward to the final scoring through the app, then score Ana by buttons.
     app = box.app

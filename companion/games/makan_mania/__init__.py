@@ -68,8 +68,10 @@ def _walk() -> dict[str, tuple[str, ...]]:
         "jumps": jumps,
         "jump-to-1": (*jumps, "ACTION"),         # Ana stays; Ben (black, Table 2) may jump
         "tch": (*jumps, "ACTION", "OK"),
-        "queue": queue,
-        "queue-pay": (*queue, "DOWN", "OK"),     # Bandung: 1 die or 1 coin
+        "queue": queue,                          # Ben's turn at Table 1
+        "queue-drinks": (*queue, "DOWN"),
+        "queue-pay": (*queue, "DOWN", "DOWN", "OK"),     # Bandung: 1 die or 1 coin
+        "queue-88": (*queue, "ACTION", "ACTION", "ACTION", "+3"),   # Ana at Table 88
         "scoreboard": (*round_1, "+3"),
         "scoring": (*scoring, *first_two, "+3"),
         "score-food": (*scoring, "OK", "UP", "UP"),

@@ -15,6 +15,7 @@ from typing import Any
 from companion.config import ConfigError, read_toml, shown, whole_number
 from companion.ui.canvas import WIDTH
 from companion.ui.font import ICONS, SMALL
+from companion.ui.words import plural
 
 HERE = Path(__file__).parent
 TRAYS_FILE = HERE / "trays.toml"
@@ -182,4 +183,4 @@ def deck_problem(drinks: Sequence[Drink], players: int, private_drink: bool, rou
     owner reveals "the top Drink card of the deck"; unbought cards are discarded, never reshuffled.
     """
     cards, needed = sum(d.copies for d in drinks), rounds * (players + private_drink)
-    return "" if cards >= needed else f"Deck has {cards} drinks,\n{needed} needed ({rounds} rounds)"
+    return "" if cards >= needed else f"Deck has {plural(cards, 'drink')},\n{needed} needed ({rounds} rounds)"

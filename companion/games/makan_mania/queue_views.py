@@ -14,13 +14,18 @@ from companion.ui.widgets import (
     ChoiceScreen,
     MessageScreen,
     draw_list,
+    is_down,
+    is_up,
+    step_selection,
 )
+from companion.ui.words import plural
 
 from . import rules
-from .view import FOOD_MAX, _ask_numbers, _count, _gain_text, _price, _where
+from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where
 
 if TYPE_CHECKING:
     from companion.games.base import Table
+    from companion.input import ButtonEvent
 
 
 class QueueViews:
@@ -29,32 +34,68 @@ class QueueViews:
     app: Table
     selected: int
     board_seen: int
+    drinks_open: bool
     state: rules.State
 
     # ----- the Queue ---------------------------------------------------------------------
+    # Two pages: the turn (whose it is, what the table does now, the coins and dice to spend)
+    # and, a press of ▼ or OK away, the drinks to buy. UP/DOWN go round both as one list.
     def _draw_queue(self, canvas: Canvas) -> None:
+        if self.drinks_open:
+            self._draw_drinks(canvas)
+            return
         s = self.state
-        who = rules.current(s)
-        p = s.players[who]
+        p = s.players[rules.current(s)]
         coins = f"{p.coins}¤"
         coins_x = WIDTH - MEDIUM.width(coins) - 1
         canvas.text(coins_x, 1, coins, MEDIUM)
         canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
-        canvas.text(1, LINE_H + 1, SMALL.fit(_gain_text(s.gained), coins_x - 3))
-        bonus = f"  +{s.gained.bonus}d next" if s.gained.bonus else ""
-        canvas.text(1, 2 * LINE_H + 1, f"Dice {p.dice}  Off {s.discount}{bonus}")
+        canvas.text(1, LINE_H + 1, SMALL.fit(f"{plural(p.dice, 'die')} to spend", coins_x - 3))
+        steps = _turn_steps(s)
+        rows = canvas.lines - 2
+        if len(steps) > rows:   # a rare pile-up of gains shares the last line
+            steps = [*steps[: rows - 1], ", ".join(steps[rows - 1 :])]
+        for row, step in enumerate(steps, 2):
+            canvas.line(row, step)
+
+    def _draw_drinks(self, canvas: Canvas) -> None:
+        s = self.state
+        who = rules.current(s)
+        p = s.players[who]
+        canvas.text(1, 1, f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤")
         slots = rules.visible_slots(s, who)
-        sub = Canvas(canvas.image, canvas.top + 3 * LINE_H, canvas.bottom)
+        sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         if not slots:
             sub.line(0, "No drinks left")
             return
         labels = [s.book.by_key[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
                   for i in slots]
-        details = [_price(s, s.row[i].drink) + (" ✓" if rules.pay_options(s, i) else " ✗")
-                   for i in slots]
-        draw_list(sub, labels, details, min(self.selected, len(slots) - 1))
+        draw_list(sub, labels, [_price(s, s.row[i].drink) for i in slots],
+                  min(self.selected, len(slots) - 1))
+
+    def _queue_move(self, event: ButtonEvent) -> None:
+        """UP/DOWN: the turn page is the row before the first drink and after the last."""
+        rows = len(rules.visible_slots(self.state, rules.current(self.state)))
+        if not self.drinks_open:
+            self.drinks_open, self.selected = True, (0 if is_down(event) else max(0, rows - 1))
+            return
+        step = step_selection(event, self.selected, rows) if rows else None
+        if step is None or (is_down(event) and step == 0) or (is_up(event) and step == rows - 1):
+            self.drinks_open, self.selected = False, 0
+        else:
+            self.selected = step
+
+    def _queue_back(self) -> bool:
+        """BACK on the drinks goes back to the turn; on the turn it is the box's."""
+        if not self.drinks_open:
+            return False
+        self.drinks_open, self.selected = False, 0
+        return True
 
     def _queue_ok(self) -> None:
+        if not self.drinks_open:
+            self.drinks_open, self.selected = True, 0
+            return
         s = self.state
         slots = rules.visible_slots(s, rules.current(s))
         if not slots:
@@ -64,8 +105,7 @@ class QueueViews:
         drink = s.book.by_key[s.row[slot].drink]
         ways = rules.pay_options(s, slot)
         if len(ways) == 2:
-            labels = [_count(rules.dice_price(s, drink.key), "die", "dice"),
-                      _count(drink.coins, "coin", "coins")]
+            labels = [plural(rules.dice_price(s, drink.key), "die"), plural(drink.coins, "coin")]
             self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Buy", f"{drink.name}: pay with", labels,
                                        lambda i: self._buy(slot, ways[i])))
             return
@@ -73,19 +113,24 @@ class QueueViews:
         self._buy(slot, ways[0] if ways else ("dice" if drink.dice is not None else "coins"))
 
     def _buy(self, slot: int, pay: str) -> None:
-        drink = self.state.row[slot].drink
-        if self._commit({"type": "buy", "slot": slot, "drink": drink, "pay": pay}):
-            self.app.toast(f"Bought {self.state.book.by_key[drink].name}", f"paid with {pay}")
+        s = self.state
+        drink = s.book.by_key[s.row[slot].drink]
+        paid = (plural(rules.dice_price(s, drink.key), "die") if pay == "dice"
+                else plural(drink.coins, "coin"))
+        if self._commit({"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}):
+            self.app.toast(f"Bought {drink.name}", f"paid {paid}")
 
     def _queue_action(self) -> None:
         s = self.state
         who = rules.current(s)
         before = s.players[who].coins
         if self._commit({"type": "end_turn", "player": who}):
-            self.selected = 0   # the next player starts at the top of the drinks
+            # the next player starts on their turn page
+            self.drinks_open, self.selected = False, 0
             got = self.state.players[who].coins - before
             if got:
-                self.app.toast(f"{s.players[who].name} takes {got}¤", "for unspent dice")
+                self.app.toast(f"{s.players[who].name} takes {plural(got, 'coin')}",
+                               "for unspent dice")
 
     # ----- final scoring -----------------------------------------------------------------
     def _draw_scoring(self, canvas: Canvas) -> None:

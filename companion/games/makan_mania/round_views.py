@@ -16,10 +16,11 @@ from companion.ui.widgets import (
     StepperScreen,
     draw_list,
 )
+from companion.ui.words import plural
 
 from . import rules
 from .setup_screen import SetupScreen
-from .view import _count, _where
+from .view import _where
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -45,8 +46,8 @@ class RoundViews:
         s = self.state
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        details = [f"{p.coins}¤ {_count(len(p.drinks), 'drink', 'drinks')}"
-                   + (f" +{p.bonus}d" if p.bonus else "") for p in s.players]
+        details = [f"{p.coins}¤ {plural(len(p.drinks), 'drink')}"
+                   + (f" +{plural(p.bonus, 'die')}" if p.bonus else "") for p in s.players]
         draw_list(sub, [p.name for p in s.players], details, self.selected)
 
     def _board_ok(self) -> None:
@@ -112,7 +113,7 @@ class RoundViews:
         canvas.line(1, f"Free tables: {free}")
         for row, index in enumerate(seated[: canvas.lines - 2], 2):
             p = s.players[index]
-            canvas.line(row, f"T{p.table} {p.name}: {p.dice} dice left")
+            canvas.line(row, f"T{p.table} {p.name}: {plural(p.dice, 'die')} left")
 
     def _rush_ok(self) -> None:
         s = self.state
@@ -165,8 +166,10 @@ class RoundViews:
         if target == 88:
             self._commit({"type": "jump", "to": 88, "go": True})
             return
+        # "Each player you jump over may make a 'tch' sound": only those who did are ticked, so
+        # Done straight away gives no coin nobody claimed.
         self.app.push(CheckListScreen(
-            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [True] * len(over),
+            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [False] * len(over),
             lambda ticked: self._commit({"type": "jump", "to": 1, "go": True,
                                          "tch": [over[i] for i in ticked]})))
 

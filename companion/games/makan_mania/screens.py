@@ -38,6 +38,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         super().__init__(app)
         self.board_seen = 1   # the round whose scoreboard was closed with OK
         self.selected = 0     # drink in the Queue, player at scoring
+        self.drinks_open = False  # the Queue shows the turn first, its drinks a press away
 
     @property
     def state(self) -> rules.State:
@@ -71,13 +72,13 @@ class MakanScreen(RoundViews, QueueViews, Screen):
             "reveal": "OK deal drinks" if self.state.deal else "OK enter drinks",
             "rush": "OK someone sat down",
             "jumps": "OK jump  ◆ stay",
-            "queue": "▲▼ drink OK buy ◆ next",
+            "queue": "▲▼ drink OK buy ◆ next" if self.drinks_open else "▼ drinks  ◆ next player",
             "scoring": "▲▼ player  OK score",
             "over": "▲▼ player  OK details",
         }[self.view]
 
     def on_state_changed(self) -> None:
-        self.selected = 0
+        self.selected, self.drinks_open = 0, False
         # An undo back into an earlier round shows that round's scoreboard again when it ends.
         self.board_seen = min(self.board_seen, self.state.round)
 
@@ -97,7 +98,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         if done:
             self.app.beep("tick")
             if self.state.phase != phase:
-                self.selected = 0   # a new step starts at the top of its list
+                self.selected, self.drinks_open = 0, False   # a new step starts at its top
             self.on_enter()
         return done
 
@@ -106,7 +107,10 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     def on_button(self, event: ButtonEvent) -> bool:
         view = self.view
-        if view in ("board", "queue", "scoring", "over") and (is_up(event) or is_down(event)):
+        if view == "queue" and (is_up(event) or is_down(event)):
+            self._queue_move(event)
+            return True
+        if view in ("board", "scoring", "over") and (is_up(event) or is_down(event)):
             rows = self._rows()
             if rows:
                 self.selected = step_selection(event, self.selected, rows)
@@ -114,8 +118,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         handler = getattr(self, f"_{view}_{event.button.lower()}", None)
         if handler is None or event.kind != "short":
             return False
-        handler()
-        return True
+        return handler() is not False   # a handler may leave the press to the box
 
 
 def new_game(app: Table) -> Screen:

@@ -1,5 +1,5 @@
 """What every Makan Mania screen shares: the game's key, preset names and tray words, question
-flows, and the words for the title bar, prices, counts and a turn's gains."""
+flows, and the words for the title bar, prices, dice and what a turn gives."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from companion.ui.widgets import (
     Screen,
     StepperScreen,
 )
+from companion.ui.words import plural
 
 from . import rules
 
@@ -58,27 +59,30 @@ def _where(state: rules.State) -> str:
 
 
 def _price(state: rules.State, key: str) -> str:
-    """A drink's price for the current player: dice after discount and/or coins."""
+    """A drink's price for the current player: dice after discount, in words so a die is never
+    taken for a coin, and/or coins."""
     drink, dice = state.book.by_key[key], rules.dice_price(state, key)
-    parts = ([f"{dice}d"] if dice is not None else []) + (
+    parts = ([plural(dice, 'die')] if dice is not None else []) + (
         [f"{drink.coins}¤"] if drink.coins is not None else [])
     return "/".join(parts)
 
 
-def _count(number: int, one: str, many: str) -> str:
-    """A count with its noun: 1 die, 2 dice."""
-    return f"{number} {one if number == 1 else many}"
-
-
-def _gain_text(gained: rules.Gained) -> str:
-    """What the table does at the start of a turn: "Take 2¤", "Put 1¤ on 88"."""
-    parts = []
+def _turn_steps(state: rules.State) -> list[str]:
+    """What the table does now for the player whose turn it is, one short line each: the coins
+    their table and drinks take from the pile (Table 88's pot coin comes from the pile too, not
+    from the player), the bonus die, and the dice discount left for their drinks."""
+    gained = state.gained
+    steps = []
     if gained.pot_out:
-        parts.append(f"Take 88 pot {gained.pot_out}¤")
+        steps.append(f"Take the 88 pot: {gained.pot_out}¤")
     if gained.coins:
-        parts.append(f"Take {gained.coins}¤")
+        steps.append(f"Take {gained.coins}¤ from the pile")
     if gained.pot_in:
-        parts.append(f"Put {gained.pot_in}¤ on 88")
+        steps.append(f"88 pot +{gained.pot_in}¤ from pile")
     if gained.short:
-        parts.append(f"pile short {gained.short}¤")
-    return ", ".join(parts) or ("Discount turn" if gained.discount else "No table coins")
+        steps.append(f"Pile short by {gained.short}¤")
+    if gained.bonus:
+        steps.append(f"Take {plural(gained.bonus, 'bonus die', 'bonus dice')} (R{state.round + 1})")
+    if state.discount:
+        steps.append(f"{plural(state.discount, 'die')} discount left")
+    return steps or ["Nothing to take"]

@@ -5,6 +5,7 @@ and of a round."""
 from __future__ import annotations
 
 from companion.games.base import Action
+from companion.ui.words import plural
 
 from .state import (
     _TABLES,
@@ -142,7 +143,7 @@ def _buy(state: State, action: Action) -> None:
             raise _err(f"{drink.name} costs coins", "not dice")
         price = dice_price(state, key)
         if dice < price:
-            raise _err(f"{drink.name}: {price} dice", f"{p.name} has {dice}")
+            raise _err(f"{drink.name}: {plural(price, 'die')}", f"{p.name} has {dice}")
         dice -= price
         if state.options.discount == "pool":
             discount -= drink.dice - price
@@ -150,7 +151,7 @@ def _buy(state: State, action: Action) -> None:
         if drink.coins is None:
             raise _err(f"{drink.name} costs dice", "not coins")
         if coins < drink.coins:
-            raise _err(f"{drink.name}: {drink.coins} coins", f"{p.name} has {coins}")
+            raise _err(f"{drink.name}: {plural(drink.coins, 'coin')}", f"{p.name} has {coins}")
         coins -= drink.coins
         supply += drink.coins
     else:

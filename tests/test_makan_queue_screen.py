@@ -1,0 +1,212 @@
+"""Makan Mania's play screens at the table: a coin never looks like a die, the Queue shows the
+turn before the drinks, counts read as English, and nobody gets a tch coin they did not claim."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from companion.commands.screenshot import render
+from companion.games.makan_mania import SPEC, rules
+from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks
+from companion.ui.font import ICONS, SMALL, BitmapFont
+from companion.walk import run_steps
+
+WALK = {name: ("makan-" + name, steps) for name, steps in SPEC.walk.items()}
+
+
+@pytest.fixture
+def walked():
+    """Open a fresh box at one of Makan's named screens; closed after the test."""
+    boxes = []
+
+    def open_at(name: str, *more: str):
+        screen, steps = WALK[name]
+        box = render(screen, (*steps, *more))
+        boxes.append(box)
+        return box
+
+    yield open_at
+    for box in boxes:
+        box.close()
+
+
+def texts(box, monkeypatch) -> list[str]:
+    """Every text drawn for the box's current frame."""
+    drawn: list[str] = []
+    draw = BitmapFont.draw
+
+    def spy(self, image, xy, text, fill=255):
+        drawn.append(text)
+        return draw(self, image, xy, text, fill)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(BitmapFont, "draw", spy)
+        box.app.render()
+    return drawn
+
+
+# ----- the coin ----------------------------------------------------------------------------
+
+def _regions(cells: set[tuple[int, int]]) -> int:
+    """How many 4-connected pieces ``cells`` form."""
+    left, pieces = set(cells), 0
+    while left:
+        pieces += 1
+        todo = [left.pop()]
+        while todo:
+            x, y = todo.pop()
+            for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if near in left:
+                    left.remove(near)
+                    todo.append(near)
+    return pieces
+
+
+def test_the_coin_is_round_and_solid_never_a_die_face_with_pips():
+    """UX: "A coin and a die never look alike (round coin, square die)". The coin glyph is as
+    tall as the letters, as wide as tall, with cut corners, and its only gap is one slot: a die
+    face shows several separate pips."""
+    rows = ICONS["¤"]
+    ink = {(x, y) for y, row in enumerate(rows) for x, cell in enumerate(row) if cell == "#"}
+    width, height = max(x for x, _ in ink) + 1, max(y for _, y in ink) + 1
+    assert width == height == SMALL.glyph("A").height - 1   # 7 px, the capitals' height
+    assert {(0, 0), (width - 1, 0), (0, height - 1), (width - 1, height - 1)}.isdisjoint(ink)
+    inside = {(x, y) for y in range(1, height - 1) for x in range(1, width - 1)}
+    assert _regions(ink) == 1
+    assert _regions(inside - ink) == 1, "the coin's gaps read as a die's pips"
+
+
+# ----- "Who said tch?" -----------------------------------------------------------------------
+
+def test_nobody_is_ticked_for_tch_until_they_said_it(walked):
+    """"Each player you jump over may make a 'tch' sound and earn 1 coin." Only those who did
+    earn it: the list starts with nobody ticked, so Done at once gives no coin."""
+    box = walked("tch")
+    screen = box.screen
+    assert screen.title.startswith("Who said tch?") and screen.checked == [False]
+    before = [p.coins for p in box.app.session.state.players]
+    run_steps(box, ("DOWN", "OK"))                                   # straight to Done
+    assert box.app.session.actions[-1]["tch"] == []
+    s = box.app.session.state
+    assert s.phase == "queue" and s.players[0].coins == before[0]   # Ana kept quiet
+    assert s.players[1].table == 1
+
+
+def test_a_player_ticked_for_tch_earns_one_coin(walked):
+    """"... may make a 'tch' sound and earn 1 coin": OK ticks Ana, Done pays her 1 coin."""
+    box = walked("tch", "OK", "DOWN", "OK")
+    assert box.app.session.actions[-1]["tch"] == [0]
+    assert box.app.session.state.players[0].coins == 1
+
+
+# ----- the Queue: the turn first, the drinks a press away --------------------------------------
+
+def test_the_queue_opens_on_whose_turn_and_what_to_do(walked, monkeypatch):
+    """Ben's turn at Table 1: his name and table, his dice and coins, and what the table does
+    now ("Table 1 gains 1 coin" from the pile); the drinks wait behind ▼."""
+    box = walked("queue")
+    assert not box.app.game_root.drinks_open
+    drawn = texts(box, monkeypatch)
+    assert {"Ben · Table 1", "1 die to spend", "1¤", "Take 1¤ from the pile"} <= set(drawn)
+    assert "Cola" not in drawn and box.app.game_root.hint == "▼ drinks  ◆ next player"
+
+
+def test_down_ok_up_and_back_move_between_the_turn_and_the_drinks(walked, monkeypatch):
+    box = walked("queue")
+    root = box.app.game_root
+    run_steps(box, ("DOWN",))
+    assert root.drinks_open and root.selected == 0
+    drawn = texts(box, monkeypatch)
+    assert {"Ben has 1 die, 1¤", "Cola", "2 dice", "Bandung", "1 die/1¤"} <= set(drawn)
+    run_steps(box, ("UP",))                  # above the first drink is the turn again
+    assert not root.drinks_open
+    run_steps(box, ("UP",))                  # and above the turn, the last drink
+    assert root.drinks_open and root.selected == 3
+    run_steps(box, ("DOWN",))                # below the last drink, the turn
+    assert not root.drinks_open
+    run_steps(box, ("OK",))                  # OK opens the drinks too; BACK closes them
+    assert root.drinks_open
+    run_steps(box, ("BACK",))
+    assert not root.drinks_open and root.app.session.state.phase == "queue"
+
+
+def test_the_next_player_starts_on_their_turn_not_the_drinks(walked):
+    box = walked("queue", "DOWN", "ACTION")
+    assert rules.current(box.app.session.state) == 2 and not box.app.game_root.drinks_open
+
+
+def test_table_88_puts_the_pot_coin_from_the_pile(walked, monkeypatch):
+    """"Table 88: Put 1 coin from the supply here. Gain 1 bonus die for the next round only."
+    The screen says the coin comes from the pile, so nobody pays it from their own coins."""
+    box = walked("queue-88")
+    drawn = texts(box, monkeypatch)
+    assert {"Ana · Table 88", "88 pot +1¤ from pile", "Take 1 bonus die (R2)"} <= set(drawn)
+    assert not any(text.startswith("Put") for text in drawn)
+
+
+def test_the_discount_left_is_said_in_words(walked, monkeypatch):
+    """"Table 2 gives a 1 dice discount": Cai at Table 2 sees "1 die discount left", not "Off 1";
+    once spent on a drink it is gone from the screen."""
+    box = walked("queue", "ACTION")
+    s = box.app.session.state
+    assert s.players[rules.current(s)].table == 2 and s.discount == 1
+    drawn = texts(box, monkeypatch)
+    assert "1 die discount left" in drawn and not any("Off" in text for text in drawn)
+    run_steps(box, ("OK", "DOWN", "OK"))     # Bandung: 1 die less the discount, 0 dice to pay
+    assert box.app.session.state.players[2].drinks == ("bandung",)
+    run_steps(box, ("+3", "BACK"))
+    assert box.app.session.state.discount == 0
+    assert not any("discount" in text for text in texts(box, monkeypatch))
+
+
+# ----- counts in words ---------------------------------------------------------------------------
+
+def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
+    """UX: "One plural helper: '1 coin', '2 coins'". Bandung's choice, the purchase and the
+    refusal say "1 die" and "1 coin"; the Rush says "1 die left"."""
+    box = walked("queue-pay")
+    assert box.screen.options == ["1 die", "1 coin"]
+    run_steps(box, ("OK",))
+    assert box.app._toast[0] == ["Bought Bandung", "paid 1 die"]
+    cai = walked("queue", "ACTION", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
+    assert cai.app._toast[0] == ["Kopi O: 1 coin", "Cai has 0"]
+
+    rush = walked("rush", "OK", "OK", "OK", "UP", "OK")   # Ben sits at Table 2 with 1 die
+    assert "T2 Ben: 1 die left" in texts(rush, monkeypatch)
+
+
+def test_a_one_card_deck_says_one_drink():
+    """The setup's and doctor's deck check counts in words too: "Deck has 1 drink"."""
+    one = (replace(load_drinks(DRINKS_FILE)[0], copies=1),)
+    assert deck_problem(one, 2, False, rules.ROUNDS) == "Deck has 1 drink,\n10 needed (5 rounds)"
+
+
+def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
+    """The longest drink names beside their prices in words, scroll bar and all, are not cut:
+    Sugarcane Juice, Iced Lemon Tea, Ice Kachang, Chendol and Cai's private Grass Jelly (list
+    order of drinks.toml), on the drinks page of Cai, who sees all five, top to bottom."""
+    cut: list[str] = []
+    fit = BitmapFont.fit
+
+    def strict(self, text, width):
+        out = fit(self, text, width)
+        if out != text:
+            cut.append(text)
+        return out
+
+    walk = SPEC.walk
+    picks = [step for n in (8, 9, 3, 5, 6) for step in (*("DOWN",) * n, "OK")]
+    seats = walk["jumps"][len(walk["rush-who"]) - 1 :]   # "rush-who" is the Rush plus one OK
+    box = render("makan-wide-drinks", ("game:makan", "OK", "OK", *picks, *seats, "OK", "ACTION"))
+    try:
+        s = box.app.session.state
+        assert len(rules.visible_slots(s, rules.current(s))) == 5
+        monkeypatch.setattr(BitmapFont, "fit", strict)
+        for _ in range(5):
+            run_steps(box, ("DOWN",))
+            box.app.render()
+        assert box.app.game_root.drinks_open and cut == []
+    finally:
+        box.close()
