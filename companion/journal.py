@@ -251,6 +251,11 @@ class Journal:
         self._run(Op("mark", (mark_sql(GAME_END[0], label),)))
         self._checkpoint_wal()
 
+    def record(self, statements: tuple[Statement, ...]) -> None:
+        """Commit rows derived from the games (a finished game's summary) in one transaction,
+        held in memory like any change while the disk refuses."""
+        self._run(Op("summary", statements))
+
     def save_setting(self, key: str, value: Any) -> None:
         self._run(Op("setting", (("INSERT INTO settings (key, value) VALUES (?, ?) "
                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -282,6 +287,10 @@ class Journal:
             raise  # a closed journal is a bug in the caller, not a disk problem
         except sqlite3.Error as exc:
             raise JournalError(f"read failed: {short_reason(exc)}") from exc
+
+    def read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows for the history (what the disk holds plus what is held in memory)."""
+        return self._read(sql, args)
 
     def load(self, game_id: int) -> SavedGame:
         row = self._read("SELECT game, status FROM games WHERE id = ?", (game_id,))

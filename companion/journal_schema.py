@@ -34,6 +34,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE actions ADD COLUMN at REAL",
         "CREATE TABLE marks (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # -> next: each finished game's summary, so the history and stats screens read a few
+    # rows instead of replaying games (companion/history_store.py fills them; an old journal's
+    # finished games are summarised when it is next opened by the box or the CLI).
+    (
+        "CREATE TABLE summaries (game_id INTEGER PRIMARY KEY REFERENCES games(id), "
+        "last_seq INTEGER NOT NULL, ended_at REAL NOT NULL, seconds REAL, "
+        "won INTEGER, headline TEXT NOT NULL, facts TEXT NOT NULL, final TEXT NOT NULL)",
+        "CREATE TABLE summary_players (game_id INTEGER NOT NULL, seat INTEGER NOT NULL, "
+        "name TEXT NOT NULL, score INTEGER, winner INTEGER NOT NULL, start INTEGER NOT NULL, "
+        "bot INTEGER NOT NULL, items TEXT NOT NULL, PRIMARY KEY (game_id, seat))",
+        "CREATE INDEX summary_players_by_name ON summary_players (bot, name, game_id)",
+        "CREATE INDEX games_by_status ON games (status, id)",
+    ),
 )
 
 VERSION = len(MIGRATIONS)

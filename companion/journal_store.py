@@ -24,7 +24,7 @@ Statement = tuple[str, tuple[Any, ...]]
 class Op:
     """One logical change: its statements commit together or not at all."""
 
-    kind: str  # game | action | undo | status | setting | mark
+    kind: str  # game | action | undo | status | setting | mark | summary
     statements: tuple[Statement, ...]
 
 
