@@ -38,6 +38,7 @@ class Played:
     seconds: float | None
     headline: str | None        # None unless finished and summarised
     players: tuple[str, ...]
+    short: str | None = None    # the list's few words: "Dee 55", "won R3", "lost 59-64"
 
 
 @dataclass(frozen=True)
@@ -80,18 +81,19 @@ class Book:
     def _played(self, where: str, args: tuple[Any, ...], limit: int, offset: int) -> list[Played]:
         rows = self.read(
             "SELECT g.id, g.game, g.started_at, g.status, s.ended_at, s.seconds, s.headline, "
+            "json_extract(s.facts, '$.short'), "
             "(SELECT json_group_array(name) FROM (SELECT name FROM summary_players p "
             " WHERE p.game_id = g.id AND p.bot = 0 ORDER BY p.seat)) "
             f"FROM games g LEFT JOIN summaries s ON s.game_id = g.id {where} "
             "ORDER BY g.id DESC LIMIT ? OFFSET ?", (*args, limit, offset))
         out = []
-        for gid, key, started, status, ended, seconds, headline, names in rows:
+        for gid, key, started, status, ended, seconds, headline, short, names in rows:
             if status == "finished" and headline is not None:
                 players = tuple(json.loads(names))
             else:  # not summarised: the names the setup gave
-                ended = seconds = headline = None
+                ended = seconds = headline = short = None
                 players = setup_names(self.actions(gid, limit=1))
-            out.append(Played(gid, key, started, status, ended, seconds, headline, players))
+            out.append(Played(gid, key, started, status, ended, seconds, headline, players, short))
         return out
 
     def actions(self, game_id: int, limit: int = -1) -> list[Action]:
@@ -169,9 +171,10 @@ class Book:
         by = {bool(r[0]): r for r in rows}
         lines = [Line("Games", f"{games} · {rate(wins, games)}"),
                  Line("Rounds survived", f"{survived / games:.1f} avg" if games else "-")]
-        for flag, label in ((True, "Double Trouble"), (False, "Without it")):
+        for flag, label in ((True, "With Double Trouble"), (False, "No Double Trouble")):
             row = by.get(flag)
-            lines.append(Line(label, f"{row[1]} · {rate(row[2], row[1])}" if row else "-"))
+            lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
+                                              if row else "none")]
         return lines
 
     def miams_lines(self, name: str | None = None) -> list[Line]:
@@ -214,6 +217,23 @@ def setup_names(actions: list[Action]) -> tuple[str, ...]:
     if isinstance(setup.get("name"), str):
         names.append(setup["name"])
     return tuple(n for n in names if isinstance(n, str) and n)
+
+
+def reading(where: str | Path | None, read: Callable[[Book], Any], fallback: Any) -> Any:
+    """``read(book)`` on the journal at ``where``, opened read-only for just this; ``fallback``
+    when there is none to read (none yet, no state directory, or it cannot be read)."""
+    if where is None:
+        return fallback
+    try:
+        book = open_book(where)
+    except HistoryError:
+        return fallback
+    try:
+        return read(book)
+    except HistoryError:
+        return fallback
+    finally:
+        book.close()
 
 
 def journal_path(where: str | Path) -> Path:

@@ -61,7 +61,8 @@ def _makan(final: dict[str, Any], setup: Action) -> Summary:
         for i, p in enumerate(final.get("players", ())))
     ranked = sorted(seats, key=lambda s: -(s.score or 0))
     headline = " – ".join(f"{s.name} {s.score}" for s in ranked)
-    return Summary(seats, headline, None, {"rounds": final.get("round")})
+    short = f"{ranked[0].name} {ranked[0].score}" if ranked else "-"
+    return Summary(seats, headline, None, {"short": short})
 
 
 def _cafe(final: dict[str, Any], setup: Action) -> Summary:
@@ -70,7 +71,8 @@ def _cafe(final: dict[str, Any], setup: Action) -> Summary:
     names = [n for n in setup.get("players", ()) if isinstance(n, str)] or [CAFE_TABLE]
     seats = tuple(Seat(n, None, won, start=i == 0) for i, n in enumerate(names))
     facts = {"double_trouble": bool(final.get("setup", {}).get("double_trouble")),
-             "round": reached, "survived": 3 if won else reached - 1}
+             "round": reached, "survived": 3 if won else reached - 1,
+             "short": f"{'won' if won else 'lost'} R{reached}"}
     return Summary(seats, f"{'won' if won else 'lost'} in round {reached}", won, facts)
 
 
@@ -85,7 +87,8 @@ def _miams(final: dict[str, Any], setup: Action) -> Summary:
     first, second = ((name or "you", you), ("Arthur", arthur)) if won else (
         ("Arthur", arthur), (name or "you", you))
     headline = f"{first[0]} {first[1]} – {second[0]} {second[1]}, {difficulty}"
-    return Summary(seats, headline, won, {"difficulty": final.get("difficulty")})
+    short = f"{'won' if won else 'lost'} {you}-{arthur}"  # the OLED font has no en dash
+    return Summary(seats, headline, won, {"difficulty": final.get("difficulty"), "short": short})
 
 
 SUMMARISE: dict[str, Callable[[dict[str, Any], Action], Summary]] = {
@@ -205,3 +208,14 @@ def import_statements(game_id: int, spec: GameSpec, actions: Iterable[Action],
                     "(?, ?, ?, ?, ?)", (game_id, seq, json.dumps(action, separators=(",", ":")),
                                         int(spec.is_undoable(action)), started_at + seq * step)))
     return tuple(out)
+
+
+def import_game(journal: Journal, spec: GameSpec, actions: list[Action], state: Any,
+                started_at: float, seconds: float) -> int:
+    """Record a finished game played elsewhere (``actions`` led to ``state``) with its summary,
+    in one transaction; returns its id. The caller checks ``journal.status`` afterwards."""
+    game_id = int(journal.read("SELECT COALESCE(MAX(id), 0) + 1 FROM games")[0][0])
+    rows = import_statements(game_id, spec, actions, started_at, seconds)
+    journal.record(rows + save_statements(game_id, spec.key, actions, spec.summary(state),
+                                          (started_at + seconds, seconds)))
+    return game_id

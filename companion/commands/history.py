@@ -15,7 +15,7 @@ from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.history import Book, HistoryError, journal_path, open_book
 from companion.history_export import to_bgstats, to_csv, to_jsonl, when, write_atomic
-from companion.history_store import import_statements, save_statements
+from companion.history_store import import_game
 from companion.journal import Journal
 from companion.jsonread import BOM
 
@@ -173,11 +173,7 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     try:
         if not journal.status.ok:
             return _fail(f"cannot write the journal in {where}: {note or journal.status.reason}")
-        game_id = int(journal.read("SELECT COALESCE(MAX(id), 0) + 1 FROM games")[0][0])
-        rows = import_statements(game_id, spec, actions, started, args.minutes * 60)
-        end = started + args.minutes * 60
-        journal.record(rows + save_statements(game_id, spec.key, actions, spec.summary(state),
-                                              (end, args.minutes * 60)))
+        game_id = import_game(journal, spec, actions, state, started, args.minutes * 60)
         if not journal.status.ok:
             return _fail(f"cannot write the journal in {where}: {journal.status.reason}")
     finally:
