@@ -155,7 +155,10 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
     if args.minutes < 0:
         return _fail("--minutes cannot be negative")
-    numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+    try:  # a line that is not an action has been said, as `companion replay` says it
+        numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+    except SystemExit as exc:
+        return int(exc.code)
     state = spec.initial_state()
     for number, action in numbered:
         try:
