@@ -226,3 +226,30 @@ def test_reading_an_old_journal_copy_changes_nothing(tmp_path, capsys):
 def test_no_journal_is_said_in_one_line(tmp_path, capsys):
     code, out, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "list")
     assert code == 2 and err.strip().startswith("companion history: no journal at")
+
+
+def test_bgstats_export_passes_the_schema_and_links_its_ids(imported, tmp_path, capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    out_file = tmp_path / "plays.json"
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "bgstats",
+               "--out", str(out_file))[0] == 0
+    data = json.loads(out_file.read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgstats.schema.json")
+                        .read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())
+    players = {p["id"]: p["name"] for p in data["players"]}
+    games = {g["id"]: g for g in data["games"]}
+    makan, cafe, miams = data["plays"]
+    assert games[makan["gameRefId"]]["name"] == "Makan Mania"
+    assert [(players[s["playerRefId"]], s["score"], s["winner"]) for s in makan["playerScores"]
+            ] == [("Ana", "35", False), ("Ben", "46", False), ("Cai", "38", False),
+                  ("Dee", "55", True)]
+    assert makan["durationMin"] == 30 and makan["playDate"] == "2026-11-20 19:30:00"
+    assert games[cafe["gameRefId"]]["cooperative"] and cafe["playerScores"][0]["score"] == ""
+    assert {players[s["playerRefId"]]: s["winner"] for s in miams["playerScores"]} == {
+        "You": False, "Arthur": True}
+    # Exporting again names the same plays, so BG Stats does not count a game twice.
+    again = json.loads(json.dumps(data))
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "bgstats",
+               "--out", str(out_file))[0] == 0
+    assert json.loads(out_file.read_text(encoding="utf-8")) == again
