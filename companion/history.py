@@ -170,7 +170,7 @@ class Book:
         survived = sum(r[3] or 0 for r in rows)
         by = {bool(r[0]): r for r in rows}
         lines = [Line("Games", f"{games} · {rate(wins, games)}"),
-                 Line("Rounds survived", f"{survived / games:.1f} avg" if games else "-")]
+                 Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
         for flag, label in ((True, "With Double Trouble"), (False, "No Double Trouble")):
             row = by.get(flag)
             lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"

@@ -151,7 +151,7 @@ def test_stats_count_wins_scores_and_drinks(imported):
         assert lines["All games"] == "1 · 1 won 100%"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
         cafe = [(line.label, line.value) for line in book.cafe_lines()]
-        assert ("Rounds survived", "2.0 avg") in cafe
+        assert ("Survived", "2.0 rounds") in cafe
         assert cafe[-3:] == [("  games", "1 · 0 won 0%"), ("No Double Trouble", ""),
                              ("  games", "none")]
         miams = [(line.label, line.value) for line in book.miams_lines()]
