@@ -81,7 +81,7 @@ class Book:
     def _played(self, where: str, args: tuple[Any, ...], limit: int, offset: int) -> list[Played]:
         rows = self.read(
             "SELECT g.id, g.game, g.started_at, g.status, s.ended_at, s.seconds, s.headline, "
-            "json_extract(s.facts, '$.short'), "
+            "s.short, "
             "(SELECT json_group_array(name) FROM (SELECT name FROM summary_players p "
             " WHERE p.game_id = g.id AND p.bot = 0 ORDER BY p.seat)) "
             f"FROM games g LEFT JOIN summaries s ON s.game_id = g.id {where} "
@@ -109,27 +109,29 @@ class Book:
         played = found[0]
         if played.headline is None:
             return played, [], None
-        seats = [store.Seat(n, s, bool(w), bool(st), bool(b), tuple(json.loads(i)))
-                 for n, s, w, st, b, i in self.read(
-                     "SELECT name, score, winner, start, bot, items FROM summary_players "
+        items: dict[int, list[str]] = {}
+        for seat, item in self.read("SELECT seat, item FROM summary_items WHERE game_id = ? "
+                                    "ORDER BY rowid", (game_id,)):
+            items.setdefault(seat, []).append(item)
+        seats = [store.Seat(n, s, bool(w), bool(st), bool(b), tuple(items.get(seat, ())))
+                 for seat, n, s, w, st, b in self.read(
+                     "SELECT seat, name, score, winner, start, bot FROM summary_players "
                      "WHERE game_id = ? ORDER BY seat", (game_id,))]
         final = self.read("SELECT final FROM summaries WHERE game_id = ?", (game_id,))
         return played, seats, json.loads(final[0][0])
 
-    # ----- stats --------------------------------------------------------------------------
+    # ----- stats (only finished games have summaries) ------------------------------------
     def players(self) -> list[tuple[str, int]]:
         """Everyone who finished a game (never Arthur), the most played first."""
         return [(n, c) for n, c in self.read(
-            "SELECT p.name, COUNT(*) FROM summary_players p JOIN games g ON g.id = p.game_id "
-            "WHERE p.bot = 0 AND g.status = 'finished' GROUP BY p.name "
-            "ORDER BY COUNT(*) DESC, p.name")]
+            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 GROUP BY name "
+            "ORDER BY COUNT(*) DESC, name")]
 
     def player_lines(self, name: str, titles: dict[str, str]) -> list[Line]:
         """A player's games, wins, win rate and best score, in all and per game."""
         rows = self.read(
-            "SELECT g.game, COUNT(*), SUM(p.winner), MAX(p.score), AVG(p.score) "
-            "FROM summary_players p JOIN games g ON g.id = p.game_id "
-            "WHERE p.bot = 0 AND p.name = ? AND g.status = 'finished' GROUP BY g.game", (name,))
+            "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
+            "WHERE bot = 0 AND name = ? GROUP BY game", (name,))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         lines = [Line("All games", f"{total} · {rate(wins, total)}")]
         for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):
@@ -145,46 +147,39 @@ class Book:
         """Per Makan player: average score and the drink they bought most."""
         lines = []
         for name, average in self.read(
-                "SELECT p.name, AVG(p.score) FROM summary_players p JOIN games g ON g.id = "
-                "p.game_id WHERE g.game = 'makan' AND g.status = 'finished' AND p.bot = 0 "
-                "GROUP BY p.name ORDER BY AVG(p.score) DESC"):
-            drink = self._top_drink(name)
+                "SELECT name, AVG(score) FROM summary_players WHERE bot = 0 AND game = 'makan' "
+                "GROUP BY name ORDER BY AVG(score) DESC"):
+            drink = self.top_drink(name)
             lines.append(Line(name, f"{round(average or 0)}{' · ' + drink if drink else ''}"))
         return lines
 
-    def _top_drink(self, name: str) -> str | None:
-        row = self.read(
-            "SELECT d.value FROM summary_players p JOIN games g ON g.id = p.game_id, "
-            "json_each(p.items) d WHERE g.game = 'makan' AND g.status = 'finished' "
-            "AND p.name = ? AND p.bot = 0 GROUP BY d.value ORDER BY COUNT(*) DESC, d.value "
-            "LIMIT 1", (name,))
+    def top_drink(self, name: str) -> str | None:
+        """The drink ``name`` bought most in Makan Mania (the first by name on a tie)."""
+        row = self.read("SELECT item FROM summary_items WHERE name = ? GROUP BY item "
+                        "ORDER BY COUNT(*) DESC, item LIMIT 1", (name,))
         return row[0][0] if row else None
 
     def cafe_lines(self) -> list[Line]:
         """The table's Café: games, rounds survived, win rate with and without Double Trouble."""
-        rows = self.read(
-            "SELECT json_extract(s.facts, '$.double_trouble'), COUNT(*), SUM(s.won), "
-            "SUM(json_extract(s.facts, '$.survived')) FROM summaries s JOIN games g ON "
-            "g.id = s.game_id WHERE g.game = 'cafe' AND g.status = 'finished' GROUP BY 1")
+        rows = self.read("SELECT variant, COUNT(*), SUM(won), SUM(survived) FROM summaries "
+                         "WHERE game = 'cafe' GROUP BY variant")
         games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         survived = sum(r[3] or 0 for r in rows)
-        by = {bool(r[0]): r for r in rows}
+        by = {r[0]: r for r in rows}
         lines = [Line("Games", f"{games} · {rate(wins, games)}"),
                  Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
-        for flag, label in ((True, "With Double Trouble"), (False, "No Double Trouble")):
-            row = by.get(flag)
+        for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
+            row = by.get(variant)
             lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
                                               if row else "none")]
         return lines
 
     def miams_lines(self, name: str | None = None) -> list[Line]:
         """Miams against Arthur per difficulty: games, win rate, best score."""
-        who, args = ("AND p.name = ?", (name,)) if name else ("", ())
+        who, args = ("AND name = ?", (name,)) if name else ("", ())
         rows = self.read(
-            "SELECT json_extract(s.facts, '$.difficulty'), COUNT(*), SUM(p.winner), MAX(p.score) "
-            "FROM summaries s JOIN games g ON g.id = s.game_id JOIN summary_players p ON "
-            "p.game_id = s.game_id AND p.bot = 0 WHERE g.game = 'miams' AND "
-            f"g.status = 'finished' {who} GROUP BY 1", args)
+            "SELECT variant, COUNT(*), SUM(winner), MAX(score) FROM summary_players "
+            f"WHERE bot = 0 AND game = 'miams' {who} GROUP BY variant", args)
         order = {"snacking": 0, "lunch": 1, "munchies": 2}
         lines = []
         for difficulty, games, wins, best in sorted(rows, key=lambda r: order.get(r[0], 9)):
@@ -196,7 +191,7 @@ class Book:
 
 
 def _makan_extra(book: Book, name: str, average: float | None) -> list[Line]:
-    drink = book._top_drink(name)
+    drink = book.top_drink(name)
     lines = [Line("  average", str(round(average or 0)))]
     return lines + ([Line("  drink", drink)] if drink else [])
 
@@ -220,12 +215,12 @@ def setup_names(actions: list[Action]) -> tuple[str, ...]:
 
 
 def reading(where: str | Path | None, read: Callable[[Book], Any], fallback: Any) -> Any:
-    """``read(book)`` on the journal at ``where``, opened read-only for just this; ``fallback``
-    when there is none to read (none yet, no state directory, or it cannot be read)."""
+    """``read(book)`` on the box's journal at ``where``, opened read-only for just this;
+    ``fallback`` when there is none to read (none yet, no state directory, unreadable)."""
     if where is None:
         return fallback
     try:
-        book = open_book(where)
+        book = open_book(where, check=False, fill=False)
     except HistoryError:
         return fallback
     try:
@@ -242,22 +237,24 @@ def journal_path(where: str | Path) -> Path:
     return where if where.suffix == ".db" or where.is_file() else where / "journal.db"
 
 
-def open_book(where: str | Path, connect: Callable[..., sqlite3.Connection] = sqlite3.connect
-              ) -> Book:
+def open_book(where: str | Path, *, check: bool = True, fill: bool = True,
+              connect: Callable[..., sqlite3.Connection] = sqlite3.connect) -> Book:
     """Open the journal at ``where`` (a state directory or a journal file) for reading.
 
-    An older journal, or one with finished games not yet summarised, is read from a copy in
-    memory brought up to date there. Raises :class:`HistoryError` with a short reason.
+    An older journal is read from a copy in memory migrated there; so is one with finished
+    games not yet summarised, with ``fill`` (the box's screens leave that to the box's start
+    and skip ``check``, the whole-file check the box made at start). Raises
+    :class:`HistoryError` with a short reason.
     """
     path = journal_path(where)
     if not path.exists():
         raise HistoryError(f"no journal at {path}")
-    conn = open_ro(path, connect)
+    conn = open_ro(path, connect, check=check)
     if conn is None:
         raise HistoryError(f"{path} is not a journal this box can read")
     book = Book(conn, str(path))
     try:
-        current = schema.version(conn) >= schema.VERSION and not store.stale(book.read)
+        current = schema.version(conn) >= schema.VERSION and not (fill and store.stale(book.read))
     except (sqlite3.Error, HistoryError):
         current = False
     if current:

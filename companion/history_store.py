@@ -1,10 +1,11 @@
 """Each finished game's summary, written into the journal's ``summaries`` tables.
 
 A summary is what the history list and the stats read instead of replaying a game: who
-played, their scores, who won, a one-line result, and a few facts per game (Café's Double
-Trouble, Miams' difficulty, Makan's drinks). It is made from the game's final state (its
-``summary`` JSON) and the setup action, so it can be made again from the actions at any time:
-the box writes it when a game ends and fills in any that are missing when it opens a journal.
+played, their scores, who won, a one-line result, and what each game's stats need (Café's
+Double Trouble and rounds survived, Miams' difficulty, Makan's drinks). It is made from the
+game's final state (its ``summary`` JSON) and the setup action, so it can be made again from
+the actions at any time: the box writes it when a game ends and fills in any that are missing
+when it opens a journal.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .games.base import Action, GameSpec, Session
 from .games.catalog import GAMES
 from .journal import Journal, JournalError
+from .journal_schema import SUMMARY_TABLES
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,10 @@ class Seat:
 class Summary:
     seats: tuple[Seat, ...]
     headline: str                           # "won in round 3", "Arthur 74 – you 61, Munchies"
-    won: bool | None                        # the table's result in a solo or cooperative game
-    facts: dict[str, Any] = field(default_factory=dict)
+    short: str                              # the list's few words: "won R3", "lost 61-74"
+    won: bool | None = None                 # the table's result in a solo or cooperative game
+    variant: str | None = None              # Miams' difficulty; Café: "double" or "plain"
+    survived: int | None = None             # Café: the rounds the table got through
 
 
 def _setup(actions: list[Action]) -> Action:
@@ -62,7 +66,7 @@ def _makan(final: dict[str, Any], setup: Action) -> Summary:
     ranked = sorted(seats, key=lambda s: -(s.score or 0))
     headline = " – ".join(f"{s.name} {s.score}" for s in ranked)
     short = f"{ranked[0].name} {ranked[0].score}" if ranked else "-"
-    return Summary(seats, headline, None, {"short": short})
+    return Summary(seats, headline, short)
 
 
 def _cafe(final: dict[str, Any], setup: Action) -> Summary:
@@ -70,10 +74,10 @@ def _cafe(final: dict[str, Any], setup: Action) -> Summary:
     reached = int(final.get("round") or 1)
     names = [n for n in setup.get("players", ()) if isinstance(n, str)] or [CAFE_TABLE]
     seats = tuple(Seat(n, None, won, start=i == 0) for i, n in enumerate(names))
-    facts = {"double_trouble": bool(final.get("setup", {}).get("double_trouble")),
-             "round": reached, "survived": 3 if won else reached - 1,
-             "short": f"{'won' if won else 'lost'} R{reached}"}
-    return Summary(seats, f"{'won' if won else 'lost'} in round {reached}", won, facts)
+    double = bool(final.get("setup", {}).get("double_trouble"))
+    said = "won" if won else "lost"
+    return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,
+                   "double" if double else "plain", 3 if won else reached - 1)
 
 
 def _miams(final: dict[str, Any], setup: Action) -> Summary:
@@ -88,7 +92,7 @@ def _miams(final: dict[str, Any], setup: Action) -> Summary:
         ("Arthur", arthur), (name or "you", you))
     headline = f"{first[0]} {first[1]} – {second[0]} {second[1]}, {difficulty}"
     short = f"{'won' if won else 'lost'} {you}-{arthur}"  # the OLED font has no en dash
-    return Summary(seats, headline, won, {"difficulty": final.get("difficulty"), "short": short})
+    return Summary(seats, headline, short, won, final.get("difficulty"))
 
 
 SUMMARISE: dict[str, Callable[[dict[str, Any], Action], Summary]] = {
@@ -105,19 +109,21 @@ def save_statements(game_id: int, key: str, actions: list[Action], final: dict[s
                     timing: tuple[float, float | None]) -> tuple[Statement, ...]:
     """The statements that (re)write ``game_id``'s summary; ``timing`` is (ended_at, seconds)."""
     made = summarise(key, actions, final)
-    out: list[Statement] = [
-        ("DELETE FROM summary_players WHERE game_id = ?", (game_id,)),
-        ("INSERT OR REPLACE INTO summaries (game_id, last_seq, ended_at, seconds, won, headline, "
-         "facts, final) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-         (game_id, len(actions), timing[0], timing[1],
-          None if made.won is None else int(made.won), made.headline,
-          json.dumps(made.facts), json.dumps(final, separators=(",", ":")))),
-    ]
+    out: list[Statement] = [(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+                            for table in SUMMARY_TABLES]
+    out.append((
+        "INSERT INTO summaries (game_id, game, last_seq, ended_at, seconds, won, variant, "
+        "survived, headline, short, final) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (game_id, key, len(actions), timing[0], timing[1],
+         None if made.won is None else int(made.won), made.variant, made.survived,
+         made.headline, made.short, json.dumps(final, separators=(",", ":")))))
     for seat, s in enumerate(made.seats):
-        out.append(("INSERT INTO summary_players (game_id, seat, name, score, winner, start, bot, "
-                    "items) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, seat, s.name, s.score, int(s.winner), int(s.start), int(s.bot),
-                     json.dumps(list(s.items)))))
+        out.append(("INSERT INTO summary_players (game_id, seat, game, variant, name, score, "
+                    "winner, start, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, seat, key, made.variant, s.name, s.score, int(s.winner),
+                     int(s.start), int(s.bot))))
+        out += [("INSERT INTO summary_items (game_id, seat, name, item) VALUES (?, ?, ?, ?)",
+                 (game_id, seat, s.name, item)) for item in s.items]
     return tuple(out)
 
 

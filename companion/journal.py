@@ -222,7 +222,7 @@ class Journal:
             "DELETE FROM actions WHERE game_id = ? AND seq = "
             "(SELECT MAX(seq) FROM actions WHERE game_id = ?)", (game_id, game_id))]
         if reopens:
-            statements.append(status_sql(game_id, "playing"))
+            statements += [status_sql(game_id, "playing"), *forget_summary_sql(game_id)]
         self._run(Op("undo", tuple(statements)))
 
     def set_status(self, game_id: int, status: str) -> None:
@@ -230,6 +230,8 @@ class Journal:
         statements = [status_sql(game_id, status)]
         if status == "finished":
             statements.append(mark_sql(*GAME_END))
+        else:  # only a finished game has a summary in the history
+            statements += forget_summary_sql(game_id)
         self._run(Op("status", tuple(statements)))
         if status == "finished":
             self._checkpoint_wal()
@@ -324,6 +326,11 @@ class Journal:
 
 def status_sql(game_id: int, status: str) -> Statement:
     return "UPDATE games SET status = ? WHERE id = ?", (status, game_id)
+
+
+def forget_summary_sql(game_id: int) -> list[Statement]:
+    return [(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+            for table in schema.SUMMARY_TABLES]
 
 
 def _presses(ops: list[Op]) -> int:
