@@ -253,3 +253,16 @@ def test_bgstats_export_passes_the_schema_and_links_its_ids(imported, tmp_path, 
     assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "bgstats",
                "--out", str(out_file))[0] == 0
     assert json.loads(out_file.read_text(encoding="utf-8")) == again
+
+
+def test_the_first_mounted_drive_is_found(tmp_path, monkeypatch):
+    from companion import history_export
+
+    media = tmp_path / "media"
+    (media / "pi" / "STICK").mkdir(parents=True)
+    (media / "pi" / "NOTMOUNTED").mkdir()
+    mounted = {media / "pi" / "STICK"}
+    monkeypatch.setattr(history_export.os.path, "ismount", lambda p: Path(p) in mounted)
+    assert history_export.removable_drive([tmp_path / "absent", media]) == media / "pi" / "STICK"
+    mounted.clear()
+    assert history_export.removable_drive([media]) is None
