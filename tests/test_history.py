@@ -57,7 +57,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def imported(tmp_path, capsys):
     """A state directory holding the three example games, imported by the CLI."""
     for n, key in enumerate(EXAMPLES):
-        code, out, err = run(capsys, "history", "--state-dir", str(tmp_path), "import",
+        code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), "import",
                              str(ROOT / "docs" / "examples" / EXAMPLES[key]), "--game", key,
                              "--date", f"2026-11-2{n} 19:30", "--minutes", "30")
         assert code == 0, err
@@ -224,7 +224,7 @@ def test_reading_an_old_journal_copy_changes_nothing(tmp_path, capsys):
 
 
 def test_no_journal_is_said_in_one_line(tmp_path, capsys):
-    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "list")
+    code, _, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "list")
     assert code == 2 and err.strip().startswith("companion history: no journal at")
 
 
