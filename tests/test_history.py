@@ -134,6 +134,7 @@ def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
         assert box.app.undo()  # the final score taken back: the game is playing again
         listed = open_book(tmp_path).games()[0]
         assert (listed.status, listed.headline) == ("playing", None)
+        assert journal.read("SELECT COUNT(*) FROM summary_players") == [(0,)]  # stats drop it
         last = dict(actions[-1], stars=actions[-1]["stars"] + 10)
         assert box.app.dispatch(last)  # a new end replaces the summary
         assert stale(journal.read) == []
