@@ -267,3 +267,20 @@ def test_the_first_mounted_drive_is_found(tmp_path, monkeypatch):
     assert history_export.removable_drive([tmp_path / "absent", media]) == media / "pi" / "STICK"
     mounted.clear()
     assert history_export.removable_drive([media]) is None
+
+
+def test_imported_games_open_on_the_simulated_box(imported):
+    """A fresh state directory filled by the CLI: Home → History → a game → its final screens."""
+    from companion.walk import run_steps
+
+    box = SimBox(imported)
+    try:
+        run_steps(box, ("menu:History", *("DOWN",) * 4, "OK", "OK"))
+        assert box.screen.title == "Makan · Final scores"
+        box.press("BACK")
+        box.press("BACK")
+        run_steps(box, ("menu:Stats", "menu:Dee"))
+        assert ("All games", "1 · 1 won 100%") in box.screen.rows()
+        assert box.app.errors == 0
+    finally:
+        box.close()

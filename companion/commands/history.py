@@ -45,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("--game", required=True, help="game key: " + ", ".join(GAMES))
     imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: now)")
     imp.add_argument("--minutes", type=float, default=0, help="how long it lasted")
+    for verb in (listing, show, export, imp):  # also after the verb: `history list --state-dir`
+        verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
 
