@@ -77,8 +77,8 @@ def test_an_unfinished_game_is_marked_and_points_to_saved_games(box):
     history = box.screen
     assert [i.detail for i in history.items[2:]] == ["unfinished"]
     run_steps(box, ("DOWN", "DOWN", "OK"))
-    rows = dict(box.screen.rows())
-    assert rows["Unfinished: resume"] == "in Saved games"
+    rows = [label for label, _ in box.screen.rows()]
+    assert rows[2:4] == ["Unfinished", "Resume: Saved games"]
 
 
 def test_export_without_a_drive_says_so(box, monkeypatch):
@@ -95,3 +95,10 @@ def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
     names = sorted(p.name for p in drive.iterdir())
     assert len(names) == 2 and names[0].endswith("-bgstats.json") and names[1].endswith(".csv")
     assert box.app._toast[0][0] == "Saved to STICK:"
+
+
+def test_the_cafe_results_ok_returns_to_the_history(box):
+    run_steps(box, ("seed:examples", "menu:History", "DOWN", "DOWN", "DOWN", "OK", "OK"))
+    assert box.screen.title == "Crazy Café · result"
+    box.press("OK")  # on the box: back to the menu; here: back to the game's page
+    assert isinstance(box.screen, GameScreen) and box.app.errors == 0

@@ -66,6 +66,7 @@ class ReadOnlyTable:
         self.clock = _Frozen(moment(actions))
         self.game_root: Screen | None = None
         self.resumable = None
+        self.origin = app.stack[-1] if app.stack else None  # where leaving the game returns
         self.quiet = True  # a screen's own bookkeeping while it is built says nothing
 
     def __getattr__(self, name: str) -> Any:
@@ -81,6 +82,13 @@ class ReadOnlyTable:
 
     def in_game(self) -> bool:
         return False
+
+    def go_home(self, ask: bool = False) -> None:
+        """A recorded game's "back to the menu" (the Café's OK on its result) returns to the
+        history it was opened from."""
+        app = self._app
+        while app.stack[-1] is not self.origin and len(app.stack) > 1:
+            app.pop()
 
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
         self._app.toast(*READ_ONLY)
@@ -179,9 +187,11 @@ class GameScreen(InfoScreen):
         p = self.played
         rows = [("Final screens ▶", ""), ("Step through ▶", "")]
         if p.status == "playing":
-            rows.append(("Unfinished: resume", "in Saved games"))
+            rows += [("Unfinished", ""), ("Resume: Saved games", "")]
         elif p.status == "abandoned":
             rows.append(("Dropped unfinished", ""))
+        else:
+            rows.append(("Result", p.short or "?"))
         rows.append(("Length", length(p.seconds)))
         rows += [(f"{s.name}{' ★' if s.winner else ''}", "" if s.score is None else str(s.score))
                  for s in self.seats]
@@ -229,7 +239,7 @@ class StepScreen(Screen):
     @property
     def hint(self) -> str:  # type: ignore[override]
         if self.step == 0:
-            return f"0/{len(self.actions)}  OK next  BACK leave"
+            return f"0/{len(self.actions)}  OK next step"
         before = self.spec.replay(self.actions[:self.step - 1])
         said = self.spec.describe_action(self.actions[self.step - 1], before)
         return SMALL.fit(f"{self.step}/{len(self.actions)} {said}", WIDTH - 2)
