@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ Statement = tuple[str, tuple[Any, ...]]
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 Write = Callable[[tuple[Statement, ...]], None]
 
+BOOT_BUDGET_S = 5.0     # the longest the box's start spends summarising an old journal
 MIAMS_YOU = "You"      # the Miams player when the setup names nobody
 CAFE_TABLE = "Table"   # the Café's one side when the setup names nobody: the whole table
 
@@ -162,14 +164,19 @@ def stale(read: Read) -> list[int]:
 
 
 def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Action]]],
-             games: dict[str, GameSpec] | None = None) -> int:
+             games: dict[str, GameSpec] | None = None, budget_s: float | None = None) -> int:
     """Summarise every finished game that lacks an up-to-date summary; returns how many.
 
     A game this release does not know, or whose actions no longer replay, is skipped (it
-    stays in the journal and in the list, without a result)."""
+    stays in the journal and in the list, without a result). With ``budget_s`` it stops after
+    that long and leaves the rest to the next time."""
     games = GAMES if games is None else games
     done = 0
+    until = None if budget_s is None else time.monotonic() + budget_s
     for game_id in stale(read):
+        if until is not None and done and time.monotonic() > until:  # at least one each time
+            log.info("history: more games to summarise at the next start")
+            break
         key, actions = load(game_id)
         spec = games.get(key)
         if spec is None:
@@ -186,8 +193,9 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
     return done
 
 
-def backfill_journal(journal: Journal | None) -> int:
-    """Fill in the missing summaries of an open :class:`companion.journal.Journal`."""
+def backfill_journal(journal: Journal | None, budget_s: float = BOOT_BUDGET_S) -> int:
+    """Fill in the missing summaries of an open :class:`companion.journal.Journal`, for at
+    most ``budget_s`` (the box's start must stay well inside its service start timeout)."""
     def load(game_id: int) -> tuple[str, list[Action]]:
         saved = journal.load(game_id)
         return saved.game, saved.actions
@@ -195,7 +203,7 @@ def backfill_journal(journal: Journal | None) -> int:
     if journal is None:
         return 0
     try:
-        return backfill(journal.read, journal.record, load)
+        return backfill(journal.read, journal.record, load, budget_s=budget_s)
     except Exception:  # history is never worth a box that does not start
         log.exception("could not fill in the history's summaries")
         return 0

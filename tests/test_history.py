@@ -284,3 +284,22 @@ def test_imported_games_open_on_the_simulated_box(imported):
         assert box.app.errors == 0
     finally:
         box.close()
+
+
+def test_the_box_start_summarises_within_its_budget_and_skips_what_does_not_replay(tmp_path):
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO games (game, started_at, status) VALUES ('miams', 1.0, 'finished')")
+    conn.execute("""INSERT INTO actions VALUES (6, 1, '{"type": "score"}', 1)""")
+    conn.commit()
+    conn.close()
+    journal, _ = Journal.open(tmp_path)
+    try:
+        assert backfill_journal(journal, budget_s=0.0) == 1  # one game, then the time is up
+        assert backfill_journal(journal) == 2                 # the rest; game 6 cannot be
+        assert stale(journal.read) == [6]
+    finally:
+        journal.close()
+    listed = {p.id: p for p in open_book(tmp_path, fill=False).games()}
+    assert listed[6].status == "finished" and listed[6].headline is None
