@@ -11,6 +11,7 @@ from typing import Any
 
 from . import config as config_module
 from .app import App
+from .history_store import backfill_journal
 from .journal import Journal
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ def build_app(
         opened, note = Journal.open(directory)
         if note:
             log.warning(note)
+        backfill_journal(opened)  # an older journal's finished games get their summaries
     if sim:
         from hardware import sim as backend
 

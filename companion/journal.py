@@ -222,7 +222,7 @@ class Journal:
             "DELETE FROM actions WHERE game_id = ? AND seq = "
             "(SELECT MAX(seq) FROM actions WHERE game_id = ?)", (game_id, game_id))]
         if reopens:
-            statements.append(status_sql(game_id, "playing"))
+            statements += [status_sql(game_id, "playing"), *forget_summary_sql(game_id)]
         self._run(Op("undo", tuple(statements)))
 
     def set_status(self, game_id: int, status: str) -> None:
@@ -230,6 +230,8 @@ class Journal:
         statements = [status_sql(game_id, status)]
         if status == "finished":
             statements.append(mark_sql(*GAME_END))
+        else:  # only a finished game has a summary in the history
+            statements += forget_summary_sql(game_id)
         self._run(Op("status", tuple(statements)))
         if status == "finished":
             self._checkpoint_wal()
@@ -250,6 +252,11 @@ class Journal:
         """
         self._run(Op("mark", (mark_sql(GAME_END[0], label),)))
         self._checkpoint_wal()
+
+    def record(self, statements: tuple[Statement, ...]) -> None:
+        """Commit rows derived from the games (a finished game's summary) in one transaction,
+        held in memory like any change while the disk refuses."""
+        self._run(Op("summary", statements))
 
     def save_setting(self, key: str, value: Any) -> None:
         self._run(Op("setting", (("INSERT INTO settings (key, value) VALUES (?, ?) "
@@ -305,6 +312,10 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"read failed: {short_reason(exc)}") from exc
 
+    def read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows for the history (what the disk holds plus what is held in memory)."""
+        return self._read(sql, args)
+
     def load(self, game_id: int) -> SavedGame:
         row = self._read("SELECT game, status FROM games WHERE id = ?", (game_id,))
         if not row:
@@ -337,6 +348,11 @@ class Journal:
 
 def status_sql(game_id: int, status: str) -> Statement:
     return "UPDATE games SET status = ? WHERE id = ?", (status, game_id)
+
+
+def forget_summary_sql(game_id: int) -> list[Statement]:
+    return [(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+            for table in schema.SUMMARY_TABLES]
 
 
 def _presses(ops: list[Op]) -> int:

@@ -43,7 +43,32 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "seat INTEGER NOT NULL, player_id INTEGER NOT NULL REFERENCES players(id), "
         "PRIMARY KEY (game_id, seat))",
     ),
+    # 2 -> 3: each finished game's summary, so the history and stats screens read a few
+    # indexed rows instead of replaying games (companion/history_store.py writes them; an old
+    # journal's finished games are summarised when the box or the CLI next opens it). Only a
+    # finished game has one: the journal removes it in the change that reopens the game.
+    (
+        "CREATE TABLE summaries (game_id INTEGER PRIMARY KEY REFERENCES games(id), "
+        "game TEXT NOT NULL, last_seq INTEGER NOT NULL, ended_at REAL NOT NULL, seconds REAL, "
+        "won INTEGER, variant TEXT, survived INTEGER, headline TEXT NOT NULL, "
+        "short TEXT NOT NULL, final TEXT NOT NULL)",
+        "CREATE INDEX summaries_by_game ON summaries (game, variant, won, survived)",
+        "CREATE TABLE summary_players (game_id INTEGER NOT NULL, seat INTEGER NOT NULL, "
+        "game TEXT NOT NULL, variant TEXT, name TEXT NOT NULL, score INTEGER, "
+        "winner INTEGER NOT NULL, start INTEGER NOT NULL, bot INTEGER NOT NULL, "
+        "PRIMARY KEY (game_id, seat))",
+        "CREATE INDEX summary_players_by_name ON summary_players "
+        "(bot, name, game, variant, winner, score)",
+        "CREATE TABLE summary_items (game_id INTEGER NOT NULL, seat INTEGER NOT NULL, "
+        "name TEXT NOT NULL, item TEXT NOT NULL)",
+        "CREATE INDEX summary_items_by_game ON summary_items (game_id)",
+        "CREATE INDEX summary_items_by_name ON summary_items (name, item)",
+        "CREATE INDEX games_by_status ON games (status, id)",
+    ),
 )
+
+# The tables that hold a game's summary (removed together when a game is reopened).
+SUMMARY_TABLES = ("summaries", "summary_players", "summary_items")
 
 VERSION = len(MIGRATIONS)
 

@@ -24,7 +24,7 @@ Statement = tuple[str, tuple[Any, ...]]
 class Op:
     """One logical change: its statements commit together or not at all."""
 
-    kind: str  # game | action | undo | status | setting | mark | players
+    kind: str  # game | action | undo | status | setting | mark | players | summary
     statements: tuple[Statement, ...]
 
 
@@ -154,9 +154,10 @@ def open_rw(path: Path, connect: Connect, *, check: bool = True
     return conn, marks
 
 
-def open_ro(path: Path, connect: Connect) -> sqlite3.Connection | None:
+def open_ro(path: Path, connect: Connect, *, check: bool = True) -> sqlite3.Connection | None:
     """The file opened only for reading: ``mode=ro`` reads the WAL too (it needs the -shm);
-    ``immutable=1`` reads the main file alone when even the -shm cannot be made."""
+    ``immutable=1`` reads the main file alone when even the -shm cannot be made. Without
+    ``check`` only the header is read (the history screens, on a file checked at start)."""
     uri = path.resolve().as_uri()
     for query in ("mode=ro", "immutable=1"):
         try:
@@ -165,7 +166,10 @@ def open_ro(path: Path, connect: Connect) -> sqlite3.Connection | None:
         except sqlite3.Error:
             continue
         try:
-            quick_check(conn)
+            if check:
+                quick_check(conn)
+            else:
+                conn.execute("PRAGMA user_version").fetchone()
             return conn
         except sqlite3.Error as exc:
             log.warning("journal read-only open (%s) failed: %s", query, exc)

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from . import history_store
 from .games.base import Action, GameSpec, RuleError, Screen, Session
 from .journal import Journal, JournalError, SavedGame
 
@@ -118,6 +119,8 @@ class GameSession:
                 self._journal_failed(str(exc))
         session.actions.append(action)
         session.state = new_state
+        if session.game_id is not None and session.spec.is_finished(new_state):
+            self._journal_write(lambda j: history_store.on_finish(j, session))
         return True
 
     def undo(self) -> bool:

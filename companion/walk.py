@@ -3,12 +3,16 @@
 Steps: ``UP`` ``DOWN`` ``OK`` ``BACK`` ``ACTION`` (short press), the same with ``~`` (long
 press, e.g. ``OK~``), ``+N`` (advance the clock N seconds), ``menu:Label`` (move the list
 selection to the item starting with Label and press OK), ``game:key`` (open that game's
-setup from the home menu).
+setup from the home menu), ``seed:examples`` (record the docs/examples games in the journal).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from .games.catalog import GAMES
+from .history_store import import_game
 from .simbox import SimBox
 from .ui.widgets import ChoiceScreen, MenuScreen
 
@@ -20,7 +24,23 @@ BOX_SCREENS: dict[str, tuple[str, ...]] = {
     "settings-long-press": ("menu:Settings", "menu:Long press"),
     "settings-sensor": ("menu:Settings", "menu:Dice sensor"),
     "about": ("menu:About",),
+    # History and stats on a journal holding the three docs/examples games.
+    "history": ("seed:examples", "menu:History"),
+    "history-game": ("seed:examples", "menu:History", "DOWN", "DOWN", "DOWN", "DOWN", "OK"),
+    "history-final": ("seed:examples", "menu:History", *("DOWN",) * 4, "OK", "OK"),
+    "history-step": ("seed:examples", "menu:History", "DOWN", "DOWN", "DOWN", "OK", "DOWN",
+                     "OK", *("OK",) * 5),
+    "stats": ("seed:examples", "menu:History", "menu:Stats"),
+    "stats-player": ("seed:examples", "menu:History", "menu:Stats", "menu:Ana"),
+    "stats-makan": ("seed:examples", "menu:History", "menu:Stats", "menu:Makan"),
+    "stats-cafe": ("seed:examples", "menu:History", "menu:Stats", "menu:Café"),
+    "stats-miams": ("seed:examples", "menu:History", "menu:Stats", "menu:Miams"),
 }
+
+# The example games of docs/examples and when they were played (noon UTC: the same day in
+# every time zone a golden picture is made in).
+EXAMPLES = (("makan", "makan_4p.jsonl", 1763640000.0, 48), ("cafe", "cafe_game.jsonl",
+            1763812800.0, 12), ("miams", "miams_game.jsonl", 1764072000.0, 25))
 
 
 def named_screens() -> dict[str, tuple[str, ...]]:
@@ -39,6 +59,8 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
             box.advance(float(step[1:]))
         elif step.startswith("menu:"):
             _pick(box, step[5:])
+        elif step == "seed:examples":
+            seed_examples(box)
         elif step.startswith("game:"):
             spec = GAMES[step[5:]]
             box.app.push(spec.new_game(box.app))
@@ -47,6 +69,17 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
             box.press(step[:-1], long=True)
         else:
             box.press(step)
+
+
+def seed_examples(box: SimBox) -> None:
+    """Record the docs/examples games in the box's journal, as `companion history import`."""
+    folder = Path(__file__).resolve().parent.parent / "docs" / "examples"
+    for key, name, started, minutes in EXAMPLES:
+        spec = GAMES[key]
+        lines = (folder / name).read_text(encoding="utf-8").split("\n")
+        actions = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
+        import_game(box.app.journal, spec, actions, spec.replay(actions), started, minutes * 60)
+    box.app.stack[0].on_enter()
 
 
 def _pick(box: SimBox, label: str) -> None:

@@ -64,3 +64,12 @@ def test_exposure_is_at_most_two():
     match = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout)
     assert match, result.stdout + result.stderr
     assert float(match.group(1)) <= 2.0
+
+
+def test_only_the_state_dir_and_removable_drives_are_writable():
+    """History → Export writes to /media or /run/media; nothing else is opened up."""
+    from companion.history_export import MOUNT_ROOTS
+
+    assert unit_values("ProtectSystem") == ["strict"]
+    assert unit_values("ReadWritePaths") == [" ".join(f"-{root}" for root in MOUNT_ROOTS)]
+    assert unit_values("ReadOnlyPaths") == [] and unit_values("BindPaths") == []

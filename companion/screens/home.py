@@ -29,6 +29,7 @@ class HomeScreen(MenuScreen):
             items.append(MenuItem(f"Resume {spec.title}", app.resume))
         for spec in app.games.values():
             items.append(MenuItem(spec.title, lambda spec=spec: self._start(spec)))
+        items.append(MenuItem("History", self._history))
         items.append(MenuItem("Settings", self._settings))
         items.append(MenuItem("About", self._about))
         self.items = items
@@ -51,6 +52,11 @@ class HomeScreen(MenuScreen):
     def _open_setup(self, spec: GameSpec) -> None:
         self.app.abandon_resumable()
         self.app.push(spec.new_game(self.app))
+
+    def _history(self) -> None:
+        from .history import HistoryScreen
+
+        self.app.push(HistoryScreen(self.app))
 
     def _settings(self) -> None:
         from .settings import SettingsScreen

@@ -1,0 +1,144 @@
+"""History benchmark: the history list's and the stats screens' queries on a journal of
+10,000 recorded games (generated: the three example games with other names, scores and
+results), and opening that journal read-only (checked, as the CLI does; unchecked, as the
+screens do). Prints JSON.
+
+    python bench/bench_history.py [--games 10000] [--runs 20]
+
+Targets: history_list_ms and stats_ms < 50 (the median of the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from companion.games.catalog import GAMES  # noqa: E402
+from companion.history import open_book  # noqa: E402
+from companion.history_store import import_statements, save_statements  # noqa: E402
+from companion.journal import Journal  # noqa: E402
+from companion.journal_store import Op, commit  # noqa: E402
+from companion.screens.stats import TITLES  # noqa: E402
+
+EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
+NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou")
+
+
+def examples() -> dict[str, tuple[list, dict]]:
+    out = {}
+    for key, name in EXAMPLES.items():
+        lines = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8").splitlines()
+        actions = [json.loads(t) for t in lines if t.strip() and not t.startswith("#")]
+        spec = GAMES[key]
+        out[key] = (actions, spec.summary(spec.replay(actions)))
+    return out
+
+
+def varied(key: str, final: dict, rng: random.Random) -> dict:
+    """The example's final state with other names, scores and results."""
+    final = copy.deepcopy(final)
+    if key == "makan":
+        names = rng.sample(NAMES, len(final["players"]))
+        for player, name in zip(final["players"], names, strict=True):
+            player["name"] = name
+            player["score"]["total"] = rng.randint(20, 80)
+            rng.shuffle(player["drinks"])
+        best = max(p["score"]["total"] for p in final["players"])
+        final["winners"] = [p["name"] for p in final["players"] if p["score"]["total"] == best]
+    elif key == "cafe":
+        final["result"] = rng.choice(("won", "lost"))
+        final["round"] = 3 if final["result"] == "won" else rng.randint(1, 3)
+        final["setup"]["double_trouble"] = rng.random() < 0.5
+    else:
+        final["difficulty"] = rng.choice(("snacking", "lunch", "munchies"))
+        final["player"]["score"] = rng.randint(30, 90)
+        final["arthur"]["score"] = rng.randint(30, 90)
+        final["winner"] = "player" if final["player"]["score"] > final["arthur"]["score"] else "arthur"
+    return final
+
+
+def generate(state_dir: Path, count: int, seed: int = 5) -> None:
+    """A journal of ``count`` games (1 in 100 still playing), written in a few transactions."""
+    rng = random.Random(seed)
+    games = examples()
+    journal, _ = Journal.open(state_dir)
+    journal.close()
+    conn = sqlite3.connect(state_dir / Journal.FILENAME, isolation_level=None)
+    ops = []
+    start = 1_700_000_000.0
+    for game_id in range(1, count + 1):
+        key = rng.choice(tuple(games))
+        actions, final = games[key]
+        started = start + game_id * 3600
+        rows = import_statements(game_id, GAMES[key], actions, started, 1800)
+        if rng.random() < 0.01:
+            rows = (rows[0][0].replace("'finished'", "'playing'"), rows[0][1]), *rows[1:]
+        else:
+            rows += save_statements(game_id, key, actions, varied(key, final, rng),
+                                    (started + 1800, 1800.0))
+        ops.append(Op("summary", rows))
+        if len(ops) == 500:
+            commit(conn, ops)
+            ops = []
+    commit(conn, ops)
+    conn.close()
+
+
+def timed(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        begun = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - begun) * 1000)
+    return round(statistics.median(times), 2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        state_dir = Path(tmp)
+        begun = time.perf_counter()
+        generate(state_dir, args.games)
+        generated_s = time.perf_counter() - begun
+        book = open_book(state_dir)
+        top = book.players()[0][0]
+
+        def stats() -> None:
+            book.players()
+            book.player_lines(top, TITLES)
+            book.makan_lines()
+            book.cafe_lines()
+            book.miams_lines()
+
+        result = {
+            "games": args.games,
+            "journal_mb": round((state_dir / Journal.FILENAME).stat().st_size / 1e6, 1),
+            "history_list_ms": timed(lambda: book.games(limit=50), args.runs),
+            "stats_ms": timed(stats, args.runs),
+            "open_checked_ms": timed(lambda: open_book(state_dir).close(), max(3, args.runs // 4)),
+            "open_screen_ms": timed(lambda: open_book(state_dir, check=False, fill=False).close(),
+                                    args.runs),
+            "generate_s": round(generated_s, 1),
+            "target_ms": 50,
+        }
+        book.close()
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

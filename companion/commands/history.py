@@ -1,0 +1,187 @@
+"""``companion history``: list, show, export and import the games a journal recorded."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from companion.boot import sim_state_dir
+from companion.commands.replay import read_actions
+from companion.config import DEVICE_STATE_DIR
+from companion.games import RuleError
+from companion.games.catalog import GAMES
+from companion.history import Book, HistoryError, journal_path, open_book
+from companion.history_export import to_bgstats, to_csv, to_jsonl, when, write_atomic
+from companion.history_store import import_game
+from companion.journal import Journal
+from companion.jsonread import BOM
+
+FORMATS = ("csv", "bgstats", "jsonl")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "history", help="list, show, export and import recorded games",
+        description="The games a journal recorded. --state-dir takes the box's state "
+        "directory or a journal.db copied off a box (default: /var/lib/companion when it "
+        "holds a journal, else the simulator's ~/.local/state/companion). Reading never "
+        "changes the journal.")
+    parser.add_argument("--state-dir", help="state directory or journal.db file")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    listing = verbs.add_parser("list", help="the games, the last first")
+    listing.add_argument("--json", action="store_true", help="one JSON array instead of text")
+    listing.add_argument("--limit", type=int, default=50, help="at most N games (default 50)")
+    show = verbs.add_parser("show", help="one game's result, players and final state")
+    show.add_argument("id", type=int)
+    export = verbs.add_parser("export", help="write CSV, BG Stats JSON or a game's actions")
+    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--out", required=True, help="the file to write (- for the output)")
+    export.add_argument("--id", type=int, help="the game to write as JSON lines (jsonl)")
+    imp = verbs.add_parser("import", help="record a finished game from its JSON-lines actions")
+    imp.add_argument("file", help="JSON-lines actions, as `companion replay` reads them")
+    imp.add_argument("--game", required=True, help="game key: " + ", ".join(GAMES))
+    imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: now)")
+    imp.add_argument("--minutes", type=float, default=0, help="how long it lasted")
+    for verb in (listing, show, export, imp):  # also after the verb: `history list --state-dir`
+        verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=handle)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"companion history: {message}", file=sys.stderr)
+    return code
+
+
+def state_dir(given: str | None) -> Path:
+    if given:
+        return Path(given)
+    device = Path(DEVICE_STATE_DIR)
+    return device if (device / Journal.FILENAME).exists() else sim_state_dir()
+
+
+def handle(args: argparse.Namespace) -> int:
+    where = state_dir(args.state_dir)
+    if args.verb == "import":
+        return _import(args, where)
+    try:
+        book = open_book(where)
+    except HistoryError as exc:
+        return _fail(str(exc))
+    try:
+        return {"list": _list, "show": _show, "export": _export}[args.verb](args, book)
+    except HistoryError as exc:
+        return _fail(str(exc))
+    except BrokenPipeError:  # `companion history list | head`
+        sys.stdout = None
+        return 0
+    finally:
+        book.close()
+
+
+def _row(played) -> dict:
+    return {"id": played.id, "game": played.game, "status": played.status,
+            "started": when(played.started_at),
+            "minutes": None if played.seconds is None else round(played.seconds / 60),
+            "players": list(played.players), "result": played.headline}
+
+
+def _list(args: argparse.Namespace, book: Book) -> int:
+    rows = [_row(p) for p in book.games(limit=max(1, args.limit))]
+    if args.json:
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return 0
+    for r in rows:
+        title = GAMES[r["game"]].title if r["game"] in GAMES else r["game"]
+        length = f"{r['minutes']} min" if r["minutes"] is not None else "-"
+        result = r["result"] or {"playing": "unfinished (Saved games)",
+                                 "abandoned": "discarded"}.get(r["status"], r["status"])
+        print(f"{r['id']:>5}  {r['started'][:16]}  {title:<14} {length:>7}  "
+              f"{', '.join(r['players']) or '-'}: {result}")
+    if not rows:
+        print("no games recorded yet")
+    return 0
+
+
+def _show(args: argparse.Namespace, book: Book) -> int:
+    try:
+        played, seats, final = book.game(args.id)
+    except KeyError:
+        return _fail(f"no game {args.id} in {book.source}", 1)
+    out = {**_row(played), "seats": [
+        {"name": s.name, "score": s.score, "winner": s.winner, "start_player": s.start,
+         "bot": s.bot, **({"drinks": list(s.items)} if s.items else {})} for s in seats],
+           "final": final}
+    print(json.dumps(out, indent=2, ensure_ascii=False, sort_keys=False))
+    return 0
+
+
+def _export(args: argparse.Namespace, book: Book) -> int:
+    if args.format == "jsonl":
+        if args.id is None:
+            return _fail("--format jsonl writes one game: give its --id (see `list`)")
+        try:
+            text = to_jsonl(book, args.id)
+        except KeyError:
+            return _fail(f"no game {args.id} in {book.source}", 1)
+    elif args.format == "csv":
+        text = to_csv(book)
+    else:
+        text = json.dumps(to_bgstats(book), indent=1, ensure_ascii=False) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        write_atomic(Path(args.out), text)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror}")
+    print(args.out)
+    return 0
+
+
+def _import(args: argparse.Namespace, where: Path) -> int:
+    spec = GAMES.get(args.game)
+    if spec is None:
+        return _fail(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+        started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
+                   else time.time() - args.minutes * 60)
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror}")
+    except UnicodeDecodeError:
+        return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
+    except ValueError:
+        return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
+    if args.minutes < 0:
+        return _fail("--minutes cannot be negative")
+    try:  # a line that is not an action has been said, as `companion replay` says it
+        numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+    except SystemExit as exc:
+        return int(exc.code)
+    state = spec.initial_state()
+    for number, action in numbered:
+        try:
+            state = spec.apply(state, action)
+        except RuleError as exc:
+            return _fail(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", 1)
+        except Exception:
+            return _fail(f"{args.file}:{number}: malformed {action['type'][:40]!r} action")
+    if not spec.is_finished(state):
+        return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
+    actions = [action for _, action in numbered]
+    if journal_path(where) == where:
+        return _fail("import writes into a state directory, not a journal file")
+    journal, note = Journal.open(where)
+    try:
+        if not journal.status.ok:
+            return _fail(f"cannot write the journal in {where}: {note or journal.status.reason}")
+        game_id = import_game(journal, spec, actions, state, started, args.minutes * 60)
+        if not journal.status.ok:
+            return _fail(f"cannot write the journal in {where}: {journal.status.reason}")
+    finally:
+        journal.close()
+    print(f"game {game_id}: {spec.title}, {when(started)}")
+    return 0

@@ -1,0 +1,271 @@
+"""The games recorded in a journal, read for the history list, the stats and the exports.
+
+A reader, beside the box's one writer (SQLite WAL): :func:`open_book` opens ``journal.db``
+read-only, whether on the box or copied off it. A journal from an older release, or with
+finished games not yet summarised, is read through a copy in memory that is migrated and
+summarised there, so the file itself is never changed by reading it. Lists and stats read the
+``summaries`` rows (indexed); only opening one game reads its actions.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import history_store as store
+from . import journal_schema as schema
+from .games.base import Action
+from .journal_store import Op, commit, memory_copy, open_ro
+
+
+class HistoryError(Exception):
+    """The journal cannot be read; the message is short enough for the screen."""
+
+
+@dataclass(frozen=True)
+class Played:
+    """One game in the list: finished ones with their result, the others marked."""
+
+    id: int
+    game: str
+    started_at: float
+    status: str                 # playing | finished | abandoned
+    ended_at: float | None
+    seconds: float | None
+    headline: str | None        # None unless finished and summarised
+    players: tuple[str, ...]
+    short: str | None = None    # the list's few words: "Dee 55", "won R3", "lost 59-64"
+
+
+@dataclass(frozen=True)
+class Line:
+    """A stats row: a label and its value, e.g. ("Makan Mania", "4 · 1 won 25%")."""
+
+    label: str
+    value: str
+
+
+def rate(wins: int, games: int) -> str:
+    """ "1 won 25%": wins and the win rate, whole percent."""
+    return f"{wins} won {round(100 * wins / games) if games else 0}%"
+
+
+class Book:
+    """Read-only access to the recorded games of one journal."""
+
+    def __init__(self, conn: sqlite3.Connection, source: str) -> None:
+        self.conn = conn
+        self.source = source
+
+    def read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self.conn.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot read the journal: {exc}") from exc
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ----- the list -----------------------------------------------------------------------
+    def count(self) -> int:
+        return int(self.read("SELECT COUNT(*) FROM games")[0][0])
+
+    def games(self, limit: int = 50, offset: int = 0) -> list[Played]:
+        """The games, the last started first; unfinished ones have no headline."""
+        return self._played("", (), limit, offset)
+
+    def _played(self, where: str, args: tuple[Any, ...], limit: int, offset: int) -> list[Played]:
+        rows = self.read(
+            "SELECT g.id, g.game, g.started_at, g.status, s.ended_at, s.seconds, s.headline, "
+            "s.short, "
+            "(SELECT json_group_array(name) FROM (SELECT name FROM summary_players p "
+            " WHERE p.game_id = g.id AND p.bot = 0 ORDER BY p.seat)) "
+            f"FROM games g LEFT JOIN summaries s ON s.game_id = g.id {where} "
+            "ORDER BY g.id DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+        out = []
+        for gid, key, started, status, ended, seconds, headline, short, names in rows:
+            if status == "finished" and headline is not None:
+                players = tuple(json.loads(names))
+            else:  # not summarised: the names the setup gave
+                ended = seconds = headline = short = None
+                players = setup_names(self.actions(gid, limit=1))
+            out.append(Played(gid, key, started, status, ended, seconds, headline, players, short))
+        return out
+
+    def actions(self, game_id: int, limit: int = -1) -> list[Action]:
+        return [json.loads(text) for (text,) in self.read(
+            "SELECT action FROM actions WHERE game_id = ? ORDER BY seq LIMIT ?", (game_id, limit))]
+
+    def game(self, game_id: int) -> tuple[Played, list[store.Seat], dict[str, Any] | None]:
+        """One game: its row, its seats and its final state as JSON (None if unfinished);
+        KeyError if the journal has no such game."""
+        found = self._played("WHERE g.id = ?", (game_id,), 1, 0)
+        if not found:
+            raise KeyError(game_id)
+        played = found[0]
+        if played.headline is None:
+            return played, [], None
+        items: dict[int, list[str]] = {}
+        for seat, item in self.read("SELECT seat, item FROM summary_items WHERE game_id = ? "
+                                    "ORDER BY rowid", (game_id,)):
+            items.setdefault(seat, []).append(item)
+        seats = [store.Seat(n, s, bool(w), bool(st), bool(b), tuple(items.get(seat, ())))
+                 for seat, n, s, w, st, b in self.read(
+                     "SELECT seat, name, score, winner, start, bot FROM summary_players "
+                     "WHERE game_id = ? ORDER BY seat", (game_id,))]
+        final = self.read("SELECT final FROM summaries WHERE game_id = ?", (game_id,))
+        return played, seats, json.loads(final[0][0])
+
+    # ----- stats (only finished games have summaries) ------------------------------------
+    def players(self) -> list[tuple[str, int]]:
+        """Everyone who finished a game (never Arthur), the most played first."""
+        return [(n, c) for n, c in self.read(
+            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 GROUP BY name "
+            "ORDER BY COUNT(*) DESC, name")]
+
+    def player_lines(self, name: str, titles: dict[str, str]) -> list[Line]:
+        """A player's games, wins, win rate and best score, in all and per game."""
+        rows = self.read(
+            "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
+            "WHERE bot = 0 AND name = ? GROUP BY game", (name,))
+        total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
+        lines = [Line("All games", f"{total} · {rate(wins, total)}")]
+        for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):
+            lines.append(Line(titles.get(key, key), f"{games} · {rate(won, games)}"))
+            if best is not None:
+                lines.append(Line("  best score", str(best)))
+            extra = PLAYER_EXTRAS.get(key)
+            if extra is not None:
+                lines += extra(self, name, average)
+        return lines
+
+    def makan_lines(self) -> list[Line]:
+        """Per Makan player: average score and the drink they bought most."""
+        lines = []
+        for name, average in self.read(
+                "SELECT name, AVG(score) FROM summary_players WHERE bot = 0 AND game = 'makan' "
+                "GROUP BY name ORDER BY AVG(score) DESC"):
+            drink = self.top_drink(name)
+            lines.append(Line(name, f"{round(average or 0)}{' · ' + drink if drink else ''}"))
+        return lines
+
+    def top_drink(self, name: str) -> str | None:
+        """The drink ``name`` bought most in Makan Mania (the first by name on a tie)."""
+        row = self.read("SELECT item FROM summary_items WHERE name = ? GROUP BY item "
+                        "ORDER BY COUNT(*) DESC, item LIMIT 1", (name,))
+        return row[0][0] if row else None
+
+    def cafe_lines(self) -> list[Line]:
+        """The table's Café: games, rounds survived, win rate with and without Double Trouble."""
+        rows = self.read("SELECT variant, COUNT(*), SUM(won), SUM(survived) FROM summaries "
+                         "WHERE game = 'cafe' GROUP BY variant")
+        games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
+        survived = sum(r[3] or 0 for r in rows)
+        by = {r[0]: r for r in rows}
+        lines = [Line("Games", f"{games} · {rate(wins, games)}"),
+                 Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
+        for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
+            row = by.get(variant)
+            lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
+                                              if row else "none")]
+        return lines
+
+    def miams_lines(self, name: str | None = None) -> list[Line]:
+        """Miams against Arthur per difficulty: games, win rate, best score."""
+        who, args = ("AND name = ?", (name,)) if name else ("", ())
+        rows = self.read(
+            "SELECT variant, COUNT(*), SUM(winner), MAX(score) FROM summary_players "
+            f"WHERE bot = 0 AND game = 'miams' {who} GROUP BY variant", args)
+        order = {"snacking": 0, "lunch": 1, "munchies": 2}
+        lines = []
+        for difficulty, games, wins, best in sorted(rows, key=lambda r: order.get(r[0], 9)):
+            label = f"{'  ' if name else ''}{str(difficulty).capitalize()}"
+            lines.append(Line(label, f"{games} · {rate(wins, games)}"))
+            if not name:
+                lines.append(Line("  best score", str(best)))
+        return lines
+
+
+def _makan_extra(book: Book, name: str, average: float | None) -> list[Line]:
+    drink = book.top_drink(name)
+    lines = [Line("  average", str(round(average or 0)))]
+    return lines + ([Line("  drink", drink)] if drink else [])
+
+
+def _miams_extra(book: Book, name: str, average: float | None) -> list[Line]:
+    return book.miams_lines(name)
+
+
+PLAYER_EXTRAS: dict[str, Callable[[Book, str, float | None], list[Line]]] = {
+    "makan": _makan_extra, "miams": _miams_extra,
+}
+
+
+def setup_names(actions: list[Action]) -> tuple[str, ...]:
+    """The player names a game's setup action gives (none for a Café or an unnamed Miams)."""
+    setup = actions[0] if actions and actions[0].get("type") == "setup" else {}
+    names = [p.get("name") if isinstance(p, dict) else p for p in setup.get("players", ())]
+    if isinstance(setup.get("name"), str):
+        names.append(setup["name"])
+    return tuple(n for n in names if isinstance(n, str) and n)
+
+
+def reading(where: str | Path | None, read: Callable[[Book], Any], fallback: Any) -> Any:
+    """``read(book)`` on the box's journal at ``where``, opened read-only for just this;
+    ``fallback`` when there is none to read (none yet, no state directory, unreadable)."""
+    if where is None:
+        return fallback
+    try:
+        book = open_book(where, check=False, fill=False)
+    except HistoryError:
+        return fallback
+    try:
+        return read(book)
+    except HistoryError:
+        return fallback
+    finally:
+        book.close()
+
+
+def journal_path(where: str | Path) -> Path:
+    """``journal.db`` in a state directory, or the path itself when it names a file."""
+    where = Path(where)
+    return where if where.suffix == ".db" or where.is_file() else where / "journal.db"
+
+
+def open_book(where: str | Path, *, check: bool = True, fill: bool = True,
+              connect: Callable[..., sqlite3.Connection] = sqlite3.connect) -> Book:
+    """Open the journal at ``where`` (a state directory or a journal file) for reading.
+
+    An older journal is read from a copy in memory migrated there; so is one with finished
+    games not yet summarised, with ``fill`` (the box's screens leave that to the box's start
+    and skip ``check``, the whole-file check the box made at start). Raises
+    :class:`HistoryError` with a short reason.
+    """
+    path = journal_path(where)
+    if not path.exists():
+        raise HistoryError(f"no journal at {path}")
+    conn = open_ro(path, connect, check=check)
+    if conn is None:
+        raise HistoryError(f"{path} is not a journal this box can read")
+    book = Book(conn, str(path))
+    try:
+        current = schema.version(conn) >= schema.VERSION and not (fill and store.stale(book.read))
+    except (sqlite3.Error, HistoryError):
+        current = False
+    if current:
+        return book
+    mem = memory_copy(conn)
+    conn.close()
+    book = Book(mem, str(path))
+
+    def load(game_id: int) -> tuple[str, list[Action]]:
+        key = book.read("SELECT game FROM games WHERE id = ?", (game_id,))[0][0]
+        return key, book.actions(game_id)
+
+    store.backfill(book.read, lambda statements: commit(mem, [Op("summary", statements)]), load)
+    return book

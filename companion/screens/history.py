@@ -1,0 +1,264 @@
+"""Home → History: the last games, one game's result, its final screens and a step-by-step
+replay, all read-only; and the export to a USB stick.
+
+A game from history is shown with the game's own screens through :class:`ReadOnlyTable`: a
+Table whose session is the replayed state, whose clock stands at the moment shown and whose
+dispatch changes nothing, so no press can reach the live session or the journal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from companion.games.base import Action, GameSpec, Screen, Session
+from companion.history import Played, reading
+from companion.history_export import export_to_drive, removable_drive
+from companion.history_store import Seat
+from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.font import SMALL
+from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, is_press
+from companion.ui.words import plural
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
+
+LIMIT = 50  # games the list shows, the last first
+SHORT = {"makan": "Makan", "cafe": "Café", "miams": "Miams"}
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+READ_ONLY = ("Read-only:", "a game from history")
+
+
+def day(seconds: float) -> str:
+    """ "20 Nov" (the box's own month names: the same on every machine)."""
+    t = time.localtime(seconds)
+    return f"{t.tm_mday} {MONTHS[t.tm_mon - 1]}"
+
+
+def length(seconds: float | None) -> str:
+    return "-" if seconds is None else plural(round(seconds / 60), "min", "min")
+
+
+class _Frozen:
+    """The clock of a moment in a recorded game: time stands still in history."""
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def now(self) -> float:
+        return self.at
+
+
+class _Never:
+    def cancel(self) -> None:
+        pass
+
+
+class ReadOnlyTable:
+    """The box as a recorded game's screens see it: everything of ``app`` but the game, which
+    is a replayed state that no press can change."""
+
+    def __init__(self, app: Table, spec: GameSpec, actions: list[Action]) -> None:
+        self._app = app
+        self.session = Session(spec, None, list(actions), spec.replay(actions))
+        self.clock = _Frozen(moment(actions))
+        self.game_root: Screen | None = None
+        self.resumable = None
+        self.origin = app.stack[-1] if app.stack else None  # where leaving the game returns
+        self.quiet = True  # a screen's own bookkeeping while it is built says nothing
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._app, name)
+
+    def dispatch(self, action: Action) -> bool:
+        if not self.quiet:
+            self._app.toast(*READ_ONLY)
+        return False
+
+    def schedule(self, at: float, fn: Callable[[], None]) -> _Never:
+        return _Never()
+
+    def in_game(self) -> bool:
+        return False
+
+    def go_home(self, ask: bool = False) -> None:
+        """A recorded game's "back to the menu" (the Café's OK on its result) returns to the
+        history it was opened from."""
+        app = self._app
+        while app.stack[-1] is not self.origin and len(app.stack) > 1:
+            app.pop()
+
+    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
+        self._app.toast(*READ_ONLY)
+        return False
+
+    def resume(self) -> None:
+        self._app.toast(*READ_ONLY)
+
+    def abandon_resumable(self) -> None:
+        pass
+
+    def screen(self) -> Screen:
+        """The game's own root screen for the state held."""
+        self.quiet = True
+        screen = self.session.spec.play(self)
+        screen.on_enter()
+        self.quiet = False
+        self.game_root = screen
+        return screen
+
+
+def moment(actions: list[Action]) -> float:
+    """The clock reading of the last action that carries one (a Café round's), else 0."""
+    for action in reversed(actions):
+        at = action.get("at")
+        if isinstance(at, (int, float)) and not isinstance(at, bool):
+            return float(at)
+    return 0.0
+
+
+class HistoryScreen(MenuScreen):
+    """The last games (date, game, result) with Stats and Export first; OK opens one."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app, "History", [])
+        self.games: list[Played] = []
+
+    def on_enter(self) -> None:
+        self.games = reading(self.app.state_dir, lambda book: book.games(limit=LIMIT), [])
+        self.items = [MenuItem("Stats", self._stats, "▶"), MenuItem("Export to USB", self._export)]
+        for played in self.games:
+            self.items.append(MenuItem(f"{day(played.started_at)} {SHORT.get(played.game, played.game)}",
+                                       lambda p=played: self._open_game(p), result(played)))
+        if not self.games:
+            self.items.append(MenuItem("No games yet", lambda: None))
+        self.selected = min(self.selected, len(self.items) - 1)
+
+    def _stats(self) -> None:
+        from .stats import StatsScreen
+
+        self.app.push(StatsScreen(self.app))
+
+    def _open_game(self, played: Played) -> None:
+        self.app.push(GameScreen(self.app, played))
+
+    def _export(self) -> None:
+        drive = removable_drive()
+        if drive is None:
+            self.app.toast("No USB drive:", "plug one in, then OK")
+            return
+        try:
+            paths = reading(self.app.state_dir, lambda book: export_to_drive(book, drive), None)
+        except OSError:
+            self.app.refuse("USB drive refused:\nis it read-only?")
+            return
+        if paths is None:
+            self.app.toast("No games yet")
+            return
+        self.app.toast(f"Saved to {drive.name}:", paths[0].name)
+        self.app.beep("ok")
+
+
+def result(played: Played) -> str:
+    """The list's short result: "Dee 55", "won R3", "lost 59-64"; or why there is none."""
+    if played.status == "playing":
+        return "unfinished"
+    if played.status == "abandoned":
+        return "dropped"
+    return played.short or "?"
+
+
+class GameScreen(InfoScreen):
+    """One game: its result, length and players, then its final screens and its replay."""
+
+    hint = "▲▼ move  OK open"
+
+    def __init__(self, app: Table, played: Played) -> None:
+        self.played = played
+        self.seats: list[Seat] = []
+        self.facts: list[tuple[str, str]] = []
+        self.seats = reading(app.state_dir, lambda book: book.game(played.id)[1], [])
+        super().__init__(app, f"{SHORT.get(played.game, played.game)} · {day(played.started_at)}",
+                         self._rows)
+
+    def _rows(self) -> list[tuple[str, str]]:
+        p = self.played
+        rows = [("Final screens ▶", ""), ("Step through ▶", "")]
+        if p.status == "playing":
+            rows += [("Unfinished", ""), ("Resume: Saved games", "")]
+        elif p.status == "abandoned":
+            rows.append(("Dropped unfinished", ""))
+        else:
+            rows.append(("Result", p.short or "?"))
+        rows.append(("Length", length(p.seconds)))
+        rows += [(f"{s.name}{' ★' if s.winner else ''}", "" if s.score is None else str(s.score))
+                 for s in self.seats]
+        return rows
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            if self.selected in (0, 1):
+                self._show(step=self.selected == 1)
+            return True
+        return super().on_button(event)
+
+    def _show(self, step: bool) -> None:
+        app = self.app
+        spec = app.games.get(self.played.game)
+        actions = reading(app.state_dir, lambda book: book.actions(self.played.id), None)
+        if spec is None or actions is None:
+            app.toast("This box does not", "know this game")
+            return
+        try:
+            screen = StepScreen(app, spec, actions) if step else ReadOnlyTable(
+                app, spec, actions).screen()
+        except Exception:  # a game the rules of this release no longer replay
+            app.toast("This game does not", "replay here")
+            return
+        app.push(screen)
+
+
+class StepScreen(Screen):
+    """The game replayed action by action with its own screens: OK next, BACK previous."""
+
+    def __init__(self, app: Table, spec: GameSpec, actions: list[Action]) -> None:
+        super().__init__(app)
+        self.spec, self.actions = spec, actions
+        self.step = 0
+        self.inner = self._build()
+
+    def _build(self) -> Screen:
+        return ReadOnlyTable(self.app, self.spec, self.actions[:self.step]).screen()
+
+    @property
+    def title(self) -> str:  # type: ignore[override]
+        return self.inner.title
+
+    @property
+    def hint(self) -> str:  # type: ignore[override]
+        if self.step == 0:
+            return f"0/{len(self.actions)}  OK next step"
+        before = self.spec.replay(self.actions[:self.step - 1])
+        said = self.spec.describe_action(self.actions[self.step - 1], before)
+        return SMALL.fit(f"{self.step}/{len(self.actions)} {said}", WIDTH - 2)
+
+    def draw(self, canvas: Canvas) -> None:
+        self.inner.draw(canvas)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK") and self.step < len(self.actions):
+            self.step += 1
+        elif is_press(event, "BACK") and self.step > 0:
+            self.step -= 1
+        elif event.button in ("UP", "DOWN"):
+            return self.inner.on_button(event)  # scroll the game's own lists
+        elif event.button in ("ACTION",):
+            self.app.toast(*READ_ONLY)
+            return True
+        else:
+            return event.button == "OK"
+        self.inner = self._build()
+        return True
+

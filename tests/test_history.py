@@ -1,0 +1,306 @@
+"""History: summaries written when a game ends and filled in for old journals, the list and the
+stats read from them, and `companion history` import, list, show and export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion import journal_schema
+from companion.cli import main
+from companion.games.catalog import GAMES
+from companion.history import open_book
+from companion.history_store import backfill_journal, stale
+from companion.journal import Journal
+from companion.simbox import SimBox
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
+
+# The schema of the release at commit 5f34937, as it wrote journals (no user_version). Its own
+# copy on purpose: it must stay what that release wrote whatever journal_schema becomes.
+SCHEMA_5F34937 = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    status TEXT NOT NULL DEFAULT 'playing'   -- playing | finished | abandoned
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    undoable INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def example(key: str) -> list[dict]:
+    text = (ROOT / "docs" / "examples" / EXAMPLES[key]).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()
+            and not line.startswith("#")]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def imported(tmp_path, capsys):
+    """A state directory holding the three example games, imported by the CLI."""
+    for n, key in enumerate(EXAMPLES):
+        code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), "import",
+                             str(ROOT / "docs" / "examples" / EXAMPLES[key]), "--game", key,
+                             "--date", f"2026-11-2{n} 19:30", "--minutes", "30")
+        assert code == 0, err
+    return tmp_path
+
+
+def test_imported_examples_are_listed_with_their_results(imported, capsys):
+    code, out, _ = run(capsys, "history", "--state-dir", str(imported), "list", "--json")
+    rows = json.loads(out)
+    assert code == 0
+    assert [r["game"] for r in rows] == ["miams", "cafe", "makan"]
+    assert rows[0]["result"] == "Arthur 64 – you 59, Lunch"
+    assert rows[1]["result"] == "lost in round 3"
+    assert rows[2]["result"] == "Dee 55 – Ben 46 – Cai 38 – Ana 35"
+    assert rows[2]["players"] == ["Ana", "Ben", "Cai", "Dee"] and rows[2]["minutes"] == 30
+
+
+def test_show_gives_the_final_state_and_each_seat(imported, capsys):
+    code, out, _ = run(capsys, "history", "--state-dir", str(imported / "journal.db"), "show", "1")
+    shown = json.loads(out)
+    assert code == 0
+    assert shown["final"]["winners"] == ["Dee"]
+    assert [(s["name"], s["score"], s["winner"]) for s in shown["seats"]] == [
+        ("Ana", 35, False), ("Ben", 46, False), ("Cai", 38, False), ("Dee", 55, True)]
+    assert shown["seats"][3]["drinks"][0] == "Ice Kachang"
+    code, _, err = run(capsys, "history", "--state-dir", str(imported), "show", "9")
+    assert code == 1 and "no game 9" in err
+
+
+def test_jsonl_export_replays_to_the_same_final_state(imported, tmp_path, capsys):
+    out_file = tmp_path / "cafe.jsonl"
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "jsonl",
+               "--id", "2", "--out", str(out_file))[0] == 0
+    code, replayed, _ = run(capsys, "replay", "cafe", str(out_file))
+    assert code == 0
+    spec = GAMES["cafe"]
+    assert json.loads(replayed) == spec.summary(spec.replay(example("cafe")))
+
+
+def test_csv_export_has_a_row_per_player(imported, tmp_path, capsys):
+    out_file = tmp_path / "games.csv"
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "csv",
+               "--out", str(out_file))[0] == 0
+    rows = list(csv.DictReader(io.StringIO(out_file.read_text(encoding="utf-8"))))
+    assert len(rows) == 4 + 1 + 2  # Makan's four, the Café's table, you and Arthur
+    dee = next(r for r in rows if r["player"] == "Dee")
+    assert (dee["game"], dee["score"], dee["winner"], dee["minutes"]) == ("makan", "55", "1", "30")
+
+
+def test_import_refuses_what_is_not_a_finished_game(tmp_path, capsys):
+    half = tmp_path / "half.jsonl"
+    half.write_text("\n".join(json.dumps(a) for a in example("miams")[:5]), encoding="utf-8")
+    code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), "import", str(half),
+                       "--game", "miams")
+    assert code == 1 and "does not end" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "setup"}\nnot json\n', encoding="utf-8")
+    code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), "import", str(bad),
+                       "--game", "miams")
+    assert code in (1, 2) and "bad.jsonl:" in err
+    assert not (tmp_path / "journal.db").exists()  # checked before the journal is opened
+
+
+def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
+    box = SimBox(tmp_path)
+    try:
+        spec, actions = GAMES["miams"], example("miams")
+        assert box.app.new_game(spec, actions[0])
+        for action in actions[1:]:
+            assert box.app.dispatch(action)
+        journal = box.app.journal
+        assert journal.read("SELECT game_id, headline FROM summaries") == [
+            (1, "Arthur 64 – you 59, Lunch")]
+        assert box.app.undo()  # the final score taken back: the game is playing again
+        listed = open_book(tmp_path).games()[0]
+        assert (listed.status, listed.headline) == ("playing", None)
+        assert journal.read("SELECT COUNT(*) FROM summary_players") == [(0,)]  # stats drop it
+        last = dict(actions[-1], stars=actions[-1]["stars"] + 10)
+        assert box.app.dispatch(last)  # a new end replaces the summary
+        assert stale(journal.read) == []
+        assert journal.read("SELECT headline FROM summaries") == [("you 69 – Arthur 64, Lunch",)]
+    finally:
+        box.close()
+
+
+def test_stats_count_wins_scores_and_drinks(imported):
+    book = open_book(imported)
+    try:
+        assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "Table": 1,
+                                        "You": 1}
+        lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
+        assert lines["All games"] == "1 · 1 won 100%"
+        assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
+        cafe = [(line.label, line.value) for line in book.cafe_lines()]
+        assert ("Survived", "2.0 rounds") in cafe
+        assert cafe[-3:] == [("  games", "1 · 0 won 0%"), ("No Double Trouble", ""),
+                             ("  games", "none")]
+        miams = [(line.label, line.value) for line in book.miams_lines()]
+        assert miams == [("Lunch", "1 · 0 won 0%"), ("  best score", "59")]
+    finally:
+        book.close()
+
+
+def make_old_journal(path: Path) -> None:
+    """A journal as the release at 5f34937 wrote it: three finished example games, one
+    cut off while playing, one abandoned, and a setting."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_5F34937)
+    games = [("makan", "finished"), ("cafe", "finished"), ("miams", "finished"),
+             ("miams", "playing"), ("cafe", "abandoned")]
+    for game_id, (key, status) in enumerate(games, 1):
+        conn.execute("INSERT INTO games (game, started_at, status) VALUES (?, ?, ?)",
+                     (key, 1_764_000_000.0 + game_id * 3600, status))
+        actions = example(key)[: None if status == "finished" else 3]
+        for seq, action in enumerate(actions, 1):
+            conn.execute("INSERT INTO actions (game_id, seq, action, undoable) VALUES "
+                         "(?, ?, ?, 1)", (game_id, seq, json.dumps(action)))
+    conn.execute("INSERT INTO settings VALUES ('volume', '2')")
+    conn.commit()
+    conn.close()
+
+
+def dump(path: Path) -> tuple[list, list, list]:
+    conn = sqlite3.connect(path)
+    try:
+        return (conn.execute("SELECT id, game, started_at, status FROM games").fetchall(),
+                conn.execute("SELECT game_id, seq, action FROM actions").fetchall(),
+                conn.execute("SELECT key, value FROM settings").fetchall())
+    finally:
+        conn.close()
+
+
+def test_an_old_journal_migrates_with_nothing_lost(tmp_path):
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    before = dump(path)
+    journal, _ = Journal.open(tmp_path)
+    try:
+        assert journal.read("PRAGMA user_version") == [(journal_schema.VERSION,)]
+        assert backfill_journal(journal) == 3
+        assert stale(journal.read) == []
+    finally:
+        journal.close()
+    assert dump(path) == before  # every game, action and setting, unchanged
+    book = open_book(tmp_path)
+    try:
+        listed = {p.id: p for p in book.games()}
+        assert len(listed) == 5
+        assert listed[1].headline.startswith("Dee 55") and listed[1].seconds is None
+        assert listed[4].status == "playing" and listed[4].headline is None
+        assert listed[4].players == ()
+        assert listed[5].status == "abandoned"
+    finally:
+        book.close()
+
+
+def test_reading_an_old_journal_copy_changes_nothing(tmp_path, capsys):
+    path = tmp_path / "copied.db"
+    make_old_journal(path)
+    data = path.read_bytes()
+    code, out, err = run(capsys, "history", "--state-dir", str(path), "list", "--json")
+    assert code == 0, err
+    assert [r["result"] is not None for r in json.loads(out)] == [False, False, True, True, True]
+    assert path.read_bytes() == data
+
+
+def test_no_journal_is_said_in_one_line(tmp_path, capsys):
+    code, _, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "list")
+    assert code == 2 and err.strip().startswith("companion history: no journal at")
+
+
+def test_bgstats_export_passes_the_schema_and_links_its_ids(imported, tmp_path, capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    out_file = tmp_path / "plays.json"
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "bgstats",
+               "--out", str(out_file))[0] == 0
+    data = json.loads(out_file.read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgstats.schema.json")
+                        .read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())
+    players = {p["id"]: p["name"] for p in data["players"]}
+    games = {g["id"]: g for g in data["games"]}
+    makan, cafe, miams = data["plays"]
+    assert games[makan["gameRefId"]]["name"] == "Makan Mania"
+    assert [(players[s["playerRefId"]], s["score"], s["winner"]) for s in makan["playerScores"]
+            ] == [("Ana", "35", False), ("Ben", "46", False), ("Cai", "38", False),
+                  ("Dee", "55", True)]
+    assert makan["durationMin"] == 30 and makan["playDate"] == "2026-11-20 19:30:00"
+    assert games[cafe["gameRefId"]]["cooperative"] and cafe["playerScores"][0]["score"] == ""
+    assert {players[s["playerRefId"]]: s["winner"] for s in miams["playerScores"]} == {
+        "You": False, "Arthur": True}
+    # Exporting again names the same plays, so BG Stats does not count a game twice.
+    again = json.loads(json.dumps(data))
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "bgstats",
+               "--out", str(out_file))[0] == 0
+    assert json.loads(out_file.read_text(encoding="utf-8")) == again
+
+
+def test_the_first_mounted_drive_is_found(tmp_path, monkeypatch):
+    from companion import history_export
+
+    media = tmp_path / "media"
+    (media / "pi" / "STICK").mkdir(parents=True)
+    (media / "pi" / "NOTMOUNTED").mkdir()
+    mounted = {media / "pi" / "STICK"}
+    monkeypatch.setattr(history_export.os.path, "ismount", lambda p: Path(p) in mounted)
+    assert history_export.removable_drive([tmp_path / "absent", media]) == media / "pi" / "STICK"
+    mounted.clear()
+    assert history_export.removable_drive([media]) is None
+
+
+def test_imported_games_open_on_the_simulated_box(imported):
+    """A fresh state directory filled by the CLI: Home → History → a game → its final screens."""
+    from companion.walk import run_steps
+
+    box = SimBox(imported)
+    try:
+        run_steps(box, ("menu:History", *("DOWN",) * 4, "OK", "OK"))
+        assert box.screen.title == "Makan · Final scores"
+        box.press("BACK")
+        box.press("BACK")
+        run_steps(box, ("menu:Stats", "menu:Dee"))
+        assert ("All games", "1 · 1 won 100%") in box.screen.rows()
+        assert box.app.errors == 0
+    finally:
+        box.close()
+
+
+def test_the_box_start_summarises_within_its_budget_and_skips_what_does_not_replay(tmp_path):
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO games (game, started_at, status) VALUES ('miams', 1.0, 'finished')")
+    conn.execute("""INSERT INTO actions VALUES (6, 1, '{"type": "score"}', 1)""")
+    conn.commit()
+    conn.close()
+    journal, _ = Journal.open(tmp_path)
+    try:
+        assert backfill_journal(journal, budget_s=0.0) == 1  # one game, then the time is up
+        assert backfill_journal(journal) == 2                 # the rest; game 6 cannot be
+        assert stale(journal.read) == [6]
+    finally:
+        journal.close()
+    listed = {p.id: p for p in open_book(tmp_path, fill=False).games()}
+    assert listed[6].status == "finished" and listed[6].headline is None
