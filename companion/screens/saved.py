@@ -7,7 +7,8 @@ import time
 from typing import TYPE_CHECKING
 
 from companion.saved_games import when_text
-from companion.ui.canvas import Canvas
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.font import SMALL
 from companion.ui.widgets import ConfirmScreen, Screen, is_press, step_selection
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class SavedGamesScreen(Screen):
-    """Two lines a game: "Makan Mania, round 2" and "Ana, Ben · today 14:05"."""
+    """Two lines a game: "Makan Mania   today 14:05" and "round 2 · Ana, Ben, Cy"."""
 
     title = "Saved games"
     hint = "OK resume  ◆ discard"
@@ -42,10 +43,12 @@ class SavedGamesScreen(Screen):
         for row, index in enumerate(range(first, min(len(self.entries), first + per_view))):
             game = self.entries[index]
             when = when_text(game.last_at, now)
-            detail = f"{game.players} · {when}" if game.players else when
+            where = f"{game.where} · {game.players}" if game.players else game.where
             chosen = index == self.selected
-            canvas.line(row * 2, game.heading, invert=chosen)
-            canvas.line(row * 2 + 1, f" {detail}", invert=chosen)
+            when_w = SMALL.width(when) + 2
+            canvas.line(row * 2, SMALL.fit(game.title, WIDTH - 4 - when_w), invert=chosen)
+            canvas.text(WIDTH - when_w, row * 2 * LINE_H + 1, when, fill=0 if chosen else 255)
+            canvas.line(row * 2 + 1, f" {where}", invert=chosen)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if not self.entries:
