@@ -10,12 +10,10 @@ import time
 import pytest
 
 from companion.games.catalog import GAMES
-from companion.journal import Journal
 from companion.saved_games import when_text
 from companion.session import RETRY_S
 from companion.simbox import SimBox
 from tests.counter_game import SPEC
-from tests.test_journal_heal import ReadOnlyDisk, saved_game
 
 OTHER = SPEC.__class__(**{**SPEC.__dict__, "key": "tally2", "title": "Other tally"})
 # A tally played in rounds of three: a save point each time the round changes.
@@ -33,6 +31,12 @@ def tallies(monkeypatch):
 def start(box: SimBox, spec=SPEC) -> None:
     box.app.new_game(spec)
     box.app.pump()
+
+
+def leave(box: SimBox) -> None:
+    """Hold OK for the menu and confirm: the game stays saved."""
+    box.press("OK", long=True)
+    box.press("OK")
 
 
 def toast(box: SimBox) -> str:
@@ -74,40 +78,21 @@ def test_after_a_full_disk_the_journal_comes_back_by_itself_and_says_so(tmp_path
         box.close()
 
 
-def test_the_journal_warning_is_not_replaced_by_the_undo_message(tmp_path):
-    box = SimBox(tmp_path)
-    try:
-        start(box)
-        box.press("ACTION")
-        box.app.journal._disk.execute("PRAGMA query_only = 1")  # the card turns read-only
-        box.press("BACK", long=True)  # an undo whose write fails
-        assert toast(box) == "Read-only: play kept in memory"
-        box.press("DOWN")  # a press does not dismiss it either
-        assert toast(box) == "Read-only: play kept in memory"
-        box.advance(4.1)
-        assert toast(box) == "Undone: add 1", "the undo's message follows the warning"
-        assert "⚠" in box.app.status_icons()
-    finally:
-        box.close()
+def test_the_journal_warning_is_not_replaced_by_the_undo_message(box):
+    start(box)
+    box.press("ACTION")
+    box.app.journal._disk.execute("PRAGMA query_only = 1")  # the card turns read-only
+    box.press("BACK", long=True)  # an undo whose write fails
+    assert toast(box) == "Read-only: play kept in memory"
+    box.press("DOWN")  # a press does not dismiss it either
+    assert toast(box) == "Read-only: play kept in memory"
+    box.advance(4.1)
+    assert toast(box) == "Undone: add 1", "the undo's message follows the warning"
+    assert "⚠" in box.app.status_icons()
 
 
-# ----- 2. a journal that cannot be written still offers its saved game ----------------------
-def test_a_read_only_journal_offers_its_game_with_the_warning(tmp_path, monkeypatch):
-    game = saved_game(tmp_path)
-    opener = Journal.open.__func__
-    monkeypatch.setattr(Journal, "open", classmethod(
-        lambda cls, state_dir: opener(cls, state_dir, connect=ReadOnlyDisk())))
-    box = SimBox(tmp_path)
-    try:
-        assert box.screen.name() == "ResumeScreen"
-        assert box.screen.question == "Resume Tally, at 3?"
-        assert toast(box) == "Read-only: play kept in memory"
-        assert "⚠" in box.app.status_icons()
-        box.press("OK")
-        assert (box.app.session.game_id, box.app.session.state) == (game, 3)
-    finally:
-        box.close()
-
+# ----- 2. a journal that cannot be written still offers its saved game: see
+# tests/test_journal_heal.py::test_the_box_offers_the_saved_game_of_a_read_only_journal
 
 # ----- 3. lost play is named, the kept file readable ----------------------------------------
 def test_a_lost_wal_costs_only_the_stage_in_play_and_the_box_names_it(tmp_path):
@@ -149,8 +134,7 @@ def test_starting_another_game_keeps_the_first_and_either_resumes(tmp_path):
     start(box)
     box.press("ACTION")
     box.press("ACTION")
-    box.press("OK", long=True)  # menu
-    box.press("OK")  # leave the game: it stays saved
+    leave(box)
     start(box, OTHER)  # no question, nothing abandoned
     box.press("ACTION")
     box.close()
@@ -169,27 +153,20 @@ def test_starting_another_game_keeps_the_first_and_either_resumes(tmp_path):
         box.close()
 
 
-def test_a_saved_game_is_discarded_only_after_a_confirm(tmp_path):
-    box = SimBox(tmp_path)
-    try:
-        start(box)
-        box.press("OK", long=True)
-        box.press("OK")
-        start(box, OTHER)
-        box.press("OK", long=True)
-        box.press("OK")
-        assert box.screen.items[0].label == "Resume"
-        box.press("OK")
-        box.press("ACTION")
-        assert box.screen.name() == "ConfirmScreen"
-        box.press("BACK")
-        assert len(box.app.saved_games()) == 2, "BACK keeps it"
-        box.press("ACTION")
-        box.press("OK")
-        assert [e.title for e in box.app.saved_games()] == ["Tally"]
-        assert box.app.journal.history()[0][2] == "abandoned"
-    finally:
-        box.close()
+def test_a_saved_game_is_discarded_only_after_a_confirm(box):
+    for spec in (SPEC, OTHER):
+        start(box, spec)
+        leave(box)
+    assert box.screen.items[0].label == "Resume"
+    box.press("OK")
+    box.press("ACTION")
+    assert box.screen.name() == "ConfirmScreen"
+    box.press("BACK")
+    assert len(box.app.saved_games()) == 2, "BACK keeps it"
+    box.press("ACTION")
+    box.press("OK")
+    assert [e.title for e in box.app.saved_games()] == ["Tally"]
+    assert box.app.journal.history()[0][2] == "abandoned"
 
 
 def test_when_a_game_was_played_reads_as_the_table_says_it():
