@@ -205,15 +205,16 @@ class App(ScreenStack, GameSession, Panel):
         return self._running
 
     def shutdown(self, message: str = "Powered off") -> None:
-        """Show a last frame, close the journal cleanly, release the hardware."""
+        """Close the journal cleanly (a last try to write what it holds), show a last frame
+        that says whether everything was saved, release the hardware."""
         from .screens.system import PoweredOffScreen
 
+        if self.journal is not None:
+            self.journal.close()
         self.stack = [PoweredOffScreen(self, message)]
         self._toast = None
         self.hardware.display.set_power(True)
         self.render()
-        if self.journal is not None:
-            self.journal.close()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:

@@ -174,3 +174,12 @@ def test_when_a_game_was_played_reads_as_the_table_says_it():
     assert when_text(now - 3600, now) == "today 15:00"
     assert when_text(now - 2 * 86400 + 3600 * 4, now) == "Sat 20:00"
     assert when_text(now - 20 * 86400, now) == "10 Nov 16:00"
+
+
+def test_a_stop_while_the_disk_refuses_says_what_was_not_saved(tmp_path):
+    box = SimBox(tmp_path)
+    start(box)
+    fill_disk(box)
+    box.press("ACTION")
+    box.app.shutdown("Stopped")
+    assert box.app.stack[-1].lines() == ("Stopped", "Not saved: disk full: 2 held")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion.games import GameSpec
-from companion.ui.canvas import Canvas
+from companion.ui.canvas import LINE_H, Canvas
 from companion.ui.widgets import MenuItem, MenuScreen, Screen, is_down, is_press
+from companion.ui.words import plural
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -72,8 +73,8 @@ class ResumeScreen(Screen):
     def draw(self, canvas: Canvas) -> None:
         row = canvas.paragraph(self.question, 1)
         if self.others:
-            more = "1 more game saved" if self.others == 1 else f"{self.others} more games saved"
-            canvas.center(min(row, canvas.lines - 1) * 9 + 2, more)
+            more = f"{plural(self.others, 'more game', 'more games')} saved"
+            canvas.center(min(row, canvas.lines - 1) * LINE_H + 2, more)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_press(event, "OK"):

@@ -78,6 +78,12 @@ class PoweredOffScreen(Screen):
         super().__init__(app)
         self.message = message
 
+    def lines(self) -> tuple[str, str]:
+        health, _ = self.app.journal_health()
+        # The disk refused to the end: say so rather than promise.
+        return self.message, "Games are saved." if health == "ok" else f"Not saved: {health}"
+
     def draw(self, canvas: Canvas) -> None:
-        canvas.paragraph(self.message, 1)
-        canvas.paragraph("Games are saved.", 3)
+        message, saved = self.lines()
+        canvas.paragraph(message, 1)
+        canvas.paragraph(saved, 3)
