@@ -71,7 +71,7 @@ class GameSession:
                 saved = self.journal.load(game_id)
                 spec = self.games[saved.game]
                 session = Session(spec, game_id, list(saved.actions), spec.replay(saved.actions))
-            except (JournalError, KeyError, RuleError) as exc:
+            except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
                 log.warning("could not resume game %s: %r", game_id, exc)
                 self.refuse("That game could not be resumed")
                 return
