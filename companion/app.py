@@ -38,9 +38,9 @@ from .events import Call, Stop
 from .games.base import GameSpec, RuleError, Screen, Session
 from .games.catalog import GAMES
 from .input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
-from .journal import Journal, JournalError, SavedGame
+from .journal import Journal
 from .panel import Panel
-from .session import GameSession
+from .session import GameSession, SavedGames
 from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,6 @@ class App(ScreenStack, GameSession, Panel):
         self.events = events
         self.config = config
         self.journal = journal
-        self.journal_ok = journal is not None
         self.rng = rng or random.Random()
         self.state_dir = state_dir
         self.games = GAMES if games is None else games
@@ -98,7 +97,9 @@ class App(ScreenStack, GameSession, Panel):
         )
         self.stack: list[Screen] = []
         self.session: Session | None = None
-        self.resumable: SavedGame | None = None
+        self._saved = SavedGames()
+        self._retrying = False
+        self._played_at = 0.0
         self.game_root: Screen | None = None
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0
@@ -107,6 +108,8 @@ class App(ScreenStack, GameSession, Panel):
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
         self._toast: tuple[list[str], float] | None = None
+        self._notice_until = float("-inf")
+        self._toast_next: list[str] | None = None
         self._last_input = self.clock.now()
         self._idle = "awake"  # awake | dim | blank
         self._swallow: set[str] = set()  # buttons whose press only woke the screen
@@ -139,11 +142,7 @@ class App(ScreenStack, GameSession, Panel):
             self.hardware.display.set_contrast(value)
         elif key == "long_press_s":
             self.decoder.timing = replace(self.decoder.timing, long_press_s=value)
-        if self.journal is not None and self.journal_ok:
-            try:
-                self.journal.save_setting(key, value)
-            except JournalError as exc:
-                self._journal_failed(str(exc))
+        self._journal_write(lambda j: j.save_setting(key, value))
 
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
@@ -153,12 +152,13 @@ class App(ScreenStack, GameSession, Panel):
         self.hardware.buzzer.set_volume(self.settings["volume"])
         self.hardware.display.set_contrast(self.settings["contrast"])
         self.stack = [HomeScreen(self)]
-        if self.journal is not None:
-            self._find_resumable()
-            if self.resumable is not None:
-                self.push(ResumeScreen(self))
+        saved = self.saved_games()
+        if saved:
+            self.push(ResumeScreen(self, saved))
         if self._startup_note:
-            self.toast(self._startup_note, error=True)
+            self.notice(self._startup_note, error=True)
+        if self.journal is not None:
+            self._journal_news()
         self._running = True
         self.render()
 
@@ -205,15 +205,16 @@ class App(ScreenStack, GameSession, Panel):
         return self._running
 
     def shutdown(self, message: str = "Powered off") -> None:
-        """Show a last frame, close the journal cleanly, release the hardware."""
+        """Close the journal cleanly (a last try to write what it holds), show a last frame
+        that says whether everything was saved, release the hardware."""
         from .screens.system import PoweredOffScreen
 
+        if self.journal is not None:
+            self.journal.close()
         self.stack = [PoweredOffScreen(self, message)]
         self._toast = None
         self.hardware.display.set_power(True)
         self.render()
-        if self.journal is not None:
-            self.journal.close()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
@@ -293,7 +294,7 @@ class App(ScreenStack, GameSession, Panel):
                 except Exception:
                     self._recover(f"timer {timer.fn!r}")
         if self._toast and now >= self._toast[1]:
-            self._toast = None
+            self.clear_toast(now)
         self._update_idle(now)
 
     # ----- input --------------------------------------------------------------------------
@@ -311,7 +312,7 @@ class App(ScreenStack, GameSession, Panel):
 
     def _on_button(self, event: ButtonEvent) -> None:
         self._last_input = self.clock.now()
-        self._toast = None
+        self.clear_toast(self._last_input)
         top = self.stack[-1]
         if event.button == "OK" and event.kind == "long" and not top.owns_long_ok:
             self.go_home(ask=True)

@@ -1,60 +1,94 @@
 """The game session and its journal: start, resume, dispatch and undo game actions, each
-journaled before it is shown; a journal that fails is switched off and the game plays on in
-memory."""
+journaled before it is shown. The journal never stops play: a write the disk refuses is held
+in memory and written back later; what it says about that is shown as a notice that no other
+message hides."""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import history_store
 from .games.base import Action, GameSpec, RuleError, Screen, Session
-from .journal import Journal, JournalError, SavedGame
+from .journal import Journal, JournalError
+from .saved_games import SavedEntry, players_text
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
+    from hardware.ports import Clock
 
 log = logging.getLogger(__name__)
 
+RETRY_S = 5.0  # how often a journal holding changes tries the disk again
+
 
 class GameSession:
-    """The game being played and its journal; part of :class:`companion.app.App`."""
+    """The game being played, the saved ones and the journal; part of
+    :class:`companion.app.App`."""
 
     hardware: Hardware
+    clock: Clock
     games: dict[str, GameSpec]
     journal: Journal | None
-    journal_ok: bool
     stack: list[Screen]
     game_root: Screen | None
     session: Session | None
-    resumable: SavedGame | None
-    _startup_note: str | None
+    _saved: SavedGames
+    _retrying: bool
+    _played_at: float  # wall-clock time of the last action (for a game kept only in memory)
 
-    def _find_resumable(self) -> None:
-        try:
-            saved = self.journal.unfinished()
-        except Exception as exc:
-            log.exception("could not read the journal")
-            self._journal_failed(f"read failed ({exc.__class__.__name__})")
-            return
-        if saved is None:
-            return
-        spec = self.games.get(saved.game)
-        if spec is None:
-            return  # a game this version does not know stays in history
-        try:
-            spec.describe(spec.replay(saved.actions))
-        except Exception as exc:  # a journal from another version, or hand-edited: keep it aside
-            log.warning("saved game %s does not replay: %r", saved.id, exc)
-            self._journal_write(lambda j: j.set_status(saved.id, "abandoned"))
-            self._startup_note = "Saved game could not be replayed; kept in history"
-            return
-        self.resumable = saved
+    @property
+    def journal_ok(self) -> bool:
+        """Changes reach the disk (the ⚠ icon shows otherwise)."""
+        return self.journal is not None and self.journal.status.ok
 
+    def journal_health(self) -> tuple[str, str | None]:
+        """The journal's state for the About screen, and the file a damaged one was kept as."""
+        if self.journal is None:
+            return "none", None
+        return self.journal.status.text(), self.journal.startup.kept
+
+    # ----- saved games --------------------------------------------------------------------
+    def saved_games(self) -> list[SavedEntry]:
+        """Every unfinished game, the one played last first (see :mod:`.saved_games`)."""
+        try:
+            entries, broken = self._saved.list(self.journal, self.games, self.session,
+                                               self._played_at)
+        except JournalError as exc:
+            self.notice("Saved games:", str(exc), error=True)
+            return []
+        for game_id in broken:  # kept in history, no longer offered
+            self._journal_write(lambda j, game_id=game_id: j.discard(game_id))
+            self.notice("Saved game could not", "be replayed; in history", error=True)
+        return entries
+
+    def resume(self, game_id: int | None = None) -> None:
+        """Continue saved game ``game_id`` (None: the game in memory)."""
+        session = self.session
+        if game_id is not None and (session is None or session.game_id != game_id):
+            try:
+                saved = self.journal.load(game_id)
+                spec = self.games[saved.game]
+                session = Session(spec, game_id, list(saved.actions), spec.replay(saved.actions))
+            except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
+                log.warning("could not resume game %s: %r", game_id, exc)
+                self.refuse("That game could not be resumed")
+                return
+            self.session = session
+        if session is not None:
+            self._show_game()
+
+    def discard(self, game_id: int | None) -> None:
+        """The table drops a saved game; the journal keeps it in history as abandoned."""
+        if self.session is not None and self.session.game_id == game_id:
+            self.session = None
+        if game_id is not None:
+            self._journal_write(lambda j: j.discard(game_id))
 
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        """Start ``spec`` (the previous unfinished game is kept as history)."""
+        """Start ``spec``; every other unfinished game stays saved."""
         state = spec.initial_state()
         actions: list[Action] = []
         if first_action is not None:
@@ -65,43 +99,29 @@ class GameSession:
                 return False
             actions.append(first_action)
         game_id = None
-        if self.journal is not None and self.journal_ok:
-            try:
-                game_id = self.journal.new_game(spec.key)
-                for action in actions:
-                    self.journal.append(game_id, action, spec.is_undoable(action))
-                    self.journal.record_players(game_id, self._seat_names(action))  # the roster
-            except JournalError as exc:
-                self._journal_failed(str(exc))
-        self.resumable = None
+        if self.journal is not None:
+            game_id = self.journal.new_game(spec.key)
+            for action in actions:
+                self.journal.append(game_id, action, spec.is_undoable(action))
+                self.journal.record_players(game_id, self._seat_names(action))  # the roster
+            self._journal_news()
+        self._played_at = time.time()
         self.session = Session(spec, game_id, actions, state)
         self._show_game()
         return True
-
-    def resume(self) -> None:
-        """Continue the game in memory, or the one the journal found at start-up."""
-        if self.session is None and self.resumable is not None:
-            saved = self.resumable
-            spec = self.games[saved.game]
-            self.session = Session(spec, saved.id, list(saved.actions), spec.replay(saved.actions))
-            self.resumable = None
-        if self.session is not None:
-            self._show_game()
-
-    def abandon_resumable(self) -> None:
-        """Keep the cut-off game in history but stop offering it."""
-        if self.resumable is not None:
-            saved = self.resumable
-            self._journal_write(lambda j: j.set_status(saved.id, "abandoned"))
-            self.resumable = None
 
     def _show_game(self) -> None:
         self.game_root = self.session.spec.play(self)
         self.stack = [self.stack[0], self.game_root]
         self.game_root.on_enter()
 
+    # ----- play ---------------------------------------------------------------------------
     def dispatch(self, action: Action) -> bool:
-        """Apply a game action: refused with a reason, or journaled and then shown."""
+        """Apply a game action: refused with a reason, or journaled and then shown.
+
+        When the action moves the game on (its ``describe`` changes, e.g. "round 2" to
+        "round 3") the journal takes a save point named after the stage just left.
+        """
         session = self.session
         if session is None:
             raise RuntimeError("dispatch without a game")
@@ -110,13 +130,16 @@ class GameSession:
         except RuleError as exc:
             self.refuse(str(exc))
             return False
-        if session.game_id is not None and self.journal_ok:
-            try:
-                self.journal.append(session.game_id, action, session.spec.is_undoable(action))
-                if session.spec.is_finished(new_state):
-                    self.journal.set_status(session.game_id, "finished")
-            except JournalError as exc:
-                self._journal_failed(str(exc))
+        spec = session.spec
+        if session.game_id is not None:
+            finishes = spec.is_finished(new_state)
+            self.journal.append(session.game_id, action, spec.is_undoable(action),
+                                finishes=finishes)
+            stage = spec.describe(session.state)
+            if not finishes and spec.describe(new_state) != stage:
+                self.journal.checkpoint(stage)
+            self._journal_news()
+        self._played_at = time.time()
         session.actions.append(action)
         session.state = new_state
         if session.game_id is not None and session.spec.is_finished(new_state):
@@ -136,13 +159,8 @@ class GameSession:
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
         was_finished = session.spec.is_finished(session.state)
-        if session.game_id is not None and self.journal_ok:
-            try:
-                self.journal.pop_last(session.game_id)
-                if was_finished:
-                    self.journal.set_status(session.game_id, "playing")
-            except JournalError as exc:
-                self._journal_failed(str(exc))
+        if session.game_id is not None:
+            self._journal_write(lambda j: j.pop_last(session.game_id, reopens=was_finished))
         session.actions.pop()
         session.state = session.spec.replay(session.actions)
         while self.stack[-1] is not self.game_root and len(self.stack) > 1:
@@ -170,18 +188,70 @@ class GameSession:
         return [p["name"] for p in players
                 if isinstance(p, dict) and isinstance(p.get("name"), str)]
 
-    # ----- journal trouble ----------------------------------------------------------------
+    # ----- journal health -----------------------------------------------------------------
     def _journal_write(self, write: Callable[[Journal], None]) -> None:
-        if self.journal is None or not self.journal_ok:
-            return
-        try:
+        """One change to the journal (never raises), then what it has to say."""
+        if self.journal is not None:
             write(self.journal)
-        except JournalError as exc:
-            self._journal_failed(str(exc))
+            self._journal_news()
 
-    def _journal_failed(self, reason: str) -> None:
-        """Keep playing in memory; say so on screen and in the title bar."""
-        log.error("journal off: %s", reason)
-        self.journal_ok = False
-        self.toast("Journal off:", f"{reason}; game kept in memory", error=True)
+    def _journal_news(self) -> None:
+        """Show the journal's newest change of health; while it holds changes in memory,
+        keep a retry on the loop."""
+        notice = self.journal.take_notice()
+        if notice is not None:
+            self.notice(*notice.lines, error=notice.error)
+        if not self.journal.status.ok and not self._retrying:
+            self._retrying = True
+            self.schedule(self.clock.now() + RETRY_S, self._retry_journal)
 
+    def _retry_journal(self) -> None:
+        self._retrying = False
+        self.journal.retry()
+        self._journal_news()
+
+
+def _entry(spec: GameSpec, game_id: int | None, state: Any, last_at: float) -> SavedEntry:
+    return SavedEntry(game_id, spec.title, spec.describe(state), players_text(state), last_at)
+
+
+class SavedGames:
+    """Reads the journal's unfinished games and replays each once (again only when it
+    changed); a game that does not replay is reported once by ``broken``."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[tuple[int, float], SavedEntry]] = {}
+
+    def list(self, journal: Journal | None, games: dict[str, GameSpec],
+             session: Session | None, session_at: float) -> tuple[list[SavedEntry], list[int]]:
+        """The entries, the one played last first, and the ids of games that failed to replay.
+
+        The game in memory (``session``) is described from its state, not replayed; a game
+        this version does not know stays in the journal, unlisted.
+        """
+        entries: list[SavedEntry] = []
+        broken: list[int] = []
+        listed = journal.saved_games() if journal is not None else []
+        for summary in listed:
+            spec = games.get(summary.game)
+            if spec is None:
+                continue
+            if session is not None and session.game_id == summary.id:
+                entries.append(_entry(spec, summary.id, session.state, summary.last_at))
+                continue
+            key = (summary.actions, summary.last_at)
+            cached = self._cache.get(summary.id)
+            if cached is None or cached[0] != key:
+                try:
+                    state = spec.replay(journal.load(summary.id).actions)
+                    cached = (key, _entry(spec, summary.id, state, summary.last_at))
+                except Exception as exc:  # another version's journal, or edited by hand
+                    log.warning("saved game %s does not replay: %r", summary.id, exc)
+                    broken.append(summary.id)
+                    continue
+                self._cache[summary.id] = cached
+            entries.append(cached[1])
+        if session is not None and session.game_id is None \
+                and not session.spec.is_finished(session.state):
+            entries.insert(0, _entry(session.spec, None, session.state, session_at))
+        return entries, broken

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from hardware.ports import Clock
 
 TOAST_S = 2.5
+NOTICE_S = 4.0  # a journal warning stays this long whatever else is said meanwhile
 
 
 class ScreenStack:
@@ -24,6 +25,8 @@ class ScreenStack:
     game_root: Screen | None
     session: Session | None
     _toast: tuple[list[str], float] | None
+    _notice_until: float  # while the toast is a notice, no other toast replaces it
+    _toast_next: list[str] | None  # the toast that waits for the notice to end
 
     def push(self, screen: Screen) -> None:
         self.stack.append(screen)
@@ -67,13 +70,33 @@ class ScreenStack:
             leave()
 
     def toast(self, *lines: str, error: bool = False) -> None:
-        """Show up to two short lines over the screen for a moment."""
-        wrapped: list[str] = []
-        for line in lines:
-            wrapped += _wrap(line)
-        self._toast = (wrapped[:2], self.clock.now() + TOAST_S)
+        """Show up to two short lines over the screen for a moment (after a notice showing)."""
+        wrapped = _wrap_all(lines)
+        now = self.clock.now()
+        if now < self._notice_until:
+            self._toast_next = wrapped
+        else:
+            self._toast = (wrapped, now + TOAST_S)
         if error:
             self.beep("error")
+
+    def notice(self, *lines: str, error: bool = False) -> None:
+        """A message no toast or press hides for :data:`NOTICE_S` (the journal's health)."""
+        now = self.clock.now()
+        if now >= self._notice_until and self._toast is not None:
+            self._toast_next = self._toast[0]  # e.g. "Undone: ..." shown after the notice
+        self._notice_until = now + NOTICE_S
+        self._toast = (_wrap_all(lines), self._notice_until)
+        if error:
+            self.beep("error")
+
+    def clear_toast(self, now: float) -> None:
+        """A press or the toast's time ends it; a notice only its time, then the toast that
+        waited for it is shown."""
+        if now < self._notice_until:
+            return
+        waiting, self._toast_next = self._toast_next, None
+        self._toast = (waiting, now + TOAST_S) if waiting else None
 
     def refuse(self, reason: str) -> None:
         """An illegal choice: a two-line reason and an error beep; nothing changes."""
@@ -82,6 +105,13 @@ class ScreenStack:
     def beep(self, pattern: str) -> None:
         self.hardware.buzzer.play(pattern)
 
+
+
+def _wrap_all(lines: tuple[str, ...]) -> list[str]:
+    wrapped: list[str] = []
+    for line in lines:
+        wrapped += _wrap(line)
+    return wrapped[:2]
 
 
 def _wrap(text: str) -> list[str]:

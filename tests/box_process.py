@@ -13,7 +13,7 @@ from tests.counter_game import SPEC
 def main(state_dir: str) -> None:
     GAMES[SPEC.key] = SPEC
     box = SimBox(state_dir)
-    if box.app.resumable is not None:
+    if box.screen.name() == "ResumeScreen":
         box.press("OK")
     else:
         box.app.push(SPEC.new_game(box.app))

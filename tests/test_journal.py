@@ -114,7 +114,9 @@ def test_resume_question_after_restart_and_back_keeps_the_game(tmp_path, tally):
         assert box.screen.name() == "ResumeScreen"
         box.press("BACK")
         assert box.screen.name() == "HomeScreen"
-        assert box.screen.items[0].label == "Resume Tally"
+        assert box.screen.items[0].label == "Resume"
+        box.press("OK")
+        assert box.screen.name() == "SavedGamesScreen"
         box.press("OK")
         assert box.app.session.state == 3
     finally:
@@ -190,7 +192,7 @@ def test_a_saved_game_that_cannot_be_replayed_is_kept_aside_not_a_crash(tmp_path
     box = SimBox(tmp_path)
     try:
         assert box.screen.name() == "HomeScreen"
-        assert box.app.resumable is None
+        assert box.app.saved_games() == []
         assert box.app.journal.history() == [(game, "tally", "abandoned")]
         assert box.app.errors == 0
     finally:

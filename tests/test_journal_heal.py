@@ -203,6 +203,9 @@ def test_the_box_offers_the_saved_game_of_a_read_only_journal(tmp_path, monkeypa
     box = SimBox(tmp_path)
     try:
         assert box.screen.name() == "ResumeScreen"
+        assert box.screen.question == "Resume Tally, at 3?"
+        assert " ".join(box.app._toast[0]) == "Read-only: play kept in memory", "the warning is seen"
+        assert "⚠" in box.app.status_icons()
         box.press("OK")
         assert box.app.session.game_id == game and box.app.session.state == 3
         box.press("ACTION")

@@ -20,7 +20,7 @@ from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
 if TYPE_CHECKING:
-    from companion.journal import SavedGame
+    from companion.saved_games import SavedEntry
     from companion.ui.canvas import Canvas
 
 Action = dict[str, Any]
@@ -117,7 +117,6 @@ class Table(Protocol):
     sensor: SensorStatus
     games: dict[str, GameSpec]
     session: Session | None
-    resumable: SavedGame | None          # a game cut off by a power loss, found at start-up
     stack: list[Screen]
     game_root: Screen | None
     journal_ok: bool
@@ -153,11 +152,18 @@ class Table(Protocol):
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
         """Start ``spec``, journaling ``first_action`` (its setup) when given."""
 
-    def resume(self) -> None:
-        """Continue the game in memory, or the one the journal found at start-up."""
+    def saved_games(self) -> list[SavedEntry]:
+        """Every unfinished game, the one played last first."""
 
-    def abandon_resumable(self) -> None:
-        """Keep the cut-off game in history but stop offering it."""
+    def resume(self, game_id: int | None = None) -> None:
+        """Continue saved game ``game_id`` (None: the game in memory)."""
+
+    def discard(self, game_id: int | None) -> None:
+        """Drop a saved game from the resume list (it stays in history)."""
+
+    def journal_health(self) -> tuple[str, str | None]:
+        """The journal's state ("ok", "disk full: 26 held", "none") and the name a damaged
+        journal was kept under at start-up, if any."""
 
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""

@@ -1,20 +1,22 @@
-"""The home menu and the resume question."""
+"""The home menu and the power-up resume question."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from companion.games import GameSpec
-from companion.ui.canvas import Canvas
-from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
+from companion.ui.canvas import LINE_H, Canvas
+from companion.ui.widgets import MenuItem, MenuScreen, Screen, is_down, is_press
+from companion.ui.words import plural
 
 if TYPE_CHECKING:
     from companion.games.base import Table
     from companion.input import ButtonEvent
+    from companion.saved_games import SavedEntry
 
 
 class HomeScreen(MenuScreen):
-    """Resume (when a game is waiting), one entry per game, Settings, About."""
+    """Resume (when games are saved), one entry per game, Settings, About."""
 
     def __init__(self, app: Table) -> None:
         super().__init__(app, "Table Companion", [])
@@ -23,10 +25,10 @@ class HomeScreen(MenuScreen):
     def on_enter(self) -> None:
         app = self.app
         items: list[MenuItem] = []
-        waiting = app.session or app.resumable
-        if waiting is not None:
-            spec = app.session.spec if app.session else app.games[app.resumable.game]
-            items.append(MenuItem(f"Resume {spec.title}", app.resume))
+        saved = app.saved_games()
+        if saved:
+            detail = str(len(saved)) if len(saved) > 1 else ""
+            items.append(MenuItem("Resume", self._saved, detail))
         for spec in app.games.values():
             items.append(MenuItem(spec.title, lambda spec=spec: self._start(spec)))
         items.append(MenuItem("History", self._history))
@@ -36,27 +38,18 @@ class HomeScreen(MenuScreen):
         self.selected = min(self.selected, len(items) - 1)
 
     def _start(self, spec: GameSpec) -> None:
-        app = self.app
-        waiting = app.session if app.session else None
-        running = waiting is not None and not waiting.spec.is_finished(waiting.state)
-        if running or app.resumable is not None:
-            app.push(
-                ConfirmScreen(
-                    app, spec.title, "Start a new game? The saved one stays in history.",
-                    lambda: self._open_setup(spec),
-                )
-            )
-        else:
-            self._open_setup(spec)
-
-    def _open_setup(self, spec: GameSpec) -> None:
-        self.app.abandon_resumable()
+        """A new game; every unfinished one stays saved and listed under Resume."""
         self.app.push(spec.new_game(self.app))
 
     def _history(self) -> None:
         from .history import HistoryScreen
 
         self.app.push(HistoryScreen(self.app))
+
+    def _saved(self) -> None:
+        from .saved import SavedGamesScreen
+
+        self.app.push(SavedGamesScreen(self.app))
 
     def _settings(self) -> None:
         from .settings import SettingsScreen
@@ -70,26 +63,35 @@ class HomeScreen(MenuScreen):
 
 
 class ResumeScreen(Screen):
-    """"Resume Makan Mania, round 3?" — one press to carry on after a power cut."""
+    """"Resume Makan Mania, round 3?" — one press to carry on after a power cut; with several
+    games saved, ▼ shows them all."""
 
     title = "Resume?"
-    hint = "OK resume   BACK menu"
     owns_long_ok = True
 
-    def __init__(self, app: Table) -> None:
+    def __init__(self, app: Table, saved: list[SavedEntry]) -> None:
         super().__init__(app)
-        saved = app.resumable
-        spec = app.games[saved.game]
-        self.question = f"Resume {spec.title}, {spec.describe(spec.replay(saved.actions))}?"
+        self.newest = saved[0]
+        self.others = len(saved) - 1
+        self.question = f"Resume {self.newest.heading}?"
+        self.hint = "OK yes ▼ all  BACK menu" if self.others else "OK resume   BACK menu"
 
     def draw(self, canvas: Canvas) -> None:
-        canvas.paragraph(self.question, 1)
+        row = canvas.paragraph(self.question, 1)
+        if self.others:
+            more = f"{plural(self.others, 'more game', 'more games')} saved"
+            canvas.center(min(row, canvas.lines - 1) * LINE_H + 2, more)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_press(event, "OK"):
-            self.app.resume()
+            self.app.resume(self.newest.id)
             return True
         if is_press(event, "BACK"):
-            self.app.pop()  # the game stays saved; the menu offers it again
+            self.app.pop()  # every game stays saved; the menu offers them again
+            return True
+        if self.others and is_down(event):
+            from .saved import SavedGamesScreen
+
+            self.app.replace(SavedGamesScreen(self.app))
             return True
         return event.button in ("OK", "BACK")

@@ -29,7 +29,7 @@ class SettingsScreen(MenuScreen):
         sensor_text = "none" if not sensor.configured else ("online" if sensor.online else "offline")
         self.items = [
             MenuItem("Sound", self._volume, VOLUME_NAMES[s["volume"]]),
-            MenuItem("Contrast", self._contrast, f"{round(s['contrast'] * 10 / 255) * 10}%"),
+            MenuItem("Contrast", self._contrast, f"{s['contrast']}/255"),
             MenuItem("Long press", self._long_press, f"{s['long_press_s']:.1f}s"),
             MenuItem("Dice sensor", self._sensor, sensor_text),
         ]
@@ -48,13 +48,13 @@ class SettingsScreen(MenuScreen):
     def _contrast(self) -> None:
         app = self.app
 
-        def set_contrast(percent: int) -> None:
-            app.change_setting("contrast", round(percent * 255 / 100))
+        def set_contrast(value: int) -> None:
+            app.change_setting("contrast", value)
             app.pop()
 
-        percent = min(100, max(10, round(app.settings["contrast"] * 10 / 255) * 10))
-        app.push(StepperScreen(app, "Contrast", "Screen contrast", percent, 10, 100, set_contrast,
-                               step=10, unit="%"))
+        # The config's unit (0..255), so the box and config.toml show the same number.
+        app.push(StepperScreen(app, "Contrast", "Level 0..255",
+                               app.settings["contrast"], 0, 255, set_contrast, step=15))
 
     def _long_press(self) -> None:
         app = self.app

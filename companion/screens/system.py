@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion import __version__
-from companion.ui.canvas import Canvas
+from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.font import SMALL
 from companion.ui.widgets import Screen, is_down, is_up
 
 if TYPE_CHECKING:
@@ -22,19 +23,22 @@ class AboutScreen(Screen):
     def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.offset = 0
+        self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
 
     def lines(self) -> list[str]:
         app = self.app
-        journal = "on" if app.journal_ok else "off"
-        return [
+        health, kept = app.journal_health()
+        lines = [
             f"Table Companion {__version__}",
             "State dir:",
-            f" {app.state_dir or '-'}",
+            fit_path(str(app.state_dir or "-")),
             "Config:",
-            f" {app.config.path}",
-            f"Journal: {journal}",
-            f"Games: {len(app.games)}",
+            fit_path(str(app.config.path or "-")),
+            f"Journal: {health}",
         ]
+        if kept:
+            lines += ["Damaged journal kept:", f" {kept}"]
+        return [*lines, f"Saved games: {self.saved}"]
 
     def draw(self, canvas: Canvas) -> None:
         lines = self.lines()
@@ -51,6 +55,20 @@ class AboutScreen(Screen):
         return True
 
 
+def fit_path(path: str, width: int = WIDTH - 2) -> str:
+    """A path on one line: whole if it fits, else its last parts after "…/", so the file name
+    (the part that tells paths apart) is always readable."""
+    text = f" {path}"
+    if SMALL.width(text) <= width:
+        return text
+    parts = path.split("/")
+    for start in range(1, len(parts)):
+        text = " …/" + "/".join(parts[start:])
+        if SMALL.width(text) <= width:
+            return text
+    return SMALL.fit(text, width)
+
+
 class PoweredOffScreen(Screen):
     """What stays on the panel after the service stops."""
 
@@ -60,6 +78,12 @@ class PoweredOffScreen(Screen):
         super().__init__(app)
         self.message = message
 
+    def lines(self) -> tuple[str, str]:
+        health, _ = self.app.journal_health()
+        # The disk refused to the end: say so rather than promise.
+        return self.message, "Games are saved." if health == "ok" else f"Not saved: {health}"
+
     def draw(self, canvas: Canvas) -> None:
-        canvas.paragraph(self.message, 1)
-        canvas.paragraph("Games are saved.", 3)
+        message, saved = self.lines()
+        canvas.paragraph(message, 1)
+        canvas.paragraph(saved, 3)

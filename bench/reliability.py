@@ -1,0 +1,404 @@
+"""The reliability campaign: power cuts, a full disk, a read-only card and a damaged WAL, each
+on the real app on simulated hardware in its own process, which is killed with SIGKILL at
+seeded random points and restarted on the same state directory.
+
+A box process (``--child``) plays one game with seeded random presses and prints one JSON line
+after each step whose frame has been shown: its game, how many actions it holds and a hash of
+them (the actions the screen has *acknowledged*), and for a running Café round the time left.
+At start it reports what it resumed: whether the acknowledged actions are all there, whether
+the resumed state equals a replay of the journal, and the note the box showed.
+
+Figures (aims in brackets): ``powercut_kills``; ``acknowledged_lost`` (0); ``resume_mismatches``
+(0); ``cafe_time_left_error_s_max`` (≤ 5, the largest gap between the time left the screen
+showed before a cut and the time left after resuming); ``disk_full_actions_lost`` (0);
+``readonly_start_resumable`` (true); ``wal_damage_cases`` and ``wal_damage_silent`` (0: actions
+lost and nothing said). Exits 1 when a zero aim is missed (a loss), so CI fails on it.
+
+    python bench/reliability.py [--quick] [--json] [--seed N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYED = ("makan", "cafe", "miams")
+PRESSES = ("OK",) * 4 + ("ACTION",) * 3 + ("UP", "DOWN") * 2 + ("BACK",)
+UNDO_P = 0.04  # a long BACK (undo) now and then
+DAMAGES = ("wal_tail_cut", "wal_bytes_flipped", "wal_deleted", "db_zero_bytes", "db_garbage")
+
+
+# ----- the box process ----------------------------------------------------------------------
+def digest(actions: list[dict[str, Any]]) -> str:
+    return hashlib.sha1(json.dumps(actions, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def time_left(app: Any) -> float | None:
+    """Seconds left on a running (or paused) Café round, as the timer screen shows them."""
+    session = app.session
+    if session is None or session.spec.key != "cafe":
+        return None
+    state = session.state
+    if state.phase == "running" and state.deadline is not None:
+        return max(0.0, state.deadline - app.clock.now())
+    if state.phase == "paused":
+        return state.remaining
+    return None
+
+
+def say(**fields: Any) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mode: str) -> None:
+    """Resume (or start) ``game``, report the resume, then play until killed."""
+    from companion.journal import Journal
+    from companion.simbox import SimBox
+
+    if mode == "readonly":
+        from companion import journal_store
+
+        opener = Journal.open.__func__
+        Journal.open = classmethod(lambda cls, d: opener(cls, d, connect=_read_only))
+        journal_store.log.disabled = True
+    box = SimBox(state_dir, seed=seed)
+    app = box.app
+    note = " ".join(app._toast[0]) if app._toast else ""
+    asked = box.screen.name() == "ResumeScreen"
+    if asked:
+        box.press("OK")
+    say(start=_resume_report(app, acked), note=note, asked=asked, left=time_left(app))
+    if mode == "readonly":
+        return
+    rng = random.Random(seed)
+    steps = 0
+    while True:
+        _step(box, rng, game)
+        steps += 1
+        if mode == "fill" and steps == 30:
+            _fill_and_free(box, rng, game)
+        _report(app)
+
+
+def _read_only(target: str, **kwargs: Any) -> Any:
+    """Open SQLite files as a card mounted read-only does: every write refused."""
+    import sqlite3
+
+    conn = sqlite3.connect(target, **kwargs)
+    if not kwargs.get("uri"):
+        conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def _resume_report(app: Any, acked: dict[str, Any] | None) -> dict[str, Any]:
+    """What the restarted box holds against what the killed one acknowledged."""
+    report: dict[str, Any] = {"lost": 0, "mismatch": False}
+    session = app.session
+    if session is not None and session.game_id is not None:
+        spec, actions = session.spec, app.journal.load(session.game_id).actions
+        replayed = spec.replay(actions)
+        same = json.dumps(spec.summary(session.state), sort_keys=True, default=str) == \
+            json.dumps(spec.summary(replayed), sort_keys=True, default=str)
+        report["mismatch"] = actions != session.actions or not same
+    if acked:
+        try:
+            kept = app.journal.load(acked["game"]).actions
+        except KeyError:
+            kept = []
+        n = acked["n"]
+        # An undo pressed but not yet shown may have reached the disk: that is no loss.
+        # (What the box adds on resume, e.g. the Café's pause, follows it.)
+        undone = acked.get("undoing") and any(
+            len(kept) >= n - k and digest(kept[: n - k]) == h
+            for k, h in enumerate(acked["prev"], 1))
+        if (len(kept) < n or digest(kept[:n]) != acked["hash"]) and not undone:
+            report["lost"] = max(1, n - len(kept))
+    return report
+
+
+_last: tuple[Any, ...] = ()
+
+
+def _report(app: Any) -> None:
+    """One line when the acknowledged actions (or the round's time left) changed."""
+    global _last
+    session = app.session
+    if session is None or session.game_id is None:
+        return
+    left = time_left(app)
+    line = (session.game_id, len(session.actions), digest(session.actions),
+            None if left is None else round(left, 2))
+    if line != _last:
+        _last = line
+        prev = [digest(session.actions[:-k]) for k in range(1, min(3, line[1]) + 1)]
+        say(game=line[0], n=line[1], hash=line[2], prev=prev, left=line[3])
+
+
+def _step(box: Any, rng: random.Random, game: str) -> None:
+    """One press of a player who knows only the buttons (never the long OK that leaves)."""
+    from companion.games.catalog import GAMES
+
+    app = box.app
+    spec = GAMES[game]
+    if app.session is not None and spec.is_finished(app.session.state):
+        app.go_home()
+    if not app.in_game() and len(app.stack) == 1:
+        app.push(spec.new_game(app))
+    if rng.random() < UNDO_P and app.in_game():
+        say(undoing=True)  # what an undo may have done when a cut comes before its frame
+        box.press("BACK", long=True)
+    else:
+        box.press(rng.choice(PRESSES))
+    if game == "cafe" and rng.random() < 0.5:
+        box.advance(rng.uniform(0.1, 3.0), step=0.5)
+
+
+def _fill_and_free(box: Any, rng: random.Random, game: str) -> None:
+    """The disk fills mid-game: 26 actions are played in memory, space is freed, and the box
+    writes them back by itself within a retry period."""
+    from companion.session import RETRY_S
+
+    app = box.app
+    disk = app.journal._disk
+    pages = disk.execute("PRAGMA page_count").fetchone()[0]
+    disk.execute(f"PRAGMA max_page_count = {pages}")
+    held_from = None
+    for _ in range(5000):
+        _step(box, rng, game)
+        _report(app)
+        status = app.journal.status
+        if not status.ok and held_from is None:
+            held_from = status.held
+        if held_from is not None and status.held >= 26:
+            break
+    disk.execute("PRAGMA max_page_count = 1000000000")
+    box.advance(RETRY_S + 1, step=0.5)
+    say(freed=True, ok=app.journal.status.ok, held=app.journal.status.held)
+
+
+# ----- the campaign -------------------------------------------------------------------------
+class Run:
+    """One box process on a state directory: its report at start, the lines it acknowledged."""
+
+    def __init__(self, game: str, state: Path, seed: int, acked: dict[str, Any] | None,
+                 mode: str = "play") -> None:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", game, str(state),
+               str(seed), json.dumps(acked), mode]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, cwd=ROOT)
+        self.start = json.loads(self.proc.stdout.readline() or "null")
+        self.acked = acked
+        self.left: float | None = None
+        self.freed: dict[str, Any] | None = None
+
+    def take(self, line: str) -> None:
+        if not line.endswith("\n"):
+            return  # cut off by the kill: never shown as whole
+        fields = json.loads(line)
+        if "freed" in fields:
+            self.freed = fields
+        elif "undoing" in fields and self.acked:
+            self.acked = {**self.acked, "undoing": True}
+        elif "n" in fields:
+            self.acked = {k: fields[k] for k in ("game", "n", "hash", "prev")}
+            self.left = fields["left"]
+
+    def play(self, lines: int, rng: random.Random) -> None:
+        """Read ``lines`` acknowledgements, then kill at a random moment."""
+        for _ in range(lines):
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.take(line)
+        time.sleep(rng.uniform(0, 0.004))
+        self.kill()
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        for line in self.proc.stdout:  # whatever was shown before the kill
+            self.take(line)
+        self.proc.wait()
+
+    def wait(self) -> None:
+        self.proc.wait()
+
+
+class Campaign:
+    def __init__(self, quick: bool, seed: int, work: Path) -> None:
+        self.quick, self.rng, self.work = quick, random.Random(seed), work
+        self.figures: dict[str, Any] = {
+            "powercut_kills": 0, "cafe_midround_kills": 0, "acknowledged_lost": 0,
+            "resume_mismatches": 0, "cafe_time_left_error_s_max": 0.0,
+            "resume_notes": {}, "stages_reached": {}, "wal_damage": {},
+        }
+        self.acked: dict[str, dict[str, Any] | None] = {}
+
+    def _check(self, run: Run, before: Run | None) -> None:
+        start = run.start or {"lost": 0, "mismatch": True}
+        report = start.get("start", start)
+        self.figures["acknowledged_lost"] += report["lost"]
+        self.figures["resume_mismatches"] += int(report["mismatch"])
+        if start.get("note"):
+            notes = self.figures["resume_notes"]
+            notes[start["note"]] = notes.get(start["note"], 0) + 1
+        if before is not None and before.left is not None and start.get("left") is not None:
+            error = abs(start["left"] - before.left)
+            worst = max(self.figures["cafe_time_left_error_s_max"], error)
+            self.figures["cafe_time_left_error_s_max"] = round(worst, 2)
+
+    def powercuts(self, game: str, kills: int) -> Path:
+        """``kills`` SIGKILLs of one game's box, each restart compared with what was shown."""
+        state = self.work / f"powercut-{game}"
+        before: Run | None = None
+        for _ in range(kills):
+            run = Run(game, state, self.rng.randrange(1 << 30), before and before.acked)
+            self._check(run, before)
+            run.play(self.rng.choice((0, *range(1, 80))), self.rng)
+            self.figures["powercut_kills"] += 1
+            if run.left is not None:
+                self.figures["cafe_midround_kills"] += 1
+            before = run
+        final = Run(game, state, 1, before.acked)
+        self._check(final, before)
+        final.kill()
+        self.figures["stages_reached"][game] = self._stages(state, game)
+        self.acked[game] = final.acked
+        return state
+
+    def _stages(self, state: Path, game: str) -> int:
+        """How many stage changes (save points) the chain of boxes played through."""
+        from companion.games.catalog import GAMES
+        from companion.journal import Journal
+
+        journal, _ = Journal.open(state)
+        spec, seen = GAMES[game], 0
+        for game_id, _, _ in journal.history(limit=1000):
+            state_now, stage = spec.initial_state(), None
+            for action in journal.load(game_id).actions:
+                state_now = spec.apply(state_now, action)
+                described = spec.describe(state_now)
+                seen += described != stage
+                stage = described
+        journal.close()
+        return seen
+
+    def disk_full(self, game: str) -> int:
+        """Fill the disk mid-game, play on, free space, kill, restart: acknowledged actions lost."""
+        state = self.work / f"full-{game}"
+        run = Run(game, state, self.rng.randrange(1 << 30), None, mode="fill")
+        while run.freed is None:
+            line = run.proc.stdout.readline()
+            if not line:
+                break
+            run.take(line)
+        run.play(self.rng.randint(1, 20), self.rng)
+        again = Run(game, state, 2, run.acked)
+        again.kill()
+        return again.start["start"]["lost"] if again.start else run.acked["n"]
+
+    def readonly(self, game: str, state: Path) -> bool:
+        """A box starting on a read-only card, right after a cut, offers the game and holds
+        every acknowledged action."""
+        copy = self.work / "readonly"
+        shutil.copytree(state, copy)
+        run = Run(game, copy, 3, self.acked[game], mode="readonly")
+        run.wait()
+        start = run.start or {}
+        self.figures["readonly_start_note"] = start.get("note")
+        return bool(start.get("asked")) and start.get("start", {}).get("lost") == 0
+
+    def wal_damage(self, game: str, damage: str) -> bool:
+        """A cut mid-round, then the WAL (or the file) damaged: True if actions were lost and
+        the box said nothing."""
+        state = self.work / f"damage-{game}-{damage}-{self.rng.randrange(1 << 30)}"
+        run = Run(game, state, self.rng.randrange(1 << 30), None)
+        run.play(self.rng.randint(20, 120), self.rng)
+        _damage(state, damage, self.rng)
+        again = Run(game, state, 4, run.acked)
+        again.kill()
+        start = again.start or {"start": {"lost": 1}, "note": ""}
+        lost, said = start["start"]["lost"] > 0, bool(start["note"])
+        tally = self.figures["wal_damage"].setdefault(damage, {"lost": 0, "said": 0})
+        tally["lost"] += lost
+        tally["said"] += said
+        return lost and not said
+
+    def run(self) -> dict[str, Any]:
+        kills = 8 if self.quick else 70
+        states = {game: self.powercuts(game, kills) for game in PLAYED}
+        figures = self.figures
+        figures["disk_full_actions_lost"] = sum(self.disk_full(g) for g in PLAYED)
+        figures["readonly_start_resumable"] = self.readonly("makan", states["makan"])
+        cases = [(g, d) for g in PLAYED for d in DAMAGES] * 2
+        if self.quick:  # each kind of damage once, on the games in turn
+            cases = [(PLAYED[i % len(PLAYED)], d) for i, d in enumerate(DAMAGES)]
+        figures["wal_damage_cases"] = len(cases)
+        figures["wal_damage_silent"] = sum(self.wal_damage(g, d) for g, d in cases)
+        return figures
+
+
+def _damage(state: Path, damage: str, rng: random.Random) -> None:
+    db, wal = state / "journal.db", state / "journal.db-wal"
+    if damage == "wal_tail_cut" and wal.exists() and wal.stat().st_size > 32:
+        size = wal.stat().st_size
+        with wal.open("r+b") as f:
+            f.truncate(size - rng.randint(1, min(size - 32, 4096 + 24)))
+    elif damage == "wal_bytes_flipped" and wal.exists() and wal.stat().st_size > 32:
+        data = bytearray(wal.read_bytes())
+        at = rng.randrange(32 + (len(data) - 32) // 2, len(data))
+        data[at] ^= 0xFF
+        wal.write_bytes(bytes(data))
+    elif damage == "wal_deleted":
+        wal.unlink(missing_ok=True)
+        (state / "journal.db-shm").unlink(missing_ok=True)
+    elif damage == "db_zero_bytes":
+        db.write_bytes(b"")
+    elif damage == "db_garbage":
+        db.write_bytes(bytes(rng.randrange(256) for _ in range(4096)))
+
+
+ZERO_AIMS = ("acknowledged_lost", "resume_mismatches", "disk_full_actions_lost",
+             "wal_damage_silent")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smaller campaign for CI (< 60 s)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        game, state, seed, acked, mode = args.child
+        child(game, state, int(seed), json.loads(acked), mode)
+        return 0
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="reliability-") as work:
+        figures = Campaign(args.quick, args.seed, Path(work)).run()
+    figures["seconds"] = round(time.monotonic() - began, 1)
+    missed = [k for k in ZERO_AIMS if figures[k]]
+    if not figures["readonly_start_resumable"]:
+        missed.append("readonly_start_resumable")
+    figures["cafe_time_left_ok"] = figures["cafe_time_left_error_s_max"] <= 5
+    figures["losses"] = missed
+    if args.json:
+        print(json.dumps({"benchmark": "reliability", **figures}))
+    else:
+        for key, value in figures.items():
+            print(f"{key}: {value}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
