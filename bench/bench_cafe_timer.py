@@ -89,7 +89,7 @@ def run(rounds: int, round_seconds: float, hog: bool) -> dict[str, Any]:
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
         back = screens.CONFIG["round_seconds"].default - round_seconds
-        on_loop(lambda: screens.act(app, {"type": "round_start", "at": app.clock.now() - back}))
+        on_loop(lambda back=back: screens.act(app, {"type": "round_start", "at": app.clock.now() - back}))
         deadline = clock.deadline
         alarm.wait(round_seconds + 5)
         time.sleep(0.05)  # let the alarm's time-up dispatch finish
