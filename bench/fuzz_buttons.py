@@ -41,8 +41,8 @@ from companion.games.catalog import GAMES
 from companion.simbox import SimBox
 from companion.ui.font import BitmapFont
 from companion.walk import named_screens, run_steps
+from hardware.buttons import BUTTON_NAMES
 
-BUTTONS = ("UP", "DOWN", "OK", "BACK", "ACTION")
 # Bounds of "small": far above what a person's presses need, far below a leak.
 MAX_QUEUE, MAX_TIMERS, MAX_STACK = 64, 32, 12
 EDGES = {True: 12_000, False: 110_000}        # quick: CI; full: the campaign
@@ -70,6 +70,7 @@ class Walker:
 
     # ----- the box ------------------------------------------------------------------------
     def open(self, state_dir: Path) -> SimBox:
+        """A new box on ``state_dir`` (the last one is closed); its presses count as edges."""
         self.close()
         box = SimBox(state_dir, seed=self.rng.randrange(1 << 30))
         finger = box.finger
@@ -135,15 +136,8 @@ class Walker:
         self._note_queue()
         self.box.app.pump()
 
-    def _hold(self, seconds: float) -> None:
-        box = self.box
-        while seconds > 1e-9:
-            step = min(0.05, seconds)
-            box.clock.advance(step)
-            box.app.pump()
-            seconds -= step
-
     def gesture(self) -> None:
+        """One random gesture: a wait, a chord, or a press (short, long, or held to repeat)."""
         rng, long_s = self.rng, self.box.app.settings["long_press_s"]
         roll = rng.random()
         if roll < 0.08:  # a wait: mostly short, sometimes minutes (dim, blank, time up)
@@ -151,27 +145,27 @@ class Walker:
             if seconds > 5:
                 self.box.jump(seconds)  # as if the loop had stalled, then caught up
             else:
-                self._hold(seconds)
+                self.box.advance(seconds)
             return
         if roll < 0.16:  # a chord: two buttons down together, released in either order
-            first, second = rng.sample(BUTTONS, 2)
+            first, second = rng.sample(BUTTON_NAMES, 2)
             self._bounce(first, True)
-            self._hold(rng.uniform(0, 0.1))
+            self.box.advance(rng.uniform(0, 0.1))
             self._bounce(second, True)
-            self._hold(rng.uniform(0.05, long_s + 0.5))
+            self.box.advance(rng.uniform(0.05, long_s + 0.5))
             for button in rng.sample((first, second), 2):
                 self._bounce(button, False)
-                self._hold(rng.uniform(0, 0.05))
+                self.box.advance(rng.uniform(0, 0.05))
             return
-        button = rng.choices(BUTTONS, weights=(3, 3, 5, 2, 4))[0]
+        button = rng.choices(BUTTON_NAMES, weights=(3, 3, 5, 2, 4))[0]
         held = rng.uniform(0.02, 0.25)
         if rng.random() < 0.12:
             held = rng.uniform(long_s, long_s + 1.2) if button not in ("UP", "DOWN") else \
                 rng.uniform(0.5, 2.5)  # a long press, or UP/DOWN into auto-repeat
         self._bounce(button, True)
-        self._hold(held)
+        self.box.advance(held)
         self._bounce(button, False)
-        self._hold(rng.uniform(0.02, 0.3))
+        self.box.advance(rng.uniform(0.02, 0.3))
 
     # ----- invariants ---------------------------------------------------------------------
     def _note_queue(self) -> None:
@@ -185,6 +179,7 @@ class Walker:
             self.examples.append(f"{where}: {detail}")
 
     def check(self) -> None:
+        """Count what went wrong since the last check; note the screen and any new game."""
         app = self.box.app
         self.gestures += 1
         if app.errors != self._errors:
@@ -220,6 +215,7 @@ class Walker:
 
     # ----- episodes -----------------------------------------------------------------------
     def episode(self, start: tuple[str, ...], gestures: int) -> None:
+        """Walk steps to a start (``companion.walk``), then ``gestures`` random gestures."""
         self.check()  # a box just started may be asking to resume
         with contextlib.suppress(ValueError):  # a walk that does not fit: the random walk goes on
             run_steps(self.box, start)
