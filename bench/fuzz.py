@@ -7,6 +7,7 @@ script runs them in name order and merges their figures into one object.
 
 ``--quick`` (under a minute, for CI) runs fewer cases than the full campaign (under five
 minutes). ``--json`` prints one JSON object; without it, one ``key: value`` line per figure.
+The exit status is 1 when a figure whose aim is zero (:data:`ZERO_AIMS`) is not, so CI fails.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+# Figures that must be 0: bad input that got through or broke something.
+ZERO_AIMS = ("sensor_exceptions", "sensor_false_faces", "bad_file_tracebacks", "replay_tracebacks",
+             "button_exceptions", "invariant_breaks")
 
 
 def sections() -> list[str]:
@@ -38,20 +42,29 @@ def run(names: list[str], quick: bool) -> dict[str, object]:
     return figures
 
 
-def main() -> None:
+def missed_aims(figures: dict[str, object]) -> list[str]:
+    """The zero-aim figures of a run that are not zero (those of sections not run are absent)."""
+    return [f"{key}: {figures[key]}" for key in ZERO_AIMS if figures.get(key, 0) != 0]
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="the CI campaign (under a minute)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--only", nargs="+", choices=sections(), default=sections(),
                         metavar="NAME", help=f"only these sections ({', '.join(sections())})")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     figures = run(args.only, args.quick)
     if args.json:
         print(json.dumps(figures))
     else:
         for key, value in figures.items():
             print(f"{key}: {json.dumps(value)}")
+    missed = missed_aims(figures)
+    for line in missed:
+        print(f"fuzz: aim 0 missed: {line}", file=sys.stderr)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -92,6 +92,8 @@ class GameSession:
         state = spec.initial_state()
         actions: list[Action] = []
         if first_action is not None:
+            # The setup names its game, so a saved or exported file cannot be replayed as another.
+            first_action = {**first_action, "game": first_action.get("game", spec.key)}
             try:
                 state = spec.apply(state, first_action)
             except RuleError as exc:

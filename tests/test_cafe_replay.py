@@ -34,5 +34,5 @@ def test_refused_line_is_named():
     """"Café cards and dice used are blocked!": a wrong action stops the replay at its line."""
     text = EXAMPLE.read_text(encoding="utf-8") + '{"type": "double"}\n'
     result = replay("-", stdin=text)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "refused: The game is over" in result.stderr

@@ -34,5 +34,5 @@ def test_replay_names_the_line_of_a_refused_action(tmp_path, capsys):
     setup = next(line for line in lines if '"setup"' in line)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(setup + '\n{"type": "seat", "player": 0, "table": 1, "dice": 0}\n', encoding="utf-8")
-    assert main(["replay", "makan", str(bad)]) == 1
+    assert main(["replay", "makan", str(bad)]) == 2
     assert "bad.jsonl:2: refused: Not now" in capsys.readouterr().err

@@ -27,7 +27,7 @@ def test_replay_refuses_a_bad_action(tmp_path, capsys):
     refused, with its line number."""
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "roll", "face": "fruit1"}\n', encoding="utf-8")
-    assert main(["replay", "miams", str(bad)]) == 1
+    assert main(["replay", "miams", str(bad)]) == 2
     assert "bad.jsonl:1: refused: Start a game first" in capsys.readouterr().err
 
 

@@ -38,7 +38,7 @@ def test_a_good_file_prints_the_final_state(tmp_path, capsys):
     [
         ('{"type":"add","n":1}\n{"type":"add", n}\n', 2, ":2: not JSON"),
         ('["add", 1]\n', 2, ':1: an action is an object with a "type"'),
-        ('{"type":"jump"}\n', 1, ":1: refused: Unknown action jump"),
+        ('{"type":"jump"}\n', 2, ":1: refused: Unknown action jump"),
         ('{"type":"add","n":"seven"}\n', 2, ":1: malformed 'add' action: a field has a value"),
         (b"\xff\xfe\x00garbage", 2, "is not UTF-8 text"),
         # nested past Python's recursion limit: was a RecursionError traceback
@@ -71,10 +71,10 @@ def test_a_file_starting_with_a_byte_order_mark_is_read(tmp_path, capsys):
 
 
 def test_a_refusal_written_for_two_oled_lines_is_one_line(tmp_path, capsys):
-    """A real game's refusal ("Round length must be⏎a positive number") keeps its words."""
-    code, _, err = replay(tmp_path, '{"type":"setup","round_seconds":-1}\n', capsys, "cafe")
-    assert code == 1
-    assert err == f"{tmp_path / 'game.jsonl'}:1: refused: Round length must be a positive number"
+    """A real game's refusal ("Round length must be⏎a whole number") keeps its words."""
+    code, _, err = replay(tmp_path, '{"type":"setup","round_seconds":"180"}\n', capsys, "cafe")
+    assert code == 2
+    assert err == f"{tmp_path / 'game.jsonl'}:1: refused: Round length must be a whole number"
 
 
 def test_a_huge_float_never_reaches_a_real_game(tmp_path, capsys):
@@ -86,7 +86,7 @@ def test_a_huge_float_never_reaches_a_real_game(tmp_path, capsys):
 def test_line_numbers_count_newlines_only(tmp_path, capsys):
     """A U+2028 inside a name is not a line break for an editor, nor here."""
     code, _, err = replay(tmp_path, '{"type":"add","n":1,"who":"a\u2028b"}\n{"type":"jump"}\n', capsys)
-    assert code == 1 and ":2: refused" in err
+    assert code == 2 and ":2: refused" in err
 
 
 def test_an_unknown_game_lists_the_games(tmp_path, capsys):

@@ -17,8 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "replay", help="replay a game's JSON actions and print the final state",
         description="Apply one JSON action per line (the journal's vocabulary, see docs/) and "
         "print the final state as JSON. Blank lines and lines starting with # are skipped. "
-        "A bad line stops it with one FILE:LINE: reason line: exit status 1 when the rules "
-        "refuse the action, 2 when the file or the line cannot be read as an action.",
+        "A bad line (not JSON, not an action, or an action the rules refuse) stops it with one "
+        "FILE:LINE: reason line and exit status 2.",
     )
     parser.add_argument("game", help="game key: " + ", ".join(GAMES) if GAMES else "game key")
     parser.add_argument("file", help="JSON-lines file of actions, or - for standard input")
@@ -67,7 +67,7 @@ def handle(args: argparse.Namespace) -> int:
             state = spec.apply(state, action)
         except RuleError as exc:  # written for the OLED's short lines: one line here
             print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", file=sys.stderr)
-            return 1
+            return 2
         except Exception:  # a malformed field the rules did not foresee: still file:line
             print(f"{args.file}:{number}: malformed {action['type'][:40]!r} action: a field has a "
                   "value the rules cannot use", file=sys.stderr)

@@ -7,6 +7,6 @@ from companion.games.base import GameSpec
 from . import rules, screens
 
 SPEC = GameSpec.from_rules(
-    "cafe", screens.TITLE, rules,
+    rules.KEY, screens.TITLE, rules,
     new_game=screens.new_game, play=screens.play, config=screens.CONFIG, walk=screens.WALK,
 )

@@ -12,7 +12,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from companion.games.base import Action, RuleError
+from companion.games.base import Action, RuleError, check_game, flag, number, setting, whole_value
 
 from .state import (
     DEFAULT_ROUND_S,
@@ -22,6 +22,7 @@ from .state import (
     FACES_OF,
     KINDS,
     ORDERS_PER_ROUND,
+    ROUND_SECONDS,
     ROUNDS,
     SIDES,
     CafeState,
@@ -42,10 +43,12 @@ __all__ = [
     "EPSILON_S",
     "FACES_OF",
     "FACE_NAMES",
+    "KEY",
     "KINDS",
     "ORDERS_PER_ROUND",
     "ROLL_WORDS",
     "ROUNDS",
+    "ROUND_SECONDS",
     "SIDES",
     "CafeState",
     "RoundLog",
@@ -61,6 +64,9 @@ __all__ = [
     "summary",
     "time_left",
 ]
+
+
+KEY = "cafe"  # the game's key, named by its setup action (see check_game)
 
 
 # ----- apply -----------------------------------------------------------------------------------
@@ -91,14 +97,14 @@ def apply(state: CafeState, action: Action) -> CafeState:
 def _setup(state: CafeState, action: Action) -> CafeState:
     if state.phase != "setup":
         raise RuleError("Game already set up")
-    seconds = action.get("round_seconds", DEFAULT_ROUND_S)
-    if not _is_number(seconds) or seconds <= 0:
-        raise RuleError("Round length must be\na positive number")
+    check_game(action, KEY)
+    # The length the config file may set, and no other (1e-6 s is no round).
+    seconds = setting(action, "round_seconds", ROUND_SECONDS, "Round length")
     dice = action.get("dice", "box")
     if not isinstance(dice, str) or dice not in DICE_MODES:
         raise RuleError("Dice: box, sensor\nor manual")
-    setup = Setup(float(seconds), _flag(action, "double_trouble", False),
-                  _flag(action, "special_menus", False), dice)
+    setup = Setup(float(seconds), flag(action, "double_trouble", False, "Double Trouble"),
+                  flag(action, "special_menus", False, "Special menus"), dice)
     new = replace(state, setup=setup, round=1, phase="ready", remaining=setup.round_seconds)
     if action.get("faces") is not None:
         # "Roll all 4 dice once": the setup roll never triggers Double Trouble.
@@ -183,7 +189,7 @@ def _place(state: CafeState, action: Action) -> CafeState:
     if state.phase not in ("running", "paused"):
         raise RuleError("Start the round first")
     die = _die(action.get("die"))
-    on = _flag(action, "placed", True)
+    on = flag(action, "placed", True, "Placed")
     if die in state.to_roll:
         raise RuleError("Roll that die first")
     placed = list(state.placed)
@@ -300,31 +306,14 @@ def _setup_of(state: CafeState) -> Setup:
     return state.setup
 
 
-def _is_number(value: Any) -> bool:
-    """A finite int or float (bool is an int to Python, never to a JSON action)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _at(action: Action) -> float:
-    at = action.get("at")
-    if not _is_number(at):
-        raise RuleError("Needs the clock\nreading 'at'")
-    return float(at)
+    """The clock reading of an action (a finite number; true is not one)."""
+    return float(number(action, "at", "Time 'at'"))
 
 
 def _die(value: Any) -> int:
     """A die index 0..3 (1.0 or True are not die numbers)."""
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
-        raise RuleError("Die is 0..3")
-    return value
-
-
-def _flag(action: Action, key: str, default: bool) -> bool:
-    """An on/off field: true or false only (a text "false" must not read as on)."""
-    value = action.get(key, default)
-    if not isinstance(value, bool):
-        raise RuleError(f"{key.replace('_', ' ').capitalize()}\nis true or false")
-    return value
+    return whole_value(value, 0, 3, "Die")
 
 
 def _require_running(state: CafeState) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from companion.config import Field, between
 from firmware_bridge.faces import BLUE, YELLOW
 
 ROUNDS = 3
@@ -12,6 +13,9 @@ ROUNDS = 3
 # not fulfilled from round 1 and round 2"
 ORDERS_PER_ROUND = {1: 5, 2: 6, 3: 4}
 DEFAULT_ROUND_S = 180
+# [games.cafe] round_seconds: the config file and the setup action are checked against this field.
+ROUND_SECONDS = Field(DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
+                      between(10, 1800))
 KINDS = ("yellow", "yellow", "blue", "blue")
 FACES_OF = {"yellow": YELLOW, "blue": BLUE}
 FACE_NAMES = frozenset(YELLOW + BLUE)

@@ -4,9 +4,8 @@ the state and settings they read."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from companion.config import Field
 from companion.ui.canvas import Canvas
 
 from . import rules
@@ -19,14 +18,7 @@ if TYPE_CHECKING:
 TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
 
 
-def _round_seconds_ok(value: Any) -> str | None:
-    return None if 10 <= value <= 1800 else "must be between 10 and 1800"
-
-
-CONFIG = {
-    "round_seconds": Field(rules.DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
-                           _round_seconds_ok),
-}
+CONFIG = {"round_seconds": rules.ROUND_SECONDS}
 
 DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
 FACE_LABELS = {

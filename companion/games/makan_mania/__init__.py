@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.config import Field, between, one_of
+from companion.config import Field, one_of
 from companion.games.base import GameSpec
 
 from . import rules, screens
@@ -22,8 +22,7 @@ _DEFAULTS = rules.Options()
 CONFIG = {
     **{key: Field(getattr(_DEFAULTS, key), str, meaning, one_of(*rules.Options.CHOICES[key]))
        for key, meaning in _MEANING.items()},
-    "coin_supply": Field(_DEFAULTS.coin_supply, int, "coins in the pile (the box has 30); 0 for a "
-                         "pile that never runs out", between(0, rules.MAX_COIN_SUPPLY)),
+    "coin_supply": rules.COIN_SUPPLY,
     "trays": Field("", str, "a trays file checked against your tray cards (empty: the stand-in "
                    "shipped with the box; see docs/makan_mania.md)"),
     "drinks": Field("", str, "a drinks file checked against your drink cards and deck (empty: "
@@ -81,6 +80,6 @@ def _walk() -> dict[str, tuple[str, ...]]:
 
 
 SPEC = GameSpec.from_rules(
-    "makan", "Makan Mania", rules, replay_all=rules.replayer(),
+    rules.KEY, "Makan Mania", rules, replay_all=rules.replayer(),
     new_game=screens.new_game, play=screens.play, config=CONFIG, walk=_walk(),
 )

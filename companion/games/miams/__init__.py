@@ -28,7 +28,7 @@ MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
 
 SPEC = GameSpec.from_rules(
-    "miams", "Miams solo", rules,
+    rules.KEY, "Miams solo", rules,
     new_game=screens.SetupScreen,
     play=screens.PlayScreen,
     config=CONFIG,

@@ -7,8 +7,9 @@ The simulator plays a whole game on one draft through the same functions, with n
 per turn. Chance arrives in actions: the red-die face is drawn by the screen, the simulator,
 a person or the dice sensor, never here. Actions (see docs/miams.md):
 
-- ``{"type": "setup", "difficulty": "lunch", "sheet": {...}, "tile": {...}, "tie": "top",
-  "setup_column": "counts"}`` (sheet and tile as in the TOML files; left out = the stand-ins)
+- ``{"type": "setup", "game": "miams", "difficulty": "lunch", "sheet": {...}, "tile": {...},
+  "tie": "top", "setup_column": "counts"}`` (sheet and tile as in the TOML files; left out =
+  the stand-ins)
 - ``{"type": "roll", "face": "fruit3", "source": "box" | "hand" | "sensor"}`` Arthur's turn
 - ``{"type": "player", "crosses": 0..5, "filled": false}`` the player's turn
 - ``{"type": "score", "hearts": 0..50, "stars": N}`` the player's final score
@@ -23,7 +24,7 @@ from typing import Any, NamedTuple
 from companion.config import ConfigError
 from firmware_bridge.faces import RED
 
-from ..base import Action, RuleError, clone
+from ..base import Action, RuleError, check_game, clone, flag, whole
 from .sheet import (
     CIRCLE,
     COUNT,
@@ -49,6 +50,7 @@ from .sheet import (
     unpack_rows,
 )
 
+KEY = "miams"  # the game's key, named by its setup action (see check_game)
 # "Lunch: Cross off the 2 leftmost free spaces of each of its skewers." Munchies: 4.
 DIFFICULTIES: dict[str, int] = {"snacking": 0, "lunch": 2, "munchies": 4}
 DIFFICULTY_NAMES: dict[str, str] = {"snacking": "Snacking", "lunch": "Lunch", "munchies": "Munchies"}
@@ -237,6 +239,7 @@ def arthur_crosses(sheet: Sheet, tie: str, side: Side, count: int) -> tuple[Mark
 
 def setup(action: Action) -> State:
     """Arthur's sheet for the chosen difficulty, with his 1 space circled; he plays first."""
+    check_game(action, KEY)
     difficulty = action.get("difficulty", "snacking")
     if not _one_of(difficulty, DIFFICULTIES):
         raise RuleError("Unknown difficulty")
@@ -328,18 +331,13 @@ def apply(state: State, action: Action) -> State:
     if kind == "player":
         if phase != "player":
             raise RuleError("Not your turn")
-        crosses = action.get("crosses", 0)
-        if not _whole(crosses, 5):
-            raise RuleError("Crosses: 0 to 5")
-        filled = action.get("filled", False)
-        if not isinstance(filled, bool):
-            raise RuleError("filled: true or false")
+        crosses = whole(action, "crosses", 0, 5, "Crosses", 0)
+        filled = flag(action, "filled", False, "Filled")
         return _on_draft(state, player_turn, crosses, filled)
     if phase != "score":
         raise RuleError("The game is not over")
-    hearts, stars = action.get("hearts"), action.get("stars")
-    if not _whole(hearts, HEARTS_TRACK) or not _whole(stars, 999):
-        raise RuleError("Hearts 0-50 and\nstars 0-999")
+    hearts = whole(action, "hearts", 0, HEARTS_TRACK, "Hearts")
+    stars = whole(action, "stars", 0, 999, "Stars")
     if state.player_filled and hearts != HEARTS_TRACK:
         raise RuleError("You filled your 50:\nhearts must be 50")
     return _on_draft(state, final_score, hearts, stars)
@@ -358,10 +356,6 @@ ACTION_TYPES = ("setup", "roll", "player", "score")
 def _one_of(value: Any, choices: Any) -> bool:
     """``value`` is a string among ``choices`` (checked first: a list is unhashable)."""
     return isinstance(value, str) and value in choices
-
-
-def _whole(value: Any, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high
 
 
 # ----- reading the state ------------------------------------------------------------------------
@@ -406,8 +400,9 @@ def describe_action(action: Action, state: State | None = None) -> str:
     if kind == "roll":
         return "Arthur's roll"
     if kind == "player":
-        crosses = action.get("crosses", 0)
-        if not _whole(crosses, 5):
+        try:
+            crosses = whole(action, "crosses", 0, 5, "Crosses", 0)
+        except RuleError:
             return "your turn"
         return f"your turn, {crosses} cross{'es' if crosses != 1 else ''}"
     if kind == "score":

@@ -24,13 +24,14 @@ from functools import partial
 from typing import Any
 
 from companion.config import ConfigError
-from companion.games.base import Action, RuleError
+from companion.games.base import Action, RuleError, check_game, whole, whole_value
 
 from ..data import ABILITIES, Drink, load_drinks, load_trays, parse_drinks
 from .queue import _buy, _end_turn, _jump, _next_jump
 from .scoring import _score
 from .state import (
     _TABLES,
+    COIN_SUPPLY,
     DICE_PER_PLAYER,
     JUMP_88_FROM_1_COINS,
     JUMP_ORDER,
@@ -48,7 +49,6 @@ from .state import (
     State,
     _draft,
     _err,
-    _int,
     _new,
     _str,
     _table_order,
@@ -70,13 +70,16 @@ from .state import (
 from .words import describe, describe_action, summary
 
 __all__ = [
-    "DICE_PER_PLAYER", "JUMP_88_FROM_1_COINS", "JUMP_ORDER", "JUMP_TARGETS", "MAX_COIN_SUPPLY",
-    "NO_CARDS", "NO_GAIN", "ROUNDS", "TABLE_BENEFITS", "Book", "Card", "DrinkTables", "Gained",
-    "Options", "Player", "RuleError", "State", "apply", "current", "deck_cards", "describe",
-    "describe_action", "dice_price", "free_tables", "holder", "initial_state", "is_finished",
-    "is_undoable", "max_dice", "order", "pay_options", "pending_jump", "replay", "replayer",
-    "score_needs", "summary", "tables_for", "unseated", "visible_slots", "winners",
+    "COIN_SUPPLY", "DICE_PER_PLAYER", "JUMP_88_FROM_1_COINS", "JUMP_ORDER", "JUMP_TARGETS", "KEY",
+    "MAX_COIN_SUPPLY", "NO_CARDS", "NO_GAIN", "ROUNDS", "TABLE_BENEFITS", "Book", "Card",
+    "DrinkTables", "Gained", "Options", "Player", "RuleError", "State", "apply", "current",
+    "deck_cards", "describe", "describe_action", "dice_price", "free_tables", "holder",
+    "initial_state", "is_finished", "is_undoable", "max_dice", "order", "pay_options",
+    "pending_jump", "replay", "replayer", "score_needs", "summary", "tables_for", "unseated",
+    "visible_slots", "winners",
 ]
+
+KEY = "makan"  # the game's key, named by its setup action (see check_game)
 
 
 # ----- setup and the start of a round ------------------------------------------------------
@@ -124,6 +127,7 @@ class DrinkTables:
 
 def _setup(state: State, action: Action,
            drink_table: Callable[[Any], Book] = _drink_table) -> None:
+    check_game(action, KEY)
     seats = action.get("players")
     if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
         raise _err("2 to 6 players")
@@ -204,7 +208,7 @@ def deck_cards(state: State) -> list[str]:
 # ----- the end of the Rush and the jumps ----------------------------------------------------
 def _seat(state: State, action: Action) -> None:
     players = state.players
-    who = _int(action, "player", 0, len(players) - 1, "Player")
+    who = whole(action, "player", 0, len(players) - 1, "Player")
     p = players[who]
     if p.table is not None:
         raise _err(f"{p.name} already sat", f"at Table {p.table}")
@@ -213,12 +217,11 @@ def _seat(state: State, action: Action) -> None:
     table = action["table"] if "table" in action else free_tables(state)[0] if last else None
     if table is None:
         raise _err("Pick a table")
-    if type(table) is not int:
-        raise _err("Bad table")
+    whole_value(table, 1, 88, "Table")
     tables = _TABLES[len(players)]
     if table in seated or table not in tables:
         raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
-    p.dice = _int(action, "dice", 0, max_dice(state, who), "Dice left")
+    p.dice = whole(action, "dice", 0, max_dice(state, who), "Dice left")
     p.table = table
     if last:
         # Everyone sits: the table order is worked out once here and kept up to date by the jumps.

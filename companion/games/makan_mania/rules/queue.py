@@ -4,7 +4,7 @@ and of a round."""
 
 from __future__ import annotations
 
-from companion.games.base import Action
+from companion.games.base import Action, flag, whole, whole_value
 from companion.ui.words import plural
 
 from .state import (
@@ -19,7 +19,6 @@ from .state import (
     State,
     _available,
     _err,
-    _int,
     _name,
     _new,
     _str,
@@ -41,10 +40,14 @@ def _next_jump(state: State) -> None:
 
 def _jump(state: State, action: Action) -> None:
     jumper, target, over = pending_jump(state)
-    to, go, tch = action.get("to", target), action.get("go", False), action.get("tch", [])
-    if type(to) is not int or type(go) is not bool or not isinstance(tch, list) \
-            or (tch and any(type(i) is not int for i in tch)):
-        raise _err("Bad jump")
+    to = whole(action, "to", 1, 88, "Jump target", target)
+    go = flag(action, "go", False, "Go")
+    tch = action.get("tch", [])
+    if not isinstance(tch, list):
+        raise _err("Tch must be a list", "of players")
+    last = len(state.players) - 1
+    for who in tch:
+        whole_value(who, 0, last, "Tch player")
     if to != target:
         raise _err(f"First: jump to {target}?")
     if tch and (any(i not in over for i in tch) or len(set(tch)) < len(tch)):
@@ -126,7 +129,7 @@ def _begin_turn(state: State, turn: int) -> None:
 def _buy(state: State, action: Action) -> None:
     who = state.queue[state.turn]
     row = state.row
-    slot = _int(action, "slot", 0, len(row) - 1, "Slot")
+    slot = whole(action, "slot", 0, len(row) - 1, "Slot")
     key, owner, buyer = row[slot]
     drink = state.book.by_key[key]
     if _str(action, "drink", key) != key:
@@ -169,9 +172,7 @@ def _buy(state: State, action: Action) -> None:
 
 def _end_turn(state: State, action: Action) -> None:
     who = state.queue[state.turn]
-    player = action.get("player", who)
-    if type(player) is not int:
-        raise _err("Bad player")
+    player = whole(action, "player", 0, len(state.players) - 1, "Player", who)
     if player != who:
         raise _err(f"It is {_name(state, who)}'s turn")
     p = state.players[who]

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from companion.games.base import Action
+from companion.games.base import Action, whole
 
 from ..data import Drink
-from .state import State, _err, _int, _needs
+from .state import State, _err, _needs
 
 
 def _score(state: State, action: Action) -> None:
     players = state.players
-    who = _int(action, "player", 0, len(players) - 1, "Player")
+    who = whole(action, "player", 0, len(players) - 1, "Player")
     p = players[who]
     if p.score is not None:
         raise _err(f"{p.name} is scored")
-    food = _int(action, "food", 0, 300, "Food points")
+    food = whole(action, "food", 0, 300, "Food points")
     owned = [state.book.by_key[k] for k in p.drinks]
     wants_snacks, wants_meals, faces = _needs(owned, p.ability)
-    snacks = _int(action, "snacks", 0, 60, "Snacks") if wants_snacks else 0
-    meals = _int(action, "meals", 0, 60, "Meals") if wants_meals else 0
+    snacks = whole(action, "snacks", 0, 60, "Snacks") if wants_snacks else 0
+    meals = whole(action, "meals", 0, 60, "Meals") if wants_meals else 0
     raw_faces = action.get("faces", {})
     if not isinstance(raw_faces, dict):
-        raise _err("Missing faces")
-    counts = {face: _int(raw_faces, *_FACE_FIELDS[face]) for face in faces}
+        raise _err("Faces must be counts", 'by face: {"1": 2, ...}')
+    counts = {face: whole(raw_faces, *_FACE_FIELDS[face]) for face in faces}
     face_points = pair_points = 0
     for d in owned:
         for face in d.faces:
@@ -42,9 +42,9 @@ def _score(state: State, action: Action) -> None:
     state.phase = "scoring" if None in map(_score_of, players) else "over"
 
 
-# Die face -> _int's arguments for its count: the key in a score action's "faces", the range,
-# its name in a refusal and in "Missing ...".
-_FACE_FIELDS = {f: (str(f), 0, 60, f"Face {f} count", f"face {f}") for f in range(1, 7)}
+# Die face -> whole's arguments for its count: the key in a score action's "faces", the range
+# and its name in a refusal.
+_FACE_FIELDS = {f: (str(f), 0, 60, f"Face {f} count") for f in range(1, 7)}
 _score_of = attrgetter("score")
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
-from companion.games.base import Action, RuleError, clone
+from companion.config import Field, between
+from companion.games.base import Action, RuleError, clone, setting
 
 from ..data import Drink
 
@@ -23,6 +24,9 @@ TABLE_BENEFITS: dict[int, tuple[str, int]] = {
 }
 JUMP_88_FROM_1_COINS = 4
 MAX_COIN_SUPPLY = 999
+# [games.makan] coin_supply: the config file and a setup's options are checked against this field.
+COIN_SUPPLY = Field(30, int, "coins in the pile (the box has 30); 0 for a pile that never runs out",
+                    between(0, MAX_COIN_SUPPLY))
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class Options:
     discount: str = "pool"          # pool: one turn total spent across buys; each: per drink
     new_drinks: str = "next_queue"  # next_queue: a bought drink acts from the next Queue; at_once
     double_88: str = "all"          # all: pot coin, bonus die and round-5 pot doubled; dice; none
-    coin_supply: int = 30           # coins in the pile; 0: a pile that never runs out
+    coin_supply: int = COIN_SUPPLY.default  # coins in the pile; 0: a pile that never runs out
 
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"push": ("shift", "swap"), "discount": ("pool", "each"),
                "new_drinks": ("next_queue", "at_once"), "double_88": ("all", "dice", "none")}
@@ -45,9 +49,9 @@ class Options:
             if key not in _OPTION_NAMES:
                 raise _err(f"Unknown option {key}")
             if key in cls.CHOICES and value not in cls.CHOICES[key]:
-                raise _err(f"Bad {key}: {value}")
-            if key == "coin_supply" and (type(value) is not int or not 0 <= value <= MAX_COIN_SUPPLY):
-                raise _err("Bad coin_supply")
+                raise _err(f"Bad {key}: {str(value)[:12]}")
+            if key == "coin_supply":
+                setting(raw, key, COIN_SUPPLY, "Coin supply")
         return cls(**raw)
 
     def as_dict(self) -> dict[str, Any]:
@@ -294,18 +298,6 @@ def _name(state: State, index: Any) -> str:
 
 
 # ----- action fields ------------------------------------------------------------------------
-def _int(action: Action, key: str, low: int, high: int, what: str | None = None,
-         label: str | None = None) -> int:
-    """``action[key]``, an int in low..high; ``label`` names a missing one (default: the key)."""
-    value = action.get(key)
-    if value.__class__ is int and low <= value <= high:  # bool is not a number here
-        return value
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _err(f"Missing {label or key}")
-    raise _err(f"{what or key.capitalize()} must be", f"{low}..{high}")
-
-
-
 def _str(action: Action, key: str, default: Any = None) -> Any:
     """``action[key]`` if a string (or absent: ``default``); a refusal for any other type."""
     value = action.get(key, default)
