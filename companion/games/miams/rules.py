@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from companion.config import ConfigError
+from companion.ui.words import plural
 from firmware_bridge.faces import RED
 
 from ..base import Action, RuleError, clone
@@ -409,7 +410,7 @@ def describe_action(action: Action, state: State | None = None) -> str:
         crosses = action.get("crosses", 0)
         if not _whole(crosses, 5):
             return "your turn"
-        return f"your turn, {crosses} cross{'es' if crosses != 1 else ''}"
+        return f"your turn, {plural(crosses, 'cross', 'crosses')}"
     if kind == "score":
         return "your final score"
     if kind == "setup":
