@@ -90,18 +90,20 @@ def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
     assert isinstance(box.screen, MySheetScreen)
     sheet = box.app.session.state.options.sheet
     assert play.coach.hearts == [row.hearts[0] for row in sheet.rows]
-    box.press("OK")
-    box.press("OK")                              # Pair: "Marked it: next"
-    assert play.coach.marked[0] == 1 and play.coach.hearts[0] == sheet.rows[0].hearts[1]
     box.press("DOWN")
     box.press("OK")
+    box.press("OK")                              # 3 of a kind: "Marked it: next"
+    assert play.coach.marked[1] == 1 and play.coach.hearts[1] == sheet.rows[1].hearts[1]
+    assert sheet.rows[1].hearts[1] != sheet.rows[1].hearts[0]
+    box.press("UP")
+    box.press("OK")
     box.press("DOWN")
-    box.press("OK")                              # 3 of a kind: set its hearts
+    box.press("OK")                              # Pair: set its hearts
     for _ in range(4):
         box.press("UP")
     box.press("OK")
-    assert play.coach.hearts[1] == sheet.rows[1].hearts[0] + 4
-    for _ in range(5):
+    assert play.coach.hearts[0] == sheet.rows[0].hearts[0] + 4
+    for _ in range(6):
         box.press("DOWN")                        # "✗ costs", in half hearts
     box.press("OK")
     box.press("UP")
