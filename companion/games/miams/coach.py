@@ -34,7 +34,7 @@ from firmware_bridge.faces import RED, WHITE
 from . import odds
 from .setup_screen import TITLE
 from .sheet import SKEWER_SHORT, SKEWERS
-from .sheet_view import OVERVIEW_NAMES, column_box
+from .sheet_view import DIE, DIE_PITCH, OVERVIEW_NAMES, column_box, draw_dice
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -44,8 +44,6 @@ log = logging.getLogger(__name__)
 
 COACH_FILE = "miams-coach.json"
 MAX_COST_HALVES = 8           # a cross given to Arthur costs 0 to 4 hearts, in halves
-DIE = 13                      # a die's square, in pixels
-DIE_PITCH = 15
 RED_DIE = odds.WHITE_DICE     # the entry's fields: five white dice, the red die, the rerolls
 REROLLS = RED_DIE + 1
 RED_FACES = (None, *RED)      # the red die cycles through "not rolled" first
@@ -130,39 +128,6 @@ class Coach:
             log.warning("miams coach: %s unreadable, starting afresh: %s", path, exc)
             return
         self.hearts, self.marked, self.cost_halves, self.entered = hearts, marked, cost, True
-
-
-# ----- drawing dice -------------------------------------------------------------------------------
-
-def face_mark(face: str) -> str:
-    """What a die's square shows: the fruit's number, ✗ for the cross, M for the marshmallow."""
-    if face == "cross":
-        return "✗"
-    return "M" if face == "marshmallow" else face[-1]
-
-
-def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool, ...]) -> int:
-    """The dice in a row from the left: a kept die filled, a die to reroll an outline; the red
-    die has a double border, and a dotted one when it is not rolled (None). Returns the x
-    after the last die."""
-    draw = canvas.draw
-    top = canvas.top + y
-    for index, face in enumerate(faces):
-        x = index * DIE_PITCH
-        keep = index < len(kept) and kept[index]
-        if face is None:  # the red die not rolled: a dotted outline, empty
-            for step in range(0, DIE - 1, 2):
-                for px, py in ((x + step, top), (x + DIE - 1 - step, top + DIE - 1),
-                               (x, top + DIE - 1 - step), (x + DIE - 1, top + step)):
-                    draw.point((px, py), fill=255)
-            continue
-        draw.rectangle((x, top, x + DIE - 1, top + DIE - 1), fill=255 if keep else 0, outline=255)
-        if index == RED_DIE:
-            draw.rectangle((x + 1, top + 1, x + DIE - 2, top + DIE - 2), outline=0 if keep else 255)
-        mark = face_mark(face)
-        SMALL.draw(canvas.image, (x + (DIE - SMALL.width(mark) + 1) // 2, top + 3), mark,
-                   fill=0 if keep else 255)
-    return len(faces) * DIE_PITCH
 
 
 class OddsScreen(Screen):

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from companion.games.base import Table
     from companion.input import ButtonEvent
 
+OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
+
 __all__ = ["TITLE", "PlayScreen", "SetupScreen", "marks_text"]
 
 # ----- the game ---------------------------------------------------------------------------------
@@ -43,7 +45,8 @@ class PlayScreen(Screen):
     def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.view = ""
-        self.page, self.back_to = 0, ""   # Arthur's sheet: the row shown, and the view to return to
+        # Arthur's sheet: the page shown (OVERVIEW, or 1 + a row) and the view to return to
+        self.page, self.back_to = OVERVIEW, ""
         self.coach = coach.Coach(app)      # the player's own sheet for the odds, this game only
         self.dice: tuple[str | None, ...] = ()   # the player's dice as the sensor read them
         self.stepper: StepperScreen | None = None
@@ -95,18 +98,18 @@ class PlayScreen(Screen):
             elif is_press(event, "OK"):
                 self._ask_face()
             elif is_down(event):
-                self._show_rows(0)
+                self._show_rows(1)
             else:
                 return False
         elif view == "turn":
             if is_press(event, "OK") or is_press(event, "ACTION"):
                 self._show("cross")
             elif is_down(event):
-                self._show_rows(self.state.last.marks[0].row)  # the row he just circled
+                self._show_rows(1 + self.state.last.marks[0].row)  # the row he just circled
             else:
                 return False
         elif view == "arthur-sheet":
-            moved = step_selection(event, self.page, len(SKEWERS))
+            moved = step_selection(event, self.page, 1 + len(SKEWERS))
             if moved is not None:
                 self.page = moved
             elif is_press(event, "BACK") or is_press(event, "OK"):
@@ -131,7 +134,7 @@ class PlayScreen(Screen):
                 return False
         elif view == "result":
             if is_down(event):
-                self._show_rows(0)
+                self._show_rows(OVERVIEW)
             else:
                 return False
         return True
@@ -170,7 +173,8 @@ class PlayScreen(Screen):
         self._retitle()
 
     def _show_rows(self, page: int) -> None:
-        """Arthur's sheet a row a page, from ``page``; OK or BACK returns to the view shown now."""
+        """Arthur's sheet, the overview then a row a page, from ``page``; OK or BACK returns to
+        the view shown now."""
         self.back_to, self.page = self.view, page
         self._show("arthur-sheet")
 
@@ -239,8 +243,11 @@ class PlayScreen(Screen):
         elif view == "sheet":
             draw_overview(canvas, options.sheet, state.arthur)
         elif view == "arthur-sheet":
-            draw_row_page(canvas, options.sheet.rows[self.page], state.arthur.rows[self.page],
-                          self.page)
+            if self.page == OVERVIEW:
+                draw_overview(canvas, options.sheet, state.arthur)
+            else:
+                row = self.page - 1
+                draw_row_page(canvas, options.sheet.rows[row], state.arthur.rows[row], row)
         elif view == "turn":
             self._draw_turn(canvas, options, state.last)
         elif view == "cross":

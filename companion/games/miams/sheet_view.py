@@ -1,5 +1,6 @@
-"""Arthur's sheet drawn for a 0.96" panel: an overview of the six rows (marked spaces and his
-totals), and one row per page with large spaces whose marks differ in shape."""
+"""Miams pictures for a 0.96" panel: Arthur's sheet as an overview of the six rows (marked
+spaces and his totals) and one row per page with large spaces whose marks differ in shape; and
+a row of dice, kept or to reroll, for the coach."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.words import plural
 
-from . import rules
+from . import odds, rules
 from .sheet import SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
 
 # Row names that fit half the screen beside "9/9".
@@ -21,6 +22,8 @@ CELL_H = 15            # a row page's space: its number inside, 7 px of ink and 
 MAX_PITCH = 14         # a short row's spaces stay this far apart, centred
 CELLS_Y = LINE_H + 1   # below the row's name
 BONUS_Y = CELLS_Y + CELL_H + 2
+DIE = 13               # a die's square
+DIE_PITCH = 15
 
 
 def draw_overview(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
@@ -102,3 +105,34 @@ def _bonus_glyph(bonus: Bonus) -> str:
     if bonus.reroll:
         return "R"
     return "D" if bonus.red else ""
+
+
+def face_mark(face: str) -> str:
+    """What a die's square shows: the fruit's number, ✗ for the cross, M for the marshmallow."""
+    if face == "cross":
+        return "✗"
+    return "M" if face == "marshmallow" else face[-1]
+
+
+def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool, ...]) -> int:
+    """The dice in a row from the left: a kept die filled, a die to reroll an outline; the red
+    die has a double border, and a dotted one when it is not rolled (None). Returns the x
+    after the last die."""
+    draw = canvas.draw
+    top = canvas.top + y
+    for index, face in enumerate(faces):
+        x = index * DIE_PITCH
+        keep = index < len(kept) and kept[index]
+        if face is None:  # the red die not rolled: a dotted outline, empty
+            for step in range(0, DIE - 1, 2):
+                for px, py in ((x + step, top), (x + DIE - 1 - step, top + DIE - 1),
+                               (x, top + DIE - 1 - step), (x + DIE - 1, top + step)):
+                    draw.point((px, py), fill=255)
+            continue
+        draw.rectangle((x, top, x + DIE - 1, top + DIE - 1), fill=255 if keep else 0, outline=255)
+        if index == odds.WHITE_DICE:  # the red die comes after the five white ones
+            draw.rectangle((x + 1, top + 1, x + DIE - 2, top + DIE - 2), outline=0 if keep else 255)
+        mark = face_mark(face)
+        SMALL.draw(canvas.image, (x + (DIE - SMALL.width(mark) + 1) // 2, top + 3), mark,
+                   fill=0 if keep else 255)
+    return len(faces) * DIE_PITCH
