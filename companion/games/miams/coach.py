@@ -34,7 +34,7 @@ from firmware_bridge.faces import RED, WHITE
 from . import odds
 from .setup_screen import TITLE
 from .sheet import SKEWER_SHORT, SKEWERS
-from .sheet_view import DIE, DIE_PITCH, OVERVIEW_NAMES, column_box, draw_dice
+from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -253,7 +253,7 @@ class OddsScreen(Screen):
         canvas.draw.ellipse((right, top, right + DIE - 1, top + DIE - 1), outline=255)
         text = f"{coach.rerolls}"
         SMALL.draw(canvas.image, (right + (DIE - SMALL.width(text) + 1) // 2, top + 3), text)
-        canvas.text(self.field * DIE_PITCH + 3, DIE + 2, "▲")
+        canvas.text(die_x(self.field) + 3, DIE + 2, "▲")
         if self.field < RED_DIE:
             face = coach.white[self.field]
             what = f"Die {self.field + 1}: " + ("cross ✗" if face == "cross" else self.names[face])

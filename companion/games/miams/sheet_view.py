@@ -24,6 +24,7 @@ CELLS_Y = LINE_H + 1   # below the row's name
 BONUS_Y = CELLS_Y + CELL_H + 2
 DIE = 13               # a die's square
 DIE_PITCH = 15
+RED_GAP = 4            # the red die stands apart, after a bar
 
 
 def draw_overview(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
@@ -116,12 +117,15 @@ def face_mark(face: str) -> str:
 
 def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool, ...]) -> int:
     """The dice in a row from the left: a kept die filled, a die to reroll an outline; the red
-    die has a double border, and a dotted one when it is not rolled (None). Returns the x
+    die stands apart after a bar, a dotted outline when it is not rolled (None). Returns the x
     after the last die."""
     draw = canvas.draw
     top = canvas.top + y
     for index, face in enumerate(faces):
-        x = index * DIE_PITCH
+        x = die_x(index)
+        if index == odds.WHITE_DICE:
+            bar = x - RED_GAP // 2 - 1
+            draw.line((bar, top, bar, top + DIE - 1), fill=255)
         keep = index < len(kept) and kept[index]
         if face is None:  # the red die not rolled: a dotted outline, empty
             for step in range(0, DIE - 1, 2):
@@ -130,9 +134,12 @@ def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool,
                     draw.point((px, py), fill=255)
             continue
         draw.rectangle((x, top, x + DIE - 1, top + DIE - 1), fill=255 if keep else 0, outline=255)
-        if index == odds.WHITE_DICE:  # the red die comes after the five white ones
-            draw.rectangle((x + 1, top + 1, x + DIE - 2, top + DIE - 2), outline=0 if keep else 255)
         mark = face_mark(face)
         SMALL.draw(canvas.image, (x + (DIE - SMALL.width(mark) + 1) // 2, top + 3), mark,
                    fill=0 if keep else 255)
-    return len(faces) * DIE_PITCH
+    return die_x(len(faces) - 1) + DIE_PITCH
+
+
+def die_x(index: int) -> int:
+    """Where die ``index`` of :func:`draw_dice` starts (the red die is the sixth)."""
+    return index * DIE_PITCH + (RED_GAP if index >= odds.WHITE_DICE else 0)
