@@ -11,7 +11,14 @@ import pytest
 from companion import box_config as config
 from companion.commands.screenshot import render
 from companion.games.miams import ODDS, SPEC, odds
-from companion.games.miams.coach import COACH_FILE, Coach, MySheetScreen, OddsScreen, SkewerScreen
+from companion.games.miams.coach import (
+    COACH_FILE,
+    Coach,
+    MySheetScreen,
+    OddsScreen,
+    SkewerScreen,
+    warm,
+)
 from companion.games.miams.screens import PlayScreen
 from companion.simbox import SimBox
 from companion.walk import named_screens, run_steps
@@ -195,3 +202,13 @@ def test_no_text_is_cut_on_a_miams_screen(name, monkeypatch):
         assert drawn and cut == []
     finally:
         box.close()
+
+
+def test_the_warm_up_while_typing_changes_no_odds():
+    """The two-reroll work done while the dice are typed in gives the same table as cold."""
+    dice = ["fruit2", "cross", "fruit2", "fruit4", "fruit5"]
+    odds._solver.cache_clear()
+    cold = odds.table(dice, "marshmallow", 2)
+    odds._solver.cache_clear()
+    warm(None)
+    assert odds.table(dice, "marshmallow", 2) == cold
