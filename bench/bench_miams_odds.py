@@ -6,6 +6,11 @@ five white dice, the red die half of the time, the player's sheet a third of the
 asks for), ``warm_ms_*`` the same positions in a row with the memo kept (a sheet not seen before,
 as after each scored turn, is still cold). Timed in process CPU time, so other work on the
 machine does not count.
+
+``screen_ms_*``: on the simulated box, the wall time from the release of the OK that ends the
+dice entry (the last face entered) to the odds frame drawn (target < 100 ms): ``cold`` with the
+memo emptied just before (faces typed faster than the screen's warm-up), ``typed`` after the
+warm-up that runs while the faces are typed in (``coach.warm``, about 0.1 s of CPU here).
 """
 
 from __future__ import annotations
@@ -14,14 +19,20 @@ import json
 import random
 import statistics
 import sys
+import tempfile
+import threading
 import time
 import timeit
 from fractions import Fraction
 
-from companion.games.miams import odds
+from companion.games.miams import ODDS_DICE, odds
+from companion.games.miams.coach import REROLLS, OddsScreen, warm
+from companion.simbox import SimBox
+from companion.walk import run_steps
 from firmware_bridge.faces import RED, WHITE
 
 TARGETS_MS = {1: 20, 2: 200}
+SCREEN_TARGET_MS = 100
 
 
 def positions(count: int, seed: int) -> list[tuple[list[str], str | None, odds.Weights | None]]:
@@ -54,6 +65,39 @@ def timed(rerolls: int, cases: list, cold: bool) -> list[float]:
     return times
 
 
+def screen_times(rerolls: int, cases: list, typed: bool) -> list[float]:
+    """Milliseconds from the last OK of the dice entry to the odds frame, on a simulated box;
+    each position's faces are set as if typed (after the warm-up when ``typed``), then the OK
+    is pressed."""
+    times = []
+    with tempfile.TemporaryDirectory() as state_dir:
+        box = SimBox(state_dir)
+        try:
+            run_steps(box, ODDS_DICE)
+            screen = box.screen
+            assert isinstance(screen, OddsScreen)
+            for thread in threading.enumerate():  # the screen's own warm-up, not timed here
+                if thread.name == "miams-odds-warm":
+                    thread.join()
+            for white, red, _weights in cases:
+                odds._solver.cache_clear()
+                if typed:
+                    warm(None)
+                screen.table, screen.field = None, REROLLS
+                screen.coach.white, screen.coach.red, screen.coach.rerolls = list(white), red, rerolls
+                box.finger.down("OK")
+                box.advance(0.06)
+                began = time.perf_counter()
+                box.finger.up("OK")
+                box.app.pump()           # the press is decoded, the odds worked out, the frame drawn
+                times.append((time.perf_counter() - began) * 1000)
+                assert screen.table is not None
+                box.advance(0.06)
+        finally:
+            box.close()
+    return times
+
+
 def main(seed: int = 1) -> dict[str, object]:
     calibration = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     figures: dict[str, object] = {"benchmark": "miams_odds", "seed": seed, "python": sys.version.split()[0],
@@ -74,6 +118,16 @@ def main(seed: int = 1) -> dict[str, object]:
             "target_ms_p99": TARGETS_MS[rerolls],
             "ok": p99(cold) < TARGETS_MS[rerolls],
         }
+        screen = screen_times(rerolls, cases[:40], typed=False)
+        typed = screen_times(rerolls, cases[:40], typed=True)
+        figures[f"rerolls_{rerolls}"].update({
+            "screen_cold_ms_p50": round(statistics.median(screen), 2),
+            "screen_cold_ms_p99": round(p99(screen), 2),
+            "screen_typed_ms_p50": round(statistics.median(typed), 2),
+            "screen_typed_ms_p99": round(p99(typed), 2),
+            "screen_target_ms": SCREEN_TARGET_MS,
+            "screen_ok": p99(typed) < SCREEN_TARGET_MS,
+        })
     return figures
 
 

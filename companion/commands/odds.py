@@ -10,6 +10,7 @@ from typing import Any
 
 from companion.games.miams.odds import MAX_HEARTS, Keep, Odds, Pick, Weights, percent, table
 from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
+from companion.ui.words import plural
 from firmware_bridge.faces import RED, WHITE
 
 EXAMPLE = "fruit1,fruit1,fruit3,cross,fruit5"
@@ -119,7 +120,7 @@ def _rerolled(odds: Odds, keep: Keep) -> int:
 def to_text(odds: Odds, weighted: bool) -> str:
     """A table a person reads: per skewer the chance with its best keep, then the best keep."""
     red = f" + red {odds.red}" if odds.red else ""
-    left = f"{odds.rerolls} reroll{'s' if odds.rerolls != 1 else ''} left"
+    left = f"{plural(odds.rerolls, 'reroll')} left"
     out = [f"Dice: {' '.join(odds.white)}{red} · {left}",
            f"Now: {', '.join(SKEWER_NAMES[s] for s in odds.now) or 'no skewer'}",
            "",

@@ -26,6 +26,11 @@ STARTED = (*SETUP, "menu:Start")
 MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
 # A turn where the player rolled no cross and has not filled their track: two presses.
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
+# The coach from "cross one space on your sheet", dice typed in: fruit1 fruit1 fruit3 cross
+# fruit5, no red die, one reroll.
+ODDS_DICE = (*STARTED, "ACTION", "OK", "DOWN")
+ODDS = (*ODDS_DICE, "OK", "OK", "UP", "UP", "OK", "DOWN", "OK", "UP", "UP", "UP", "UP", "OK",
+        "OK", "OK")
 
 SPEC = GameSpec.from_rules(
     rules.KEY, "Miams solo", rules,
@@ -48,6 +53,11 @@ SPEC = GameSpec.from_rules(
         "game-over": (*STARTED, "ACTION", "OK", "OK", "OK", "DOWN", "OK"),
         "result": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
                    "OK", "OK", "UP", "UP", "UP", "OK"),
+        "sheet-row": (*MUNCHIES, *QUIET_TURN * 4, "DOWN", "DOWN"),
+        "odds-dice": (*ODDS_DICE, "OK", "OK", "UP", "UP"),
+        "odds": ODDS,
+        "odds-skewer": (*ODDS, "DOWN", "DOWN", "OK"),
+        "my-sheet": (*STARTED, "ACTION", "OK", "UP"),
         "result-sheet": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
                          "OK", "OK", "UP", "UP", "UP", "OK", "DOWN"),
     },

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from companion.config import ConfigError
+from companion.ui.words import plural
 from firmware_bridge.faces import RED
 
 from ..base import Action, RuleError, check_game, clone, flag, whole
@@ -404,7 +405,7 @@ def describe_action(action: Action, state: State | None = None) -> str:
             crosses = whole(action, "crosses", 0, 5, "Crosses", 0)
         except RuleError:
             return "your turn"
-        return f"your turn, {crosses} cross{'es' if crosses != 1 else ''}"
+        return f"your turn, {plural(crosses, 'cross', 'crosses')}"
     if kind == "score":
         return "your final score"
     if kind == "setup":

@@ -14,64 +14,24 @@ from companion.ui.widgets import (
     is_down,
     is_press,
     is_up,
+    step_selection,
 )
+from companion.ui.words import plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
-from . import rules
+from . import coach, rules
 from .setup_screen import TITLE, SetupScreen
-from .sheet import (
-    HEARTS_TRACK,
-    SKEWER_LABELS,
-    SKEWER_SHORT,
-    SKEWERS,
-    Sheet,
-)
+from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
+from .sheet_view import draw_overview, draw_row_page
 
 if TYPE_CHECKING:
     from companion.games.base import Table
     from companion.input import ButtonEvent
 
-__all__ = ["TITLE", "PlayScreen", "SetupScreen", "draw_sheet", "draw_totals", "marks_text"]
+OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
 
-CELL = 6          # grid pitch: a 5 px box and a 1 px gap
-ROW_H = 7         # six rows fit the 45 px body
-GRID_X = 16       # the two-letter row labels and a clear gap before the first box
-
-
-# ----- drawing Arthur's sheet -------------------------------------------------------------------
-
-def draw_sheet(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
-    """Six skewer rows of boxes: empty = free (a dot if it has a bonus), disc = circled,
-    box with an X = crossed."""
-    draw = canvas.draw
-    for row, layout in enumerate(sheet.rows):
-        y = canvas.top + row * ROW_H
-        canvas.text(0, row * ROW_H, SKEWER_LABELS[layout.skewer])
-        marks = side.rows[row]
-        for space, bonus in enumerate(layout.bonuses):
-            x = GRID_X + space * CELL
-            how = marks[space] if space < len(marks) else ""
-            if how == rules.CIRCLE:
-                draw.rectangle((x, y + 2, x + 4, y + 4), fill=255)
-                draw.rectangle((x + 1, y + 1, x + 3, y + 5), fill=255)
-                continue
-            draw.rectangle((x, y + 1, x + 4, y + 5), outline=255)
-            if how == rules.CROSS:
-                draw.line((x, y + 1, x + 4, y + 5), fill=255)
-                draw.line((x, y + 5, x + 4, y + 1), fill=255)
-            elif bonus.tokens or bonus.stars:
-                draw.point((x + 2, y + 3), fill=255)
-
-
-def draw_totals(canvas: Canvas, x: int, side: rules.Side) -> None:
-    """Arthur's hearts large, his stars and score below, right of the grid."""
-    hearts = f"{side.hearts}"
-    right = canvas.text(x, 0, hearts, MEDIUM)
-    canvas.text(right + 2, 8, "♥")
-    canvas.text(x, 18, f"★ {side.stars}")
-    canvas.text(x, 27, f"= {rules.score(side)} pts")
-
+__all__ = ["TITLE", "PlayScreen", "SetupScreen", "marks_text"]
 
 # ----- the game ---------------------------------------------------------------------------------
 
@@ -85,6 +45,9 @@ class PlayScreen(Screen):
     def __init__(self, app: Table) -> None:
         super().__init__(app)
         self.view = ""
+        # Arthur's sheet: the page shown (OVERVIEW, or 1 + a row) and the view to return to
+        self.page, self.back_to = OVERVIEW, ""
+        self.coach = coach.Coach(app)      # the player's own sheet for the odds, this game only
         self.dice: tuple[str | None, ...] = ()   # the player's dice as the sensor read them
         self.stepper: StepperScreen | None = None
         self.on_state_changed()
@@ -104,13 +67,13 @@ class PlayScreen(Screen):
         state = self.state
         if self.view == "sheet":
             self.title = f"{TITLE} · Arthur turn {state.turns + 1}"
-            self.hint = "◆ roll  OK type in die"
+            self.hint = "◆ roll  OK die  ▼ rows"
         elif self.view == "turn":
             self.title = f"{TITLE} · Arthur turn {state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
             self.title = f"{TITLE} · your sheet"
-            self.hint = "OK your turn"
+            self.hint = "OK turn ▼ odds ▲ sheet"
         elif self.view == "final":
             self.title = f"{TITLE} · game over"
             self.hint = "OK enter your score"
@@ -119,10 +82,10 @@ class PlayScreen(Screen):
             self.hint = "▼ Arthur's sheet"
         elif self.view == "arthur-sheet":
             self.title = f"{TITLE} · Arthur's sheet"
-            self.hint = "▲ back"
+            self.hint = "▲▼ row  OK back"
         elif self.view == "dice":
             self.title = f"{TITLE} · your dice"
-            self.hint = "OK set crosses"
+            self.hint = "OK next ▼ odds ▲ sheet"
 
     # ----- input -----
     def on_button(self, event: ButtonEvent) -> bool:
@@ -134,23 +97,32 @@ class PlayScreen(Screen):
                 self._roll(self.app.rng.choice(RED), "box")
             elif is_press(event, "OK"):
                 self._ask_face()
+            elif is_down(event):
+                self._show_rows(1)
             else:
                 return False
         elif view == "turn":
             if is_press(event, "OK") or is_press(event, "ACTION"):
                 self._show("cross")
             elif is_down(event):
-                self._show("arthur-sheet")
+                self._show_rows(1 + self.state.last.marks[0].row)  # the row he just circled
             else:
                 return False
         elif view == "arthur-sheet":
-            if is_up(event) or is_press(event, "BACK") or is_press(event, "OK"):
-                self.on_state_changed()
+            moved = step_selection(event, self.page, 1 + len(SKEWERS))
+            if moved is not None:
+                self.page = moved
+            elif is_press(event, "BACK") or is_press(event, "OK"):
+                self._show(self.back_to)
             else:
                 return False
         elif view in ("cross", "dice"):
             if is_press(event, "OK") or is_press(event, "ACTION"):
                 self._ask_crosses()
+            elif is_down(event):
+                self.app.push(coach.OddsScreen(self.app, self.coach))
+            elif is_up(event):
+                self.app.push(coach.MySheetScreen(self.app, self.coach))
             elif is_press(event, "BACK"):
                 self._show("turn" if view == "cross" else "cross")
             else:
@@ -162,7 +134,7 @@ class PlayScreen(Screen):
                 return False
         elif view == "result":
             if is_down(event):
-                self._show("arthur-sheet")
+                self._show_rows(OVERVIEW)
             else:
                 return False
         return True
@@ -199,6 +171,12 @@ class PlayScreen(Screen):
     def _show(self, view: str) -> None:
         self.view = view
         self._retitle()
+
+    def _show_rows(self, page: int) -> None:
+        """Arthur's sheet, the overview then a row a page, from ``page``; OK or BACK returns to
+        the view shown now."""
+        self.back_to, self.page = self.view, page
+        self._show("arthur-sheet")
 
     def _roll(self, face: str, source: str) -> None:
         if self.app.dispatch({"type": "roll", "face": face, "source": source}):
@@ -262,9 +240,14 @@ class PlayScreen(Screen):
         view = self.view
         if options is None:  # a journal cut off before its setup entry
             canvas.paragraph("No game set up. Hold OK for the menu.", 1)
-        elif view in ("sheet", "arthur-sheet"):
-            draw_sheet(canvas, options.sheet, state.arthur)
-            draw_totals(canvas, GRID_X + CELL * max(options.sheet.sizes) + 4, state.arthur)
+        elif view == "sheet":
+            draw_overview(canvas, options.sheet, state.arthur)
+        elif view == "arthur-sheet":
+            if self.page == OVERVIEW:
+                draw_overview(canvas, options.sheet, state.arthur)
+            else:
+                row = self.page - 1
+                draw_row_page(canvas, options.sheet.rows[row], state.arthur.rows[row], row)
         elif view == "turn":
             self._draw_turn(canvas, options, state.last)
         elif view == "cross":
@@ -298,7 +281,7 @@ class PlayScreen(Screen):
             crossed = turn.marks[1:]
             line = f"{token}: ✗ {marks_text(crossed)}" if crossed else f"{token}: no space left"
             if SMALL.width(line) > WIDTH:  # the sheet (▼) shows where they went
-                line = f"{token}: ✗ {len(crossed)} space{'s' if len(crossed) > 1 else ''}"
+                line = f"{token}: ✗ {plural(len(crossed), 'space')}"
             canvas.center(4 * LINE_H, line)
 
     def _draw_dice(self, canvas: Canvas, options: rules.Options) -> None:

@@ -13,6 +13,7 @@ from companion.ui.widgets import (
     ChoiceScreen,
     MenuItem,
     MenuScreen,
+    draw_list,
 )
 
 from . import rules
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TITLE = "Miams"
-CELL = 6          # grid pitch: a 5 px box and a 1 px gap
-ROW_H = 7         # six rows fit the 45 px body
-GRID_X = 16       # the two-letter row labels and a clear gap before the first box
 
 
 def _settings(app: Table) -> Any:
@@ -40,7 +38,8 @@ def _settings(app: Table) -> Any:
 
 
 class SetupScreen(MenuScreen):
-    """Start, difficulty, and which sheet file to play Arthur on."""
+    """Start the game, or first its settings: difficulty, which sheet file to play Arthur on,
+    and who plays first (Arthur, as the solo rules say)."""
 
     def __init__(self, app: Table) -> None:
         super().__init__(app, f"{TITLE} · new solo game", [])
@@ -67,13 +66,17 @@ class SetupScreen(MenuScreen):
 
     def on_enter(self) -> None:
         self.items = [
-            MenuItem("Start", self._start, "Arthur first"),
+            MenuItem("Start game", self._start, "▶"),
             MenuItem("Difficulty", self._pick_difficulty, rules.DIFFICULTY_NAMES[self.difficulty]),
             MenuItem("Sheet", self._pick_sheet, self._sheet_label(self.sheets[self.sheet_index])),
+            MenuItem("First player", self._first, "Arthur"),
         ]
 
     def draw(self, canvas: Canvas) -> None:
-        super().draw(canvas)
+        # the rows above the one or two lines of warning, scrolling when they do not fit
+        warning = 2 if self.problem else 1 if self.sheets[self.sheet_index] == DEFAULT_SHEET else 0
+        rows = Canvas(canvas.image, canvas.top, canvas.bottom - warning * LINE_H)
+        draw_list(rows, [i.label for i in self.items], [i.detail for i in self.items], self.selected)
         if self.problem:
             # two short lines, "Sheet x.toml:" / "end not a number"; the hint names the doctor
             where, problem = self.problem.split(": ", 1)
@@ -85,6 +88,10 @@ class SetupScreen(MenuScreen):
     @staticmethod
     def _sheet_label(path: Path) -> str:
         return "stand-in" if path == DEFAULT_SHEET else path.stem
+
+    def _first(self) -> None:
+        """Not a choice in solo Miams ("The AI plays first"): pressing it says so."""
+        self.app.toast("Solo rules:", "Arthur plays first")
 
     def _pick_difficulty(self) -> None:
         keys = list(rules.DIFFICULTIES)

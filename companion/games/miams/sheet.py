@@ -28,10 +28,6 @@ SKEWER_NAMES: dict[str, str] = {
 SKEWER_SHORT: dict[str, str] = {
     **SKEWER_NAMES, "three": "3 of a kind", "four": "4 of a kind",
 }
-# Two-letter row labels for the 128 px sheet grid.
-SKEWER_LABELS: dict[str, str] = {
-    "pair": "P", "three": "3K", "full_house": "FH", "four": "4K", "straight": "St", "yums": "Y",
-}
 HEARTS_TRACK = 50        # "filled all 50 Hearts of their Hearts track"
 # "You also gain 3 stars for crossing or circling all the spaces in the first column."
 FIRST_COLUMN_STARS = 3
