@@ -98,7 +98,8 @@ def test_every_refusal_fits_two_lines_of_the_screen():
     longest = {"index + 1": "4", "KINDS[index]": "yellow", "face!r": "'milkshake'",
                "kind!r": "'abcdefghijkl'", "side": "light", "what": "fulfilled",
                "math.ceil(state.deadline - at)": "1800",
-               "key.replace('_', ' ').capitalize()": "Double trouble"}
+               "key.replace('_', ' ').capitalize()": "Double trouble", "low": "60",
+               "high": "600"}
     for message in messages:
         text = re.sub(r"\{([^}]*)\}", lambda m: longest[m.group(1)], message).replace("\\n", "\n")
         assert len(_wrap(text)) <= 2, text
@@ -244,6 +245,8 @@ EVERY_KIND = [
     ({"type": "place", "die": 0, "placed": False}, "die 1 freed"),
     ({"type": "round_start", "at": 1}, "round start"),
     ({"type": "pause", "at": 1}, "pause"),
+    ({"type": "pause", "left": 80}, "power cut"),
+    ({"type": "clock", "at": 1}, "clock reading"),
     ({"type": "resume", "at": 1}, "resume"),
     ({"type": "order_done", "side": "dark", "at": 1}, "dark order done"),
     ({"type": "add_order", "side": "light"}, "+1 light order"),
@@ -265,8 +268,8 @@ def test_every_action_kind_has_short_words():
 @pytest.mark.parametrize("action, words", [(a, w) for a, w in EVERY_KIND
                                            if not SPEC.is_undoable(a)])
 def test_what_stays_is_named_when_undo_is_refused(box, monkeypatch, action, words):
-    """The setup, the box's and the sensor's rolls and time up are final."""
-    assert action["type"] in ("setup", "roll", "time_up")
+    """The setup, the rolls the table asked for, time up and the pause at power-up are final."""
+    assert action["type"] in ("setup", "roll", "time_up", "pause")
     start_game(box)
     box.app.session.actions.append(action)  # the last action, as the journal would end
     box.press("BACK", long=True)

@@ -9,7 +9,7 @@ from companion.games.base import Action
 from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
-from .timer import _reroll, act, roll_faces
+from .timer import _reroll, act, roll_freed
 from .view import FACE_LABELS, _state
 
 if TYPE_CHECKING:
@@ -25,9 +25,7 @@ def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
         state = _state(app)
         app.beep("ok")
         if state.to_roll and state.setup.dice == "box":
-            # "The dice used are re-rolled": no Double Trouble check on these.
-            app.dispatch({"type": "roll", "kind": "freed",
-                          "faces": roll_faces(app, state.to_roll), "source": "box"})
+            roll_freed(app)
 
 
 def start_order_done(app: Table) -> None:

@@ -22,18 +22,29 @@ from .state import (
     FACES_OF,
     KINDS,
     ORDERS_PER_ROUND,
+    ROUND_S_RANGE,
     ROUNDS,
     SIDES,
+    STANDING_DOUBLE,
     CafeState,
     RoundLog,
     Setup,
+    doubles,
     has_double,
     initial_state,
     is_finished,
     orders_for_round,
     time_left,
 )
-from .words import ACTION_WORDS, ROLL_WORDS, describe, describe_action, is_undoable, summary
+from .words import (
+    ACTION_WORDS,
+    ROLL_WORDS,
+    describe,
+    describe_action,
+    follow_up,
+    is_undoable,
+    summary,
+)
 
 __all__ = [
     "ACTION_WORDS",
@@ -46,13 +57,16 @@ __all__ = [
     "ORDERS_PER_ROUND",
     "ROLL_WORDS",
     "ROUNDS",
+    "ROUND_S_RANGE",
     "SIDES",
+    "STANDING_DOUBLE",
     "CafeState",
     "RoundLog",
     "Setup",
     "apply",
     "describe",
     "describe_action",
+    "follow_up",
     "has_double",
     "initial_state",
     "is_finished",
@@ -84,6 +98,10 @@ def apply(state: CafeState, action: Action) -> CafeState:
         at = _at(action)
     new = handler(replace(state, trouble=""), action)
     if at is not None:
+        # A round start or a resume begins a clock epoch (after a restart the clock reads
+        # anything); within one, a reading before the last accepted one is a damaged record.
+        if kind not in _EPOCH_STARTS and state.last_at is not None and at < state.last_at:
+            raise RuleError("Clock reads earlier\nthan the last reading")
         new = replace(new, last_at=at)
     return new
 
@@ -94,11 +112,17 @@ def _setup(state: CafeState, action: Action) -> CafeState:
     seconds = action.get("round_seconds", DEFAULT_ROUND_S)
     if not _is_number(seconds) or seconds <= 0:
         raise RuleError("Round length must be\na positive number")
+    low, high = ROUND_S_RANGE
+    if not low <= seconds <= high:
+        raise RuleError(f"Round length is\n{low} to {high} seconds")
     dice = action.get("dice", "box")
     if not isinstance(dice, str) or dice not in DICE_MODES:
         raise RuleError("Dice: box, sensor\nor manual")
+    standing = action.get("standing_double", "once")
+    if not isinstance(standing, str) or standing not in STANDING_DOUBLE:
+        raise RuleError("Standing double is\nonce or every")
     setup = Setup(float(seconds), _flag(action, "double_trouble", False),
-                  _flag(action, "special_menus", False), dice)
+                  _flag(action, "special_menus", False), dice, standing)
     new = replace(state, setup=setup, round=1, phase="ready", remaining=setup.round_seconds)
     if action.get("faces") is not None:
         # "Roll all 4 dice once": the setup roll never triggers Double Trouble.
@@ -116,13 +140,13 @@ def _roll(state: CafeState, action: Action) -> CafeState:
         if state.phase != "ready":
             raise RuleError("Setup roll only\nbefore the round")
         return replace(state, faces=_read_faces(action.get("faces"), range(4)),
-                       placed=(False,) * 4, to_roll=())
+                       placed=(False,) * 4, to_roll=(), counted=())
     _require_running(state)
     if kind == "freed":
         if not state.to_roll:
             raise RuleError("No freed dice\nto roll")
         return replace(state, faces=_read_faces(action.get("faces"), state.to_roll, state.faces),
-                       to_roll=())
+                       to_roll=(), counted=_standing(state, state.to_roll))
     if kind != "reroll":
         raise RuleError("Roll kind: setup,\nreroll or freed")
     if state.to_roll:
@@ -131,12 +155,22 @@ def _roll(state: CafeState, action: Action) -> CafeState:
     if not unused:
         raise RuleError("Every die is on\nan order")
     faces = _read_faces(action.get("faces"), unused, state.faces)
-    new = replace(state, faces=faces)
+    now = doubles(faces)
+    new = replace(state, faces=faces, counted=now)
     # "To determine whether there are doubles, you must consider all dice (both those just
-    # rolled and those currently placed on an order)."
-    if setup.double_trouble and has_double(faces):
+    # rolled and those currently placed on an order)." A double of two dice that both stayed
+    # on orders since it was counted flips again only with standing_double = "every".
+    if setup.standing_double == "once":
+        seen = _standing(state, unused)
+        now = tuple(pair for pair in now if pair not in seen)
+    if setup.double_trouble and now:
         new = _double_trouble(new)
     return new
+
+
+def _standing(state: CafeState, rolled: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The counted doubles none of whose dice were just rolled."""
+    return tuple(pair for pair in state.counted if not set(pair) & set(rolled))
 
 
 def _read_faces(
@@ -204,10 +238,32 @@ def _round_start(state: CafeState, action: Action) -> CafeState:
 
 def _pause(state: CafeState, action: Action) -> CafeState:
     _require_running(state)
+    if "left" in action:
+        return _pause_at_power_up(state, action)
     at = _at(action)
     if at >= state.deadline - EPSILON_S:
         raise RuleError("Time is already up")
     return replace(state, phase="paused", remaining=state.deadline - at, deadline=None)
+
+
+def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
+    """A round cut off by a power cut: paused with the time left at its last reading, given
+    explicitly since the deadline belongs to the clock of the boot before; the epoch ends."""
+    left = action["left"]
+    if "at" in action or not _is_number(left) or left <= 0:
+        raise RuleError("Pause needs 'left' > 0\nand no 'at'")
+    if state.last_at is None or left > state.deadline - state.last_at + EPSILON_S:
+        raise RuleError("More time left than\nat the last reading")
+    return replace(state, phase="paused", remaining=float(left), deadline=None, last_at=None)
+
+
+def _clock(state: CafeState, action: Action) -> CafeState:
+    """A reading of the round clock, journaled every few seconds so that a power cut loses
+    little of the time used (apply() keeps it as the latest reading)."""
+    _require_running(state)
+    if _at(action) >= state.deadline - EPSILON_S:
+        raise RuleError("Time is already up")
+    return state
 
 
 def _resume(state: CafeState, action: Action) -> CafeState:
@@ -354,9 +410,13 @@ def _log(state: CafeState, **changes: Any) -> tuple[RoundLog, ...]:
     return (*state.rounds[:-1], replace(state.rounds[-1], **changes))
 
 
+# Actions whose reading begins a clock epoch (see CafeState.last_at).
+_EPOCH_STARTS = ("round_start", "resume")
+
 _HANDLERS = {
     "setup": _setup,
     "roll": _roll,
+    "clock": _clock,
     "double": _double,
     "place": _place,
     "round_start": _round_start,

@@ -221,11 +221,11 @@ def play(app: Table) -> Screen:
         return SetupScreen(app)
     clock = clock_for(app)
     if state.phase == "running" and clock.session is not app.session:
-        # The deadline belongs to a clock from before the restart: keep the time left as of the
-        # last recorded action and let the table resume with OK.
+        # The deadline belongs to the clock of the boot before: keep the time left at the last
+        # reading (at most a few seconds old) and let the table go on with OK.
         at = state.last_at if state.last_at is not None else state.deadline
         if at < state.deadline - rules.EPSILON_S:
-            app.dispatch({"type": "pause", "at": at})
+            app.dispatch({"type": "pause", "left": state.deadline - at})
         else:
             app.dispatch({"type": "time_up", "at": at})
     return CafeScreen(app)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from companion.config import Field
+from companion.config import Field, between, one_of
 from companion.ui.canvas import Canvas
 
 from . import rules
@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
 
 
-def _round_seconds_ok(value: Any) -> str | None:
-    return None if 10 <= value <= 1800 else "must be between 10 and 1800"
-
-
+# The same range holds a setup action's round_seconds (rules._setup) and the setup screen.
 CONFIG = {
-    "round_seconds": Field(rules.DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
-                           _round_seconds_ok),
+    "round_seconds": Field(rules.DEFAULT_ROUND_S, int, "length of a round in seconds, 60..600 "
+                           "(rulebook: 180)", between(*rules.ROUND_S_RANGE)),
+    "standing_double": Field("once", str, "a double of two dice both on orders flips one order "
+                             "when it is new (once) or on every reroll while it stands (every)",
+                             one_of(*rules.STANDING_DOUBLE)),
 }
 
 DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
@@ -56,10 +56,10 @@ WARN_AT: tuple[float, ...] = (60.0, 30.0)
 TICK_FROM = 10
 
 
-def round_seconds(app: Table) -> int:
-    """The configured round length ([games.cafe] round_seconds)."""
+def setting(app: Table, key: str) -> Any:
+    """A [games.cafe] setting (its default when the config has no such section)."""
     section = app.config.games.get("cafe")
-    return int(section["round_seconds"]) if section else rules.DEFAULT_ROUND_S
+    return section[key] if section else CONFIG[key].default
 
 
 def mmss(seconds: float) -> str:
