@@ -143,6 +143,10 @@ class DicePickScreen(MenuScreen):
         return tick
 
     def _confirm(self) -> None:
+        if not self.picked:
+            # "... and at least one dice!": stay here, with the clock running behind.
+            self.app.refuse("Tick the dice on it:\nat least one")
+            return
         self.app.pop()
         _order_done(self.app, self.side, tuple(sorted(self.picked)))
 

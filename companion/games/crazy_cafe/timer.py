@@ -16,6 +16,7 @@ from companion.games.base import Action
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import Screen, is_press
+from companion.ui.words import plural
 
 from . import rules
 from .rules import KINDS
@@ -191,9 +192,9 @@ class TimesUpScreen(Screen):
         MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         log = self.log
         if log.number == rules.ROUNDS:
-            line = "Every order served!" if not log.left else f"{log.left} order(s) left"
+            line = "Every order served!" if not log.left else f"{plural(log.left, 'order')} left"
         else:
-            line = f"Set {log.carried} order{'s' * (log.carried != 1)} aside"
+            line = f"Set {plural(log.carried, 'order')} aside"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)
         sub = f"{log.fulfilled} of {log.laid_out + log.extra_drawn} fulfilled"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(sub)) // 2, canvas.top + 34), sub, fill=0)
@@ -238,8 +239,8 @@ class DoubleTroubleScreen(Screen):
         if is_press(event, "OK"):
             self.app.pop()
             return True
-        if is_press(event, "ACTION"):
-            # The next double can come at once: take it from here too.
-            self.app.pop()
-            return self.app.stack[-1].on_button(event)
+        if event.button == "ACTION":
+            # The notice must be read: the next ◆ (a reroll) would flash it past.
+            self.app.beep("tick")
+            return True
         return False
