@@ -411,6 +411,11 @@ def test_a_pause_at_power_up_never_adds_time():
     for bad in ({"left": 0}, {"left": "80"}, {"left": 50, "at": T0 + 101}):
         with pytest.raises(RuleError, match="'left'"):
             apply(state, {"type": "pause", **bad})
+    paused = apply(state, {"type": "pause", "at": T0 + 110})  # 70 s left
+    again = apply(paused, {"type": "pause", "left": 70})  # found paused at power-up
+    assert again.remaining == 70 and again.last_at is None
+    with pytest.raises(RuleError, match="More time left"):
+        apply(paused, {"type": "pause", "left": 71})
 
 
 def test_clock_readings_only_while_the_round_runs():

@@ -301,6 +301,26 @@ def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
         second.close()
 
 
+def test_a_pause_from_the_boot_before_is_not_undone_onto_this_boots_clock(tmp_path):
+    """A round paused before the power went: undoing that pause after the restart would bring
+    back a deadline on the old clock. At power-up the box marks the epoch's end, which stays."""
+    first = SimBox(tmp_path / "s")
+    start_game(first)
+    first.advance(50)
+    first.press("OK")  # pause
+    left = state(first).remaining
+    second = cut_and_restart(first, tmp_path / "s")
+    try:
+        second.press("OK")  # resume the game
+        second.press("BACK", long=True)
+        assert toast(second) == "Can't undo: power cut"
+        assert state(second).phase == "paused" and state(second).remaining == left
+        second.press("OK")  # go on
+        assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
+    finally:
+        second.close()
+
+
 def test_undone_pause_after_the_deadline_ends_the_round_at_once(box):
     """Undoing a pause restores the old deadline; if it has passed, time is up now."""
     start_game(box)

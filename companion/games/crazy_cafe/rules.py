@@ -36,44 +36,15 @@ from .state import (
     orders_for_round,
     time_left,
 )
-from .words import (
-    ACTION_WORDS,
-    ROLL_WORDS,
-    describe,
-    describe_action,
-    follow_up,
-    is_undoable,
-    summary,
-)
+from .words import ACTION_WORDS, ROLL_WORDS, describe, describe_action, follow_up, is_undoable, summary
 
+# What the screens, the spec and the tests take from here, besides apply.
 __all__ = [
-    "ACTION_WORDS",
-    "DEFAULT_ROUND_S",
-    "DICE_MODES",
-    "EPSILON_S",
-    "FACES_OF",
-    "FACE_NAMES",
-    "KINDS",
-    "ORDERS_PER_ROUND",
-    "ROLL_WORDS",
-    "ROUNDS",
-    "ROUND_S_RANGE",
-    "SIDES",
-    "STANDING_DOUBLE",
-    "CafeState",
-    "RoundLog",
-    "Setup",
-    "apply",
-    "describe",
-    "describe_action",
-    "follow_up",
-    "has_double",
-    "initial_state",
-    "is_finished",
-    "is_undoable",
-    "orders_for_round",
-    "summary",
-    "time_left",
+    "ACTION_WORDS", "DEFAULT_ROUND_S", "DICE_MODES", "EPSILON_S", "FACES_OF", "FACE_NAMES",
+    "KINDS", "ORDERS_PER_ROUND", "ROLL_WORDS", "ROUNDS", "ROUND_S_RANGE", "SIDES",
+    "STANDING_DOUBLE", "CafeState", "RoundLog", "Setup", "apply", "describe", "describe_action",
+    "follow_up", "has_double", "initial_state", "is_finished", "is_undoable", "orders_for_round",
+    "summary", "time_left",
 ]
 
 
@@ -237,9 +208,9 @@ def _round_start(state: CafeState, action: Action) -> CafeState:
 
 
 def _pause(state: CafeState, action: Action) -> CafeState:
-    _require_running(state)
     if "left" in action:
         return _pause_at_power_up(state, action)
+    _require_running(state)
     at = _at(action)
     if at >= state.deadline - EPSILON_S:
         raise RuleError("Time is already up")
@@ -247,12 +218,16 @@ def _pause(state: CafeState, action: Action) -> CafeState:
 
 
 def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
-    """A round cut off by a power cut: paused with the time left at its last reading, given
-    explicitly since the deadline belongs to the clock of the boot before; the epoch ends."""
+    """A round found running or paused at power-up: paused with the time left at its last
+    reading, given explicitly since the deadline and the readings belong to the clock of the
+    boot before; the clock epoch ends."""
+    _require_round(state)
     left = action["left"]
     if "at" in action or not _is_number(left) or left <= 0:
         raise RuleError("Pause needs 'left' > 0\nand no 'at'")
-    if state.last_at is None or left > state.deadline - state.last_at + EPSILON_S:
+    most = state.remaining if state.phase == "paused" else (
+        state.deadline - state.last_at if state.last_at is not None else 0.0)
+    if left > most + EPSILON_S:
         raise RuleError("More time left than\nat the last reading")
     return replace(state, phase="paused", remaining=float(left), deadline=None, last_at=None)
 

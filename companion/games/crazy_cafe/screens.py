@@ -230,13 +230,17 @@ def play(app: Table) -> Screen:
     if state.phase == "setup":
         return SetupScreen(app)
     clock = clock_for(app)
-    if state.phase == "running" and clock.session is not app.session:
-        # The deadline belongs to the clock of the boot before: keep the time left at the last
-        # reading (at most a few seconds old) and let the table go on with OK.
+    if clock.session is not app.session:
+        # A game this boot has not played (resumed from the journal): its deadline and readings
+        # belong to the clock of the boot before. Keep the time left at the last reading (at
+        # most a few seconds old) and let the table go on with OK.
+        clock.session = app.session
         at = state.last_at if state.last_at is not None else state.deadline
-        if at < state.deadline - rules.EPSILON_S:
+        if state.phase == "paused":
+            app.dispatch({"type": "pause", "left": state.remaining})
+        elif state.phase == "running" and at < state.deadline - rules.EPSILON_S:
             app.dispatch({"type": "pause", "left": state.deadline - at})
-        else:
+        elif state.phase == "running":
             app.dispatch({"type": "time_up", "at": at})
     return CafeScreen(app)
 
