@@ -100,7 +100,7 @@ class RoundClock:
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
-        if now >= self._reading_due() - 1e-9:
+        if self._reading_due() - 1e-9 <= now < self.deadline - rules.EPSILON_S:
             app.dispatch({"type": "clock", "at": now})
         self._arm(now)
 
