@@ -337,3 +337,19 @@ def test_what_stays_is_named_when_undo_is_refused(box, monkeypatch, action, word
     box.press("BACK", long=True)
     drawn, _ = shown(box, monkeypatch)
     assert f"Can't undo: {words}" in " ".join(drawn)  # the toast may wrap it to two lines
+
+
+def test_what_one_undo_takes_back():
+    """An action and the steps the box adds after it are one step; a freed roll read after
+    another action of the table is a step of its own."""
+    done = {"type": "order_done", "side": "light", "dice": [0], "at": 5}
+    freed = {"type": "roll", "kind": "freed", "faces": ["cake", None, None, None],
+             "source": "sensor"}
+    clock = {"type": "clock", "at": 9}
+    place = {"type": "place", "die": 1, "placed": True}
+    setup = {"type": "setup", "dice": "sensor"}
+    assert SPEC.last_step([setup, done, clock, freed, clock]) == (4, " and its reroll")
+    assert SPEC.last_step([setup, done, place, clock, freed]) == (1, "")
+    assert SPEC.is_undoable(freed)
+    assert SPEC.last_step([setup, place, clock, clock]) == (3, "")
+    assert SPEC.last_step([setup]) == (1, "")
