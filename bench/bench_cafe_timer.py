@@ -23,7 +23,9 @@ from typing import Any
 from companion import box_config as config
 from companion.boot import build_app
 from companion.events import Call, Stop
-from companion.games.crazy_cafe import screens
+from companion.games.crazy_cafe import rules, screens
+
+LOW_S = rules.ROUND_S_RANGE[0]
 
 
 def _hog(stop: Any, core: int | None) -> None:
@@ -81,15 +83,15 @@ def run(rounds: int, round_seconds: float, hog: bool) -> dict[str, Any]:
     played = app.hardware.buzzer.played
     for number in range(rounds):
         if number % 3 == 0:
-            # A round length the rules accept; each round is shortened by starting it back-dated.
-            setup = {"type": "setup", "round_seconds": screens.CONFIG["round_seconds"].default,
-                     "dice": "manual"}
+            # The shortest round a setup allows; each round starts that much earlier than now
+            # minus round_seconds, so it ends round_seconds from now.
+            setup = {"type": "setup", "round_seconds": LOW_S, "dice": "manual"}
             on_loop(lambda setup=setup: app.new_game(app.games["cafe"], setup))
         alarm.clear()
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
-        back = screens.CONFIG["round_seconds"].default - round_seconds
-        on_loop(lambda back=back: screens.act(app, {"type": "round_start", "at": app.clock.now() - back}))
+        on_loop(lambda: screens.act(app, {"type": "round_start",
+                                          "at": app.clock.now() - (LOW_S - round_seconds)}))
         deadline = clock.deadline
         alarm.wait(round_seconds + 5)
         time.sleep(0.05)  # let the alarm's time-up dispatch finish

@@ -149,27 +149,32 @@ class GameSession:
         return True
 
     def undo(self) -> bool:
-        """Take back the last action and say what was undone; dice rolls stay."""
+        """Take back the table's last action with the steps the box added after it, and say
+        what was undone; rolls the table asked for stay."""
         session = self.session
         if session is None or not session.actions:
             self.toast("Nothing to undo")
             return False
-        last = session.actions[-1]
+        count, also = session.spec.last_step(session.actions)
+        last = session.actions[-count]
         if not session.spec.is_undoable(last):
             # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
-            before = session.spec.replay(session.actions[:-1])
+            before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
         was_finished = session.spec.is_finished(session.state)
         if session.game_id is not None:
-            self._journal_write(lambda j: j.pop_last(session.game_id, reopens=was_finished))
-        session.actions.pop()
+            # One change per action of the step; the last one reopens a finished game.
+            for left in range(count, 0, -1):
+                self._journal_write(
+                    lambda j, last=left == 1: j.pop_last(session.game_id, reopens=was_finished and last))
+        del session.actions[-count:]
         session.state = session.spec.replay(session.actions)
         while self.stack[-1] is not self.game_root and len(self.stack) > 1:
             self.stack.pop()
         if self.game_root is not None:
             self.game_root.on_state_changed()
-        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}")
+        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}{also}")
         self.beep("ok")
         return True
 

@@ -44,8 +44,8 @@ def roll(kind, faces):
 SETUP_FACES = ["burger", "pizza", "cola", "bill"]
 
 
-def box_game(*actions, double_trouble=True):
-    return game(*actions, dice="box", double_trouble=double_trouble, faces=SETUP_FACES)
+def box_game(*actions, double_trouble=True, **setup):
+    return game(*actions, dice="box", double_trouble=double_trouble, faces=SETUP_FACES, **setup)
 
 
 # ----- rounds ------------------------------------------------------------------------------
@@ -213,6 +213,59 @@ def test_no_double_trouble_on_the_reroll_of_freed_dice():
     assert state.trouble == "" and (state.light, state.dark) == (4, 0)
 
 
+def placed_pair_game(standing_double):
+    """Both blue dice on orders showing cola: a double formed by a reroll, then left standing."""
+    state = box_game(start(), {"type": "place", "die": 2, "placed": True},
+                     standing_double=standing_double)
+    state = apply(state, roll("reroll", ["salad", "cake", "water", "cola"]))  # cola on die 3 too
+    assert state.trouble == "flip" and state.dark == 1
+    return apply(state, {"type": "place", "die": 3, "placed": True})
+
+
+def test_a_standing_double_flips_once_by_default():
+    """"If, as an action, you re-roll all dice that were not used and two dice then show the
+    same drink, dish or bill, you must immediately turn one order over": the double of two
+    placed dice flipped an order when it came up; later rerolls leave it be (one flip per new
+    double, docs/rulings.md). A replay got 3 flips from one double."""
+    state = placed_pair_game("once")
+    for faces in (["fries", "pizza", None, None], ["donut", "burger", None, None]):
+        state = apply(state, roll("reroll", faces))
+        assert state.trouble == "" and state.dark == 1
+    # A new double of the other pair still flips.
+    state = apply(state, roll("reroll", ["cake", "cake", None, None]))
+    assert state.trouble == "flip" and state.dark == 2
+
+
+def test_a_standing_double_flips_on_every_reroll_when_chosen():
+    """standing_double = "every": "two dice then show the same ... (both those just rolled and
+    those currently placed on an order)" holds after each reroll while the pair stands."""
+    state = placed_pair_game("every")
+    for dark, faces in ((2, ["fries", "pizza", None, None]), (3, ["donut", "burger", None, None])):
+        state = apply(state, roll("reroll", faces))
+        assert state.trouble == "flip" and state.dark == dark
+
+
+def test_a_double_made_by_freed_dice_counts_once_at_the_next_reroll():
+    """"Double Trouble does not apply ... when re-rolling the dice used after an order has been
+    fulfilled": the freed roll flips nothing; the double it left is new to the next reroll,
+    which flips one order, and then it stands."""
+    state = box_game(start(), {"type": "place", "die": 0, "placed": True},
+                     {"type": "place", "die": 1, "placed": True})
+    state = apply(state, done(dice=[0]))
+    state = apply(state, roll("freed", ["pizza", None, None, None]))  # pizza like die 2
+    assert state.trouble == "" and state.dark == 0
+    state = apply(state, {"type": "place", "die": 0, "placed": True})
+    state = apply(state, roll("reroll", [None, None, "water", "bill"]))
+    assert state.trouble == "flip" and state.dark == 1
+    state = apply(state, roll("reroll", [None, None, "juice", "cola"]))
+    assert state.trouble == "" and state.dark == 1
+
+
+def test_standing_double_setting_is_checked():
+    with pytest.raises(RuleError, match="once or every"):
+        game(standing_double="twice")
+
+
 def test_all_orders_dark_draws_a_new_light_order():
     """"If all orders are already on the dark side, you have to pull a new order from the
     stack and place it showing the light front side.\""""
@@ -304,3 +357,78 @@ def test_no_double_trouble_on_round_preparation_roll():
     assert (state.light, state.dark) == (6, 0)
     with pytest.raises(RuleError, match="before the round"):
         apply(state, roll("setup", SETUP_FACES))
+
+
+# ----- the round clock ------------------------------------------------------------------------
+
+def test_a_reading_before_the_start_is_refused():
+    """"Each round lasts three minutes": a pause stamped before the round's start made a
+    10,180 s round."""
+    state = game(start(at=10000.0))
+    with pytest.raises(RuleError, match="Clock reads earlier"):
+        apply(state, {"type": "pause", "at": 0.0})
+    assert state.deadline == 10180.0
+
+
+@pytest.mark.parametrize("late", [
+    {"type": "clock", "at": T0 + 19},
+    {"type": "pause", "at": T0 + 19},
+    {"type": "order_done", "side": "light", "at": T0 + 19},
+])
+def test_a_reading_before_the_last_accepted_one_is_refused(late):
+    """Readings within a round only go forward; an earlier one is a damaged record."""
+    state = game(start(), {"type": "clock", "at": T0 + 20})
+    assert state.last_at == T0 + 20
+    with pytest.raises(RuleError, match="Clock reads earlier"):
+        apply(state, late)
+    assert apply(state, {**late, "at": T0 + 20}).last_at == T0 + 20
+
+
+def test_time_up_before_the_last_reading_is_refused():
+    state = game(start(), {"type": "clock", "at": T0 + 179})
+    with pytest.raises(RuleError):
+        apply(state, time_up(T0 + 178))
+    assert apply(state, time_up(T0 + 180)).rounds[0].ended == "time up"
+
+
+def test_a_resume_begins_a_clock_epoch():
+    """After a restart the clock reads anything: a resume (or a round start) may read earlier
+    than the boot before, and later readings are held to it."""
+    state = game(start(at=5000.0), {"type": "clock", "at": 5100.0}, {"type": "pause", "left": 80})
+    assert state.phase == "paused" and state.remaining == 80 and state.last_at is None
+    state = apply(state, {"type": "resume", "at": 10.0})
+    assert state.deadline == 90.0 and state.last_at == 10.0
+    with pytest.raises(RuleError, match="Clock reads earlier"):
+        apply(state, {"type": "clock", "at": 9.0})
+
+
+def test_a_pause_at_power_up_never_adds_time():
+    """The pause at power-up keeps at most the time left at the last reading."""
+    state = game(start(), {"type": "clock", "at": T0 + 100})
+    assert apply(state, {"type": "pause", "left": 80}).remaining == 80
+    with pytest.raises(RuleError, match="More time left"):
+        apply(state, {"type": "pause", "left": 81})
+    for bad in ({"left": 0}, {"left": "80"}, {"left": 50, "at": T0 + 101}):
+        with pytest.raises(RuleError, match="'left'"):
+            apply(state, {"type": "pause", **bad})
+    paused = apply(state, {"type": "pause", "at": T0 + 110})  # 70 s left
+    again = apply(paused, {"type": "pause", "left": 70})  # found paused at power-up
+    assert again.remaining == 70 and again.last_at is None
+    with pytest.raises(RuleError, match="More time left"):
+        apply(paused, {"type": "pause", "left": 71})
+
+
+def test_clock_readings_only_while_the_round_runs():
+    state = game(start(), {"type": "pause", "at": T0 + 5})
+    with pytest.raises(RuleError, match="Paused"):
+        apply(state, {"type": "clock", "at": T0 + 6})
+    with pytest.raises(RuleError, match="Time is already up"):
+        apply(game(start()), {"type": "clock", "at": T0 + 180})
+
+
+@pytest.mark.parametrize("seconds", [59, 601, 10, 1800])
+def test_round_length_outside_the_box_range_is_refused(seconds):
+    """House lengths are 1:00 to 10:00, as on the setup screen and in the config."""
+    with pytest.raises(RuleError, match="between 60 and 600"):
+        game(round_seconds=seconds)
+    assert game(round_seconds=60).remaining == 60 and game(round_seconds=600).remaining == 600

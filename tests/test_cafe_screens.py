@@ -3,52 +3,23 @@
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from companion.commands.screenshot import render
-from companion.games.crazy_cafe import SPEC, rules, screens
+from companion.config import ConfigError
+from companion.games.crazy_cafe import SPEC, rules, screens, view
 from companion.simbox import SimBox
 from companion.stack import _wrap
 from companion.ui.canvas import WIDTH
-from companion.ui.font import SMALL, BitmapFont
+from companion.ui.font import SMALL
 from companion.walk import named_screens, run_steps
 from firmware_bridge.events import DiceSettled
+from tests.test_screens import shown
 
 CAFE_SCREENS = {name: steps for name, steps in named_screens().items() if name.startswith("cafe-")}
 DT_MANUAL = ("Double", "Dice")  # Table dice come right after Box rolls without a sensor
-
-
-@contextmanager
-def spying(monkeypatch):
-    """Record every text drawn and every text cut to fit while the box renders a frame."""
-    drawn: list[str] = []
-    cut: list[str] = []
-    draw, fit = BitmapFont.draw, BitmapFont.fit
-
-    def spy_draw(self, image, xy, text, fill=255):
-        drawn.append(text)
-        return draw(self, image, xy, text, fill)
-
-    def spy_fit(self, text, width):
-        out = fit(self, text, width)
-        if out != text:
-            cut.append(text)
-        return out
-
-    with monkeypatch.context() as patch:
-        patch.setattr(BitmapFont, "draw", spy_draw)
-        patch.setattr(BitmapFont, "fit", spy_fit)
-        yield drawn, cut
-
-
-def shown(box, monkeypatch) -> tuple[list[str], list[str]]:
-    """The texts of the current frame, and those that had to be cut."""
-    with spying(monkeypatch) as (drawn, cut):
-        box.app.render()
-    return drawn, cut
 
 
 def start_game(box, *choices: str, sensor: bool = False) -> None:
@@ -61,17 +32,6 @@ def state(box):
 
 
 # ----- text fits ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize("name", sorted(CAFE_SCREENS))
-def test_no_text_is_cut_on_a_named_screen(name, monkeypatch):
-    """Every title, body line and hint of the Café's named screens fits as written."""
-    box = render(name, CAFE_SCREENS[name])
-    try:
-        drawn, cut = shown(box, monkeypatch)
-        assert drawn and cut == []
-    finally:
-        box.close()
-
 
 def test_dice_to_roll_after_an_order_fit_the_width(box, monkeypatch):
     """After an order that held all four sensor dice the timer says which to roll, uncut."""
@@ -98,7 +58,8 @@ def test_every_refusal_fits_two_lines_of_the_screen():
     longest = {"index + 1": "4", "KINDS[index]": "yellow", "face!r": "'milkshake'",
                "kind!r": "'abcdefghijkl'", "side": "light", "what": "fulfilled",
                "math.ceil(state.deadline - at)": "1800",
-               "key.replace('_', ' ').capitalize()": "Double trouble"}
+               "key.replace('_', ' ').capitalize()": "Double trouble", "low": "60",
+               "high": "600"}
     for message in messages:
         text = re.sub(r"\{([^}]*)\}", lambda m: longest[m.group(1)], message).replace("\\n", "\n")
         assert len(_wrap(text)) <= 2, text
@@ -154,6 +115,108 @@ def test_order_done_is_in_the_list_in_every_mode(box):
     assert box.screen.items[box.screen.selected].label == "Order done"
     box.press("OK")
     assert isinstance(box.screen, screens.DicePickScreen)
+
+
+# ----- dice as words, notices that wait, what confirms -------------------------------------------
+
+def test_dice_are_words_that_fit(monkeypatch, box):
+    """The 7-px pictures could not tell a burger from a donut: the dice strip names each face
+    in words, and four of the longest still fit one line."""
+    faces = {f: view.DIE_WORDS[f] for f in rules.FACE_NAMES}
+    assert len(set(faces.values())) == len(faces)  # no two faces read alike
+    longest = max(SMALL.width(word) for word in faces.values())
+    assert 4 * longest + 2 + 4 * 2 <= WIDTH  # four words, the narrowest gaps
+    start_game(box)
+    drawn, cut = shown(box, monkeypatch)
+    assert [view.DIE_WORDS[f] for f in state(box).faces] == [t for t in drawn if t in
+                                                              faces.values()]
+    assert cut == []
+
+
+def test_double_trouble_notice_needs_its_own_ok(box):
+    """◆ on the Double Trouble notice rerolled at once and flashed the notice past: now it
+    only gives a soft beep; OK closes the notice."""
+    start_game(box, "Double")
+    box.press("OK")
+    box.advance(3)
+    box.press("ACTION")  # this seed's reroll shows a double (see the walk's double-trouble)
+    assert isinstance(box.screen, screens.DoubleTroubleScreen)
+    def table_actions():
+        return [a for a in box.app.session.actions if a["type"] != "clock"]
+
+    actions = table_actions()
+    for long in (False, True):
+        box.press("ACTION", long=long)
+        assert isinstance(box.screen, screens.DoubleTroubleScreen)
+        assert box.beeps()[-1] == "tick" and table_actions() == actions
+    box.press("OK")
+    assert box.screen is box.app.game_root
+
+
+def test_which_dice_confirmed_with_none_ticked_stays_with_the_reason(box, monkeypatch):
+    """"Which dice on it?" confirmed with nothing ticked dropped back to the timer while the
+    clock ran; it stays, and says why ("... and at least one dice!")."""
+    start_game(box)
+    box.press("OK")
+    box.press("ACTION", long=True)
+    assert isinstance(box.screen, screens.DicePickScreen) and not box.screen.picked
+    box.press("ACTION")
+    assert isinstance(box.screen, screens.DicePickScreen)
+    assert state(box).rounds[0].fulfilled == 0 and box.beeps()[-1] == "error"
+    drawn, _ = shown(box, monkeypatch)
+    assert "Tick the dice on it:" in drawn
+    box.press("OK")  # tick die 1
+    box.press("ACTION")
+    assert state(box).rounds[0].fulfilled == 1
+
+
+def test_round_length_steps_by_thirty_seconds_from_one_to_ten_minutes(box):
+    """The setup's Round row offered 2:00-5:00 only; now 1:00 to 10:00 in 30 s steps."""
+    run_steps(box, ("game:cafe", "menu:Round"))
+    seen = set()
+    for button in ["DOWN"] * 6 + ["UP"] * 20:
+        box.press(button)
+        seen.add(box.screen.value)
+    assert seen == set(range(60, 601, 30))
+    box.press("DOWN")
+    box.press("OK")  # 9:30
+    assert box.screen.items[box.screen.selected].detail == "9:30"
+    run_steps(box, ("menu:Start",))
+    assert box.app.session.actions[0]["round_seconds"] == 570
+
+
+@pytest.mark.parametrize("seconds, ok", [(59, False), (60, True), (600, True), (601, False)])
+def test_config_round_length_range_is_the_box_range(seconds, ok):
+    """[games.cafe] round_seconds keeps the range a setup action must keep (60..600)."""
+    from companion import box_config
+
+    if ok:
+        assert box_config.parse({"games": {"cafe": {"round_seconds": seconds}}}).games["cafe"][
+            "round_seconds"] == seconds
+    else:
+        with pytest.raises(ConfigError, match="between 60 and 600"):
+            box_config.parse({"games": {"cafe": {"round_seconds": seconds}}})
+
+
+def test_standing_double_setting_reaches_the_setup_action(tmp_path):
+    from companion import box_config
+
+    box = SimBox(tmp_path / "s", cfg=box_config.parse(
+        {"games": {"cafe": {"standing_double": "every"}}}))
+    try:
+        start_game(box)
+        assert state(box).setup.standing_double == "every"
+    finally:
+        box.close()
+
+
+@pytest.mark.parametrize("left, words", [(1, "1 order left"), (12, "12 orders left")])
+def test_orders_left_in_words(box, monkeypatch, left, words):
+    """"12 order(s) left": the plural helper says it."""
+    start_game(box)
+    box.app.push(screens.TimesUpScreen(box.app, rules.RoundLog(3, laid_out=15, left=left)))
+    drawn, _ = shown(box, monkeypatch)
+    assert words in drawn
 
 
 # ----- ready screen, sensor, setup ---------------------------------------------------------
@@ -244,6 +307,8 @@ EVERY_KIND = [
     ({"type": "place", "die": 0, "placed": False}, "die 1 freed"),
     ({"type": "round_start", "at": 1}, "round start"),
     ({"type": "pause", "at": 1}, "pause"),
+    ({"type": "pause", "left": 80}, "power cut"),
+    ({"type": "clock", "at": 1}, "clock reading"),
     ({"type": "resume", "at": 1}, "resume"),
     ({"type": "order_done", "side": "dark", "at": 1}, "dark order done"),
     ({"type": "add_order", "side": "light"}, "+1 light order"),
@@ -265,10 +330,26 @@ def test_every_action_kind_has_short_words():
 @pytest.mark.parametrize("action, words", [(a, w) for a, w in EVERY_KIND
                                            if not SPEC.is_undoable(a)])
 def test_what_stays_is_named_when_undo_is_refused(box, monkeypatch, action, words):
-    """The setup, the box's and the sensor's rolls and time up are final."""
-    assert action["type"] in ("setup", "roll", "time_up")
+    """The setup, the rolls the table asked for, time up and the pause at power-up are final."""
+    assert action["type"] in ("setup", "roll", "time_up", "pause")
     start_game(box)
     box.app.session.actions.append(action)  # the last action, as the journal would end
     box.press("BACK", long=True)
     drawn, _ = shown(box, monkeypatch)
     assert f"Can't undo: {words}" in " ".join(drawn)  # the toast may wrap it to two lines
+
+
+def test_what_one_undo_takes_back():
+    """An action and the steps the box adds after it are one step; a freed roll read after
+    another action of the table is a step of its own."""
+    done = {"type": "order_done", "side": "light", "dice": [0], "at": 5}
+    freed = {"type": "roll", "kind": "freed", "faces": ["cake", None, None, None],
+             "source": "sensor"}
+    clock = {"type": "clock", "at": 9}
+    place = {"type": "place", "die": 1, "placed": True}
+    setup = {"type": "setup", "dice": "sensor"}
+    assert SPEC.last_step([setup, done, clock, freed, clock]) == (4, " and its reroll")
+    assert SPEC.last_step([setup, done, place, clock, freed]) == (1, "")
+    assert SPEC.is_undoable(freed)
+    assert SPEC.last_step([setup, place, clock, clock]) == (3, "")
+    assert SPEC.last_step([setup]) == (1, "")

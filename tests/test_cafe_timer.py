@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from companion.games.crazy_cafe import screens
@@ -28,6 +30,11 @@ def state(box):
 def played(box, pattern=None, since=0.0):
     return [(t, p) for t, p in box.app.hardware.buzzer.played
             if (pattern is None or p == pattern) and t >= since]
+
+
+def toast(box) -> str:
+    """The toast on screen now, its lines joined."""
+    return " ".join(box.app._toast[0]) if box.app._toast else ""
 
 
 def assert_at(times, expected):
@@ -217,24 +224,98 @@ def test_clock_runs_on_while_the_menu_is_shown(box):
     assert state(box).round == 2
 
 
-def test_power_cut_resumes_paused_at_the_last_reading(tmp_path):
-    """After a restart the old deadline means nothing: the round comes back paused with the
-    time left at its last recorded action."""
+def cut_and_restart(first: SimBox, state_dir) -> SimBox:
+    """The power goes (nothing more is recorded) and the box starts again on the same state:
+    its clock starts afresh, so readings of the boot before mean nothing."""
+    first.close()
+    return SimBox(state_dir)
+
+
+@pytest.mark.parametrize("cut_after", [150.0, 152.3, 153.95])
+def test_power_cut_resumes_paused_within_five_seconds(tmp_path, cut_after):
+    """"Each round lasts three minutes": after 150 s of rerolls and a power cut the round came
+    back with 3:00 (rerolls carry no clock reading). The running clock is journaled every few
+    seconds, so the round comes back paused with its time left within 5 s of the truth."""
     first = SimBox(tmp_path / "s")
-    start_game(first, "Dice")
-    first.advance(30)
-    first.press("ACTION")  # order done: a clock reading in the journal
-    done = first.app.session.actions[-1]
-    left = state(first).deadline - done["at"]
-    first.advance(10)
-    first.close()  # the power goes: nothing records those 10 s
+    start_game(first)
+    started = first.clock.now()
+    while first.clock.now() - started < cut_after - 10:
+        first.advance(9.5)
+        first.press("ACTION")  # reroll
+    first.advance(cut_after - (first.clock.now() - started))
+    true_left = state(first).deadline - first.clock.now()
+    assert true_left == pytest.approx(180 - cut_after, abs=0.2)
+    second = cut_and_restart(first, tmp_path / "s")
+    try:
+        second.press("OK")  # "Resume Crazy Café, round 1?"
+        assert state(second).phase == "paused"
+        assert 0 <= state(second).remaining - true_left <= 5
+        left = state(second).remaining
+        second.press("OK")
+        assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
+    finally:
+        second.close()
+
+
+def test_the_running_clock_is_journaled_at_least_every_five_seconds(box):
+    """While a round runs a reading reaches the journal at least every 5 s; none while paused."""
+    start_game(box)
+    box.advance(60)
+    box.press("OK")  # pause
+    box.advance(30)
+    box.press("OK")  # go on
+    box.advance(30)
+    saved = box.app.journal.load(box.app.session.game_id).actions
+    readings = [(a["type"], a["at"]) for a in saved if "at" in a]
+    running = [(kind, later - at) for (_, at), (kind, later) in itertools.pairwise(readings)
+               if kind != "resume"]
+    assert len(running) > 20 and max(gap for _, gap in running) <= 5.0
+    assert box.app.session.actions == saved
+
+
+def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
+    """Undoing the pause the box adds at power-up brought back a deadline on the clock of the
+    boot before (5,180 s left in one run). It is refused with its reason; the round stays
+    paused with the same time left, and what came after it undoes as usual."""
+    first = SimBox(tmp_path / "s")
+    start_game(first)
+    first.advance(100)
+    first.close()
     second = SimBox(tmp_path / "s")
     try:
         second.press("OK")  # "Resume Crazy Café, round 1?"
-        assert state(second).phase == "paused" and state(second).light == 4
-        assert state(second).remaining == pytest.approx(left)
+        left = state(second).remaining
+        assert state(second).phase == "paused" and 76 <= left <= 80
+        second.press("BACK", long=True)
+        assert toast(second) == "Can't undo: power cut"
+        assert state(second).phase == "paused" and state(second).remaining == left
+        second.advance(4000)  # this boot's clock runs on: the round stays as it was
+        second.press("BACK")  # wakes the dimmed screen
+        second.press("OK")  # go on
+        second.advance(10)
+        second.press("BACK", long=True)  # "Undone: resume"
+        assert state(second).phase == "paused" and state(second).remaining == left
         second.press("OK")
-        assert state(second).phase == "running"
+        assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
+    finally:
+        second.close()
+
+
+def test_a_pause_from_the_boot_before_is_not_undone_onto_this_boots_clock(tmp_path):
+    """A round paused before the power went: undoing that pause after the restart would bring
+    back a deadline on the old clock. At power-up the box marks the epoch's end, which stays."""
+    first = SimBox(tmp_path / "s")
+    start_game(first)
+    first.advance(50)
+    first.press("OK")  # pause
+    left = state(first).remaining
+    second = cut_and_restart(first, tmp_path / "s")
+    try:
+        second.press("OK")  # resume the game
+        second.press("BACK", long=True)
+        assert toast(second) == "Can't undo: power cut"
+        assert state(second).phase == "paused" and state(second).remaining == left
+        second.press("OK")  # go on
         assert state(second).deadline == pytest.approx(second.clock.now() + left, abs=0.2)
     finally:
         second.close()
@@ -299,3 +380,79 @@ def test_sensor_reading_after_an_order_is_the_freed_roll(box):
     box.app.pump()
     assert box.app.session.actions[-1]["kind"] == "freed"
     assert state(box).faces[0] == "pizza" and state(box).dark == 0
+
+
+# ----- undo as the table means it ----------------------------------------------------------------
+
+def journaled(box):
+    return box.app.journal.load(box.app.session.game_id).actions
+
+
+def test_order_done_and_its_reroll_undo_together(box):
+    """Box dice: "order done" is followed at once by the box's reroll of the freed dice; a
+    mistaken "order done" could never be taken back ("Can't undo: box freed roll"). Hold BACK
+    takes back both, and says so."""
+    start_game(box)
+    box.press("DOWN")
+    box.press("OK")  # die 1 goes on an order
+    box.press("BACK")
+    before = state(box)
+    box.press("ACTION", long=True)
+    box.press("ACTION")  # which dice: die 1 (ticked), confirm
+    assert box.app.session.actions[-1]["kind"] == "freed" and state(box).light == 4
+    box.press("BACK", long=True)
+    assert toast(box) == "Undone: light order done and its reroll"
+    after = state(box)
+    assert (after.light, after.faces, after.placed, after.to_roll) == (
+        5, before.faces, (True, False, False, False), ())
+    assert journaled(box) == box.app.session.actions
+
+
+def test_clock_readings_undo_silently_with_the_action_before_them(box):
+    """The clock readings the box journals are no step of the table's: undo takes them with
+    the action before them, and the next reading follows within the usual few seconds."""
+    start_game(box)
+    box.press("DOWN")
+    box.press("OK")  # die 1 placed
+    box.press("BACK")
+    box.advance(10)
+    assert [a["type"] for a in box.app.session.actions[-2:]] == ["clock", "clock"]
+    box.press("BACK", long=True)
+    assert toast(box) == "Undone: die 1 placed"
+    assert state(box).placed == (False,) * 4
+    undone_at = box.clock.now()
+    box.advance(5)
+    last = box.app.session.actions[-1]
+    assert last["type"] == "clock" and last["at"] - undone_at <= 4.0 + 0.1
+    assert journaled(box) == box.app.session.actions
+
+
+def test_a_reroll_the_table_asked_for_stays(box):
+    """"Reroll all unused dice once" is the table's turn and its faces are what it plays on
+    now: it is not taken back, whatever clock readings came after it."""
+    start_game(box)
+    box.press("ACTION")  # reroll
+    rerolled = len(box.app.session.actions)
+    box.advance(10)
+    box.press("BACK", long=True)
+    assert toast(box) == "Can't undo: box reroll"
+    assert len(box.app.session.actions) == rerolled + 2  # the readings stay too
+
+
+def test_sensor_freed_roll_undoes_with_its_order_done(box):
+    """With the sensor the freed dice's reading comes when the table rolls them, clock
+    readings between: it still goes with its "order done"."""
+    start_game(box, "Dice", sensor=True)
+    box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
+    box.app.pump()
+    box.press("ACTION")  # order done: which dice were on it?
+    box.press("OK")  # die 1
+    box.press("ACTION")
+    box.advance(5)  # a clock reading while the table rolls die 1
+    box.app.post(DiceSettled(("donut", "pizza", "water", "bill"), ()))
+    box.app.pump()
+    assert [a.get("kind", a["type"]) for a in box.app.session.actions[-3:]] == [
+        "order_done", "clock", "freed"]
+    box.press("BACK", long=True)
+    assert toast(box) == "Undone: light order done and its reroll"
+    assert state(box).faces[0] == "cake" and state(box).light == 5 and state(box).to_roll == ()

@@ -1,20 +1,21 @@
-"""The screen walk: every named screen is reached without an exception and matches its
-golden PNG (PiFinder's pattern: the whole app runs headless on fake hardware)."""
+"""The screen walk: every named screen is reached without an exception, matches its golden
+PNG and shows every text uncut (PiFinder's pattern: the whole app runs headless on fake
+hardware)."""
 
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 
 import pytest
 
 from companion.commands.screenshot import render
 from companion.games.catalog import GAMES
+from companion.ui.font import BitmapFont
 from companion.walk import named_screens, run_steps
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()
-
-
 @pytest.mark.parametrize("name", sorted(SCREENS))
 def test_named_screen_matches_golden(name):
     box = render(name, SCREENS[name])
@@ -22,6 +23,47 @@ def test_named_screen_matches_golden(name):
         assert box.app.running
         assert box.app.errors == 0
         assert_golden(box.frame(), name)
+    finally:
+        box.close()
+
+
+@contextmanager
+def spying(monkeypatch):
+    """Record every text drawn and every text cut to fit while the box renders a frame."""
+    drawn: list[str] = []
+    cut: list[str] = []
+    draw, fit = BitmapFont.draw, BitmapFont.fit
+
+    def spy_draw(self, image, xy, text, fill=255):
+        drawn.append(text)
+        return draw(self, image, xy, text, fill)
+
+    def spy_fit(self, text, width):
+        out = fit(self, text, width)
+        if out != text:
+            cut.append(text)
+        return out
+
+    with monkeypatch.context() as patch:
+        patch.setattr(BitmapFont, "draw", spy_draw)
+        patch.setattr(BitmapFont, "fit", spy_fit)
+        yield drawn, cut
+
+
+def shown(box, monkeypatch) -> tuple[list[str], list[str]]:
+    """The texts of the current frame, and those that had to be cut."""
+    with spying(monkeypatch) as (drawn, cut):
+        box.app.render()
+    return drawn, cut
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_no_text_is_cut_on_a_named_screen(name, monkeypatch):
+    """Every title, body line and hint of every named screen fits at 1:1 as written."""
+    box = render(name, SCREENS[name])
+    try:
+        drawn, cut = shown(box, monkeypatch)
+        assert drawn and cut == []
     finally:
         box.close()
 

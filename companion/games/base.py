@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -122,6 +122,11 @@ class GameSpec:
     new_game: Callable[[Table], Screen]        # the setup screen, before any action
     play: Callable[[Table], Screen]            # the root screen of a game in progress
     is_undoable: Callable[[Action], bool] = lambda action: True
+    # A step the box adds by itself right after the table's action (the Café's reroll of the
+    # dice an order freed, its clock readings), which undo takes back with that action:
+    # ``follow_up(action, earlier actions)`` gives the words the undo toast adds for it
+    # ("its reroll"; "" for a step the table never sees), or None for an action of its own.
+    follow_up: Callable[[Action, Sequence[Action]], str | None] = lambda action, earlier: None
     config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.walk for the step syntax).
@@ -139,8 +144,23 @@ class GameSpec:
             key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
             describe_action=rules.describe_action, is_undoable=rules.is_undoable,
-            **{"replay_all": getattr(rules, "replay", None), **screens_and_data},
+            **{"replay_all": getattr(rules, "replay", None), "follow_up": getattr(
+                rules, "follow_up", cls.follow_up), **screens_and_data},
         )
+
+    def last_step(self, actions: Sequence[Action]) -> tuple[int, str]:
+        """How many actions at the end of ``actions`` undo as one step (the table's last action
+        and the follow-ups after it), and the words the toast adds: " and its reroll"."""
+        start = len(actions) - 1
+        words: list[str] = []
+        while start > 0:
+            said = self.follow_up(actions[start], actions[:start])
+            if said is None:
+                break
+            if said:
+                words.insert(0, said)
+            start -= 1
+        return len(actions) - start, "".join(f" and {said}" for said in words)
 
     def replay(self, actions: Iterable[Action]) -> Any:
         """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""

@@ -9,7 +9,7 @@ from companion.games.base import Action
 from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
-from .timer import _reroll, act, roll_faces
+from .timer import _reroll, act, roll_freed
 from .view import FACE_LABELS, _state
 
 if TYPE_CHECKING:
@@ -25,9 +25,7 @@ def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
         state = _state(app)
         app.beep("ok")
         if state.to_roll and state.setup.dice == "box":
-            # "The dice used are re-rolled": no Double Trouble check on these.
-            app.dispatch({"type": "roll", "kind": "freed",
-                          "faces": roll_faces(app, state.to_roll), "source": "box"})
+            roll_freed(app)
 
 
 def start_order_done(app: Table) -> None:
@@ -145,6 +143,10 @@ class DicePickScreen(MenuScreen):
         return tick
 
     def _confirm(self) -> None:
+        if not self.picked:
+            # "... and at least one dice!": stay here, with the clock running behind.
+            self.app.refuse("Tick the dice on it:\nat least one")
+            return
         self.app.pop()
         _order_done(self.app, self.side, tuple(sorted(self.picked)))
 

@@ -22,20 +22,24 @@ from .state import (
     FACES_OF,
     KINDS,
     ORDERS_PER_ROUND,
+    ROUND_S_RANGE,
     ROUND_SECONDS,
     ROUNDS,
     SIDES,
+    STANDING_DOUBLE,
     CafeState,
     RoundLog,
     Setup,
+    doubles,
     has_double,
     initial_state,
     is_finished,
     orders_for_round,
     time_left,
 )
-from .words import ACTION_WORDS, ROLL_WORDS, describe, describe_action, is_undoable, summary
+from .words import ACTION_WORDS, ROLL_WORDS, describe, describe_action, follow_up, is_undoable, summary
 
+# What the screens, the spec and the tests take from here, besides apply.
 __all__ = [
     "ACTION_WORDS",
     "DEFAULT_ROUND_S",
@@ -49,13 +53,16 @@ __all__ = [
     "ROLL_WORDS",
     "ROUNDS",
     "ROUND_SECONDS",
+    "ROUND_S_RANGE",
     "SIDES",
+    "STANDING_DOUBLE",
     "CafeState",
     "RoundLog",
     "Setup",
     "apply",
     "describe",
     "describe_action",
+    "follow_up",
     "has_double",
     "initial_state",
     "is_finished",
@@ -90,6 +97,10 @@ def apply(state: CafeState, action: Action) -> CafeState:
         at = _at(action)
     new = handler(replace(state, trouble=""), action)
     if at is not None:
+        # A round start or a resume begins a clock epoch (after a restart the clock reads
+        # anything); within one, a reading before the last accepted one is a damaged record.
+        if kind not in _EPOCH_STARTS and state.last_at is not None and at < state.last_at:
+            raise RuleError("Clock reads earlier\nthan the last reading")
         new = replace(new, last_at=at)
     return new
 
@@ -103,8 +114,11 @@ def _setup(state: CafeState, action: Action) -> CafeState:
     dice = action.get("dice", "box")
     if not isinstance(dice, str) or dice not in DICE_MODES:
         raise RuleError("Dice: box, sensor\nor manual")
+    standing = action.get("standing_double", "once")
+    if not isinstance(standing, str) or standing not in STANDING_DOUBLE:
+        raise RuleError("Standing double is\nonce or every")
     setup = Setup(float(seconds), flag(action, "double_trouble", False, "Double Trouble"),
-                  flag(action, "special_menus", False, "Special menus"), dice)
+                  flag(action, "special_menus", False, "Special menus"), dice, standing)
     new = replace(state, setup=setup, round=1, phase="ready", remaining=setup.round_seconds)
     if action.get("faces") is not None:
         # "Roll all 4 dice once": the setup roll never triggers Double Trouble.
@@ -122,13 +136,13 @@ def _roll(state: CafeState, action: Action) -> CafeState:
         if state.phase != "ready":
             raise RuleError("Setup roll only\nbefore the round")
         return replace(state, faces=_read_faces(action.get("faces"), range(4)),
-                       placed=(False,) * 4, to_roll=())
+                       placed=(False,) * 4, to_roll=(), counted=())
     _require_running(state)
     if kind == "freed":
         if not state.to_roll:
             raise RuleError("No freed dice\nto roll")
         return replace(state, faces=_read_faces(action.get("faces"), state.to_roll, state.faces),
-                       to_roll=())
+                       to_roll=(), counted=_standing(state, state.to_roll))
     if kind != "reroll":
         raise RuleError("Roll kind: setup,\nreroll or freed")
     if state.to_roll:
@@ -137,12 +151,22 @@ def _roll(state: CafeState, action: Action) -> CafeState:
     if not unused:
         raise RuleError("Every die is on\nan order")
     faces = _read_faces(action.get("faces"), unused, state.faces)
-    new = replace(state, faces=faces)
+    now = doubles(faces)
+    new = replace(state, faces=faces, counted=now)
     # "To determine whether there are doubles, you must consider all dice (both those just
-    # rolled and those currently placed on an order)."
-    if setup.double_trouble and has_double(faces):
+    # rolled and those currently placed on an order)." A double of two dice that both stayed
+    # on orders since it was counted flips again only with standing_double = "every".
+    if setup.standing_double == "once":
+        seen = _standing(state, unused)
+        now = tuple(pair for pair in now if pair not in seen)
+    if setup.double_trouble and now:
         new = _double_trouble(new)
     return new
+
+
+def _standing(state: CafeState, rolled: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The counted doubles none of whose dice were just rolled."""
+    return tuple(pair for pair in state.counted if not set(pair) & set(rolled))
 
 
 def _read_faces(
@@ -209,11 +233,39 @@ def _round_start(state: CafeState, action: Action) -> CafeState:
 
 
 def _pause(state: CafeState, action: Action) -> CafeState:
+    if "left" in action:
+        return _pause_at_power_up(state, action)
     _require_running(state)
     at = _at(action)
     if at >= state.deadline - EPSILON_S:
         raise RuleError("Time is already up")
     return replace(state, phase="paused", remaining=state.deadline - at, deadline=None)
+
+
+def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
+    """A round found running or paused at power-up: paused with the time left at its last
+    reading, given explicitly since the deadline and the readings belong to the clock of the
+    boot before; the clock epoch ends."""
+    _require_round(state)
+    if "at" in action:
+        raise RuleError("Pause needs 'left' > 0\nand no 'at'")
+    left = number(action, "left", "Pause's 'left'")
+    if left <= 0:
+        raise RuleError("Pause needs 'left' > 0\nand no 'at'")
+    most = state.remaining if state.phase == "paused" else (
+        state.deadline - state.last_at if state.last_at is not None else 0.0)
+    if left > most + EPSILON_S:
+        raise RuleError("More time left than\nat the last reading")
+    return replace(state, phase="paused", remaining=float(left), deadline=None, last_at=None)
+
+
+def _clock(state: CafeState, action: Action) -> CafeState:
+    """A reading of the round clock, journaled every few seconds so that a power cut loses
+    little of the time used (apply() keeps it as the latest reading)."""
+    _require_running(state)
+    if _at(action) >= state.deadline - EPSILON_S:
+        raise RuleError("Time is already up")
+    return state
 
 
 def _resume(state: CafeState, action: Action) -> CafeState:
@@ -343,9 +395,13 @@ def _log(state: CafeState, **changes: Any) -> tuple[RoundLog, ...]:
     return (*state.rounds[:-1], replace(state.rounds[-1], **changes))
 
 
+# Actions whose reading begins a clock epoch (see CafeState.last_at).
+_EPOCH_STARTS = ("round_start", "resume")
+
 _HANDLERS = {
     "setup": _setup,
     "roll": _roll,
+    "clock": _clock,
     "double": _double,
     "place": _place,
     "round_start": _round_start,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from companion.ui.canvas import Canvas
 from companion.ui.font import LARGE, MEDIUM, SMALL
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
+from companion.ui.words import plural
 from firmware_bridge.events import DiceSettled
 
 from . import rules
@@ -95,30 +96,36 @@ class CafeScreen(Screen):
 
     def _draw_ready(self, canvas: Canvas) -> None:
         state = self.state
+        # "Round 3: Four orders, and also any orders not fulfilled from round 1 and round 2":
+        # that line takes the place of the last round's summary.
+        carried = state.carried if state.round == rules.ROUNDS else 0
         y = 0
-        if state.rounds:
+        if state.rounds and not carried:
             last = state.rounds[-1]
-            how = f"all done, {mmss(last.time_left or 0)} left" if last.ended == "all done" else (
-                f"{last.carried} set aside")
-            canvas.text(1, 1, f"Round {last.number}: {how}")
+            canvas.text(1, 1, f"Round {last.number} done, {mmss(last.time_left or 0)} left"
+                        if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
             y = 9
         count = rules.orders_for_round(state.round, state.carried)
         canvas.text(1, y + 5, "Lay out")
         x = canvas.text(SMALL.width("Lay out") + 5, y + 1, str(count), MEDIUM)
         canvas.text(x + 4, y + 5, "orders" if count != 1 else "order")
-        carried = " (with set-aside)" if state.round == rules.ROUNDS and state.carried else ""
-        canvas.text(1, y + 18, "light side up" + carried)
+        lines = ["light side up"]
+        if carried:
+            lines.append(f"{rules.ORDERS_PER_ROUND[rules.ROUNDS]} new + {carried} set aside")
+        box_roll = state.setup.dice == "box" and not state.rounds
         if state.setup.special_menus:
-            canvas.text(1, y + 27, f"Draw a round {state.round} menu")
+            lines.append(f"Draw a round {state.round} menu")
         elif state.setup.dice == "sensor" and not self.app.sensor.online:
-            canvas.text(1, y + 27, "Sensor offline")
+            lines.append("Sensor offline")
         elif state.setup.dice == "sensor" and None in state.faces:
-            canvas.text(1, y + 27, "Roll all 4 dice")
-        elif state.setup.dice == "box" and state.rounds:
-            canvas.text(1, y + 27, "OK rolls all 4 dice")
+            lines.append("Roll all 4 dice")
         elif state.setup.dice == "box":
-            draw_dice(canvas, 1, y + 27, state)
-            canvas.text(52, y + 28, "dice rolled")
+            lines.append("The box rolled:" if box_roll else "OK rolls all 4 dice")
+        for line in lines:
+            y += 9
+            canvas.text(1, y + 9, line)
+        if box_roll and not state.setup.special_menus:
+            draw_dice(canvas, y + 19, state)
 
     def _draw_timer(self, canvas: Canvas) -> None:
         state = self.state
@@ -129,24 +136,27 @@ class CafeScreen(Screen):
             y = 1 + row * 17
             canvas.text(x, y + 5, icon)
             canvas.text(x + 8, y, str(count), MEDIUM)
-        y = 28
-        if state.setup.dice != "manual":
-            x = draw_dice(canvas, 1, y, state)
-            if state.setup.dice == "sensor" and not self.app.sensor.online:
-                canvas.text(x + 2, y + 1, "Sensor offline")
+        # Left of the counts: what holds the round up, else the key to the counts' icons.
         if state.phase == "paused":
-            canvas.text(1, y + 10, "PAUSED")
+            status = "PAUSED"
         elif state.to_roll:
-            canvas.text(1, y + 10, roll_prompt(state.to_roll))
+            status = roll_prompt(state.to_roll)
+        elif state.setup.dice == "sensor" and not self.app.sensor.online:
+            status = "Sensor offline"
         else:
-            canvas.text(1, y + 10, f"{state.open_orders} open: ○light ●dark")
+            status = "○light ●dark"
+        canvas.text(1, 28, status)
+        if state.setup.dice == "manual":
+            canvas.text(1, 38, plural(state.open_orders, "open order"))
+        else:
+            draw_dice(canvas, 38, state)
 
     def _draw_result(self, canvas: Canvas) -> None:
         state = self.state
         won = state.result == "won"
         canvas.big(1, "YOU WIN!" if won else "YOU LOSE")
         left = state.rounds[-1].left
-        canvas.center(19, "Every order served" if won else f"{left} order{'s' * (left != 1)} left")
+        canvas.center(19, "Every order served" if won else f"{plural(left, 'order')} left")
         parts = [f"R{log.number} {log.fulfilled}/{log.laid_out + log.extra_drawn}"
                  for log in state.rounds]
         canvas.center(28, "  ".join(parts))
@@ -220,13 +230,17 @@ def play(app: Table) -> Screen:
     if state.phase == "setup":
         return SetupScreen(app)
     clock = clock_for(app)
-    if state.phase == "running" and clock.session is not app.session:
-        # The deadline belongs to a clock from before the restart: keep the time left as of the
-        # last recorded action and let the table resume with OK.
+    if clock.session is not app.session:
+        # A game this boot has not played (resumed from the journal): its deadline and readings
+        # belong to the clock of the boot before. Keep the time left at the last reading (at
+        # most a few seconds old) and let the table go on with OK.
+        clock.session = app.session
         at = state.last_at if state.last_at is not None else state.deadline
-        if at < state.deadline - rules.EPSILON_S:
-            app.dispatch({"type": "pause", "at": at})
-        else:
+        if state.phase == "paused":
+            app.dispatch({"type": "pause", "left": state.remaining})
+        elif state.phase == "running" and at < state.deadline - rules.EPSILON_S:
+            app.dispatch({"type": "pause", "left": state.deadline - at})
+        elif state.phase == "running":
             app.dispatch({"type": "time_up", "at": at})
     return CafeScreen(app)
 
@@ -234,20 +248,34 @@ def play(app: Table) -> Screen:
 # ----- named screens for the walk and the golden PNGs ---------------------------------------------
 
 _MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Start")
+_MANUAL = ("game:cafe", "menu:Dice", "menu:Start")
+_ROUND_2 = ("game:cafe", "menu:Start", "OK", "+181", "OK")
+_ROUND_3 = (*_ROUND_2, "OK", "+181", "OK")
 WALK: dict[str, tuple[str, ...]] = {
     "setup": ("game:cafe",),
+    "setup-round-length": ("game:cafe", "menu:Round", "UP"),
     "ready": ("game:cafe", "menu:Start"),
     "ready-special-menu": ("game:cafe", "menu:Special", "menu:Start"),
+    "round-1": _MANUAL,
     "timer": ("game:cafe", "menu:Start", "OK", "+65"),
     "timer-last-seconds": ("game:cafe", "menu:Start", "OK", "+172.5"),
+    "timer-manual": (*_MANUAL, "OK", "+30"),
     "paused": ("game:cafe", "menu:Start", "OK", "+20", "OK"),
     "table": ("game:cafe", "menu:Start", "OK", "DOWN"),
+    "dice-pick": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~"),
+    "dice-pick-none-ticked": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~", "ACTION"),
     "double-trouble": ("game:cafe", "menu:Double", "menu:Start", "OK", "+3", "ACTION"),
     "double-trouble-manual": (*_MANUAL_DT, "OK", "+3", "ACTION"),
     "draw-new": (*_MANUAL_DT, "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK",
                  "ACTION", "OK", "ACTION"),
     "times-up": ("game:cafe", "menu:Start", "OK", "+181"),
-    "round-2": ("game:cafe", "menu:Start", "OK", "+181", "OK"),
+    "round-2": _ROUND_2,
+    "round-2-after-all-done": (*_MANUAL, "OK", "+8", "ACTION", "ACTION", "ACTION", "ACTION",
+                               "ACTION"),
+    "round-2-times-up": (*_ROUND_2, "OK", "+181"),
+    "round-3": _ROUND_3,
+    "round-3-timer": (*_ROUND_3, "OK", "+20"),
+    "round-3-times-up": (*_ROUND_3, "OK", "+181"),
     "result": ("game:cafe", "menu:Dice", "menu:Start",
                "OK", "+181", "OK", "OK", "+181", "OK", "OK", "ACTION", "ACTION", "ACTION",
                "+181", "OK"),

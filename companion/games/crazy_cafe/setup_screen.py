@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Action
-from companion.ui.widgets import MenuItem, MenuScreen, Screen
+from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen
 
 from . import rules
 from .rules import KINDS
-from .view import DICE_NAMES, TITLE, mmss, round_seconds
+from .view import DICE_NAMES, TITLE, mmss, setting
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -23,7 +23,7 @@ class SetupScreen(MenuScreen):
         self.double_trouble = False
         self.special_menus = False
         self.dice = "box"
-        self.seconds = round_seconds(app)
+        self.seconds = int(setting(app, "round_seconds"))
         self.on_enter()
 
     def on_enter(self) -> None:
@@ -50,16 +50,21 @@ class SetupScreen(MenuScreen):
         self.on_enter()
 
     def _next_length(self) -> None:
-        # Common house lengths, plus the configured one.
-        lengths = sorted({120, 150, 180, 240, 300, round_seconds(self.app)})
-        later = [s for s in lengths if s > self.seconds]
-        self.seconds = later[0] if later else lengths[0]
-        self.on_enter()
+        """UP/DOWN change the length by 30 s, 1:00 to 10:00."""
+        def chosen(seconds: int) -> None:
+            self.seconds = seconds
+            self.app.pop()
+            self.on_enter()
+
+        low, high = rules.ROUND_S_RANGE
+        self.app.push(StepperScreen(self.app, f"{TITLE} · setup", "Round length", self.seconds,
+                                    low, high, chosen, step=30, shown=mmss))
 
     def _start(self) -> None:
         action: Action = {"type": "setup", "round_seconds": self.seconds,
                           "double_trouble": self.double_trouble,
-                          "special_menus": self.special_menus, "dice": self.dice}
+                          "special_menus": self.special_menus, "dice": self.dice,
+                          "standing_double": setting(self.app, "standing_double")}
         if self.dice == "box":
             # "Roll all 4 dice once": the setup roll, never a Double Trouble.
             action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]

@@ -13,9 +13,14 @@ ROUNDS = 3
 # not fulfilled from round 1 and round 2"
 ORDERS_PER_ROUND = {1: 5, 2: 6, 3: 4}
 DEFAULT_ROUND_S = 180
-# [games.cafe] round_seconds: the config file and the setup action are checked against this field.
-ROUND_SECONDS = Field(DEFAULT_ROUND_S, int, "length of a round in seconds (rulebook: 180)",
-                      between(10, 1800))
+# The round lengths the box offers and accepts, in seconds: 1:00 to 10:00 (the setup screen
+# steps by 30 s); the config's [games.cafe] round_seconds and a setup action are held to it.
+ROUND_S_RANGE = (60, 600)
+ROUND_SECONDS = Field(DEFAULT_ROUND_S, int, "length of a round in seconds, 60..600 (rulebook: 180)",
+                      between(*ROUND_S_RANGE))
+# How a double of two dice that both lie on orders counts at later rerolls (docs/rulings.md):
+# "once" flips one order per new double, "every" on every reroll while it stands.
+STANDING_DOUBLE = ("once", "every")
 KINDS = ("yellow", "yellow", "blue", "blue")
 FACES_OF = {"yellow": YELLOW, "blue": BLUE}
 FACE_NAMES = frozenset(YELLOW + BLUE)
@@ -33,6 +38,7 @@ class Setup:
     double_trouble: bool = False  # "The next level: Double Trouble"
     special_menus: bool = False   # remind the table to draw a special menu each round
     dice: str = "box"             # box rolls, sensor reads, or manual (real dice, no faces)
+    standing_double: str = "once"  # see STANDING_DOUBLE
 
 
 @dataclass(frozen=True)
@@ -60,10 +66,14 @@ class CafeState:
     dark: int = 0                     # open orders, dark side up
     deadline: float | None = None     # clock reading when the running round ends
     remaining: float = 0.0            # seconds left while paused or before the start
-    last_at: float | None = None      # latest clock reading seen in an action
+    # The latest clock reading accepted in this clock epoch: a round start or a resume begins
+    # an epoch (the box may have restarted, so its clock reads anything), a pause at power-up
+    # ends one; within an epoch readings never go back.
+    last_at: float | None = None
     faces: tuple[str | None, ...] = (None, None, None, None)
     placed: tuple[bool, ...] = (False, False, False, False)
     to_roll: tuple[int, ...] = ()     # dice freed by a fulfilled order, waiting for their roll
+    counted: tuple[tuple[int, int], ...] = ()  # doubles Double Trouble has seen, still standing
     carried: int = 0                  # orders set aside for round 3
     rounds: tuple[RoundLog, ...] = ()
     trouble: str = ""                 # Double Trouble outcome of the last action: flip, draw
@@ -98,8 +108,13 @@ def time_left(state: CafeState, now: float) -> float:
 
 def has_double(faces: tuple[str | None, ...]) -> bool:
     """True when two dice show the same face ("the same drink, dish or bill")."""
-    known = [face for face in faces if face is not None]
-    return len(known) != len(set(known))
+    return bool(doubles(faces))
+
+
+def doubles(faces: tuple[str | None, ...]) -> tuple[tuple[int, int], ...]:
+    """Every pair of dice showing the same known face, as (lower, higher) die numbers."""
+    return tuple((i, j) for i in range(len(faces)) for j in range(i + 1, len(faces))
+                 if faces[i] is not None and faces[i] == faces[j])
 
 
 def is_finished(state: CafeState) -> bool:

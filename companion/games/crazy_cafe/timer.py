@@ -16,10 +16,15 @@ from companion.games.base import Action
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import Screen, is_press
+from companion.ui.words import plural
 
 from . import rules
 from .rules import KINDS
 from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
+
+# While a round runs the time used is journaled at least this often (a "clock" action), so a
+# power cut costs the round at most this much of its time.
+CLOCK_EVERY_S = 4.0
 
 if TYPE_CHECKING:
     from companion.games.base import Scheduled, Session, Table
@@ -29,7 +34,8 @@ if TYPE_CHECKING:
 # ----- the round clock --------------------------------------------------------------------------
 
 class RoundClock:
-    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up.
+    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up,
+    and a clock reading for the journal every few seconds.
 
     After a stall only the latest cue that fell due is played (missed ticks never pile up),
     and the picture is always drawn from the state's deadline, so it shows the true time.
@@ -73,8 +79,12 @@ class RoundClock:
             # The next change of the whole seconds shown; cues all sit on whole seconds.
             redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
             upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
-            wake = min([redraw, *upcoming[:1]])
+            wake = min([redraw, self._reading_due(), *upcoming[:1]])
         self._timer = self.app.schedule(max(wake, now), self._wake)
+
+    def _reading_due(self) -> float:
+        last = _state(self.app).last_at
+        return -math.inf if last is None else last + CLOCK_EVERY_S
 
     def _wake(self) -> None:
         self._timer = None
@@ -90,6 +100,8 @@ class RoundClock:
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
+        if self._reading_due() - 1e-9 <= now < self.deadline - rules.EPSILON_S:
+            app.dispatch({"type": "clock", "at": now})
         self._arm(now)
 
     def _time_up(self, now: float) -> None:
@@ -145,10 +157,20 @@ def start_round(app: Table) -> None:
 
 
 def _reroll(app: Table) -> None:
-    """Box dice: roll every die not on an order (a Double Trouble check follows)."""
+    """Box dice: roll every die not on an order (a Double Trouble check follows), or first the
+    dice an order freed if they still wait for their roll (e.g. after a power cut)."""
     state = _state(app)
+    if state.to_roll:
+        roll_freed(app)
+        return
     unused = tuple(i for i in range(4) if not state.placed[i])
     act(app, {"type": "roll", "kind": "reroll", "faces": roll_faces(app, unused), "source": "box"})
+
+
+def roll_freed(app: Table) -> None:
+    """Box dice: "The dice used are re-rolled", with no Double Trouble check."""
+    app.dispatch({"type": "roll", "kind": "freed", "faces": roll_faces(app, _state(app).to_roll),
+                  "source": "box"})
 
 
 class TimesUpScreen(Screen):
@@ -170,9 +192,9 @@ class TimesUpScreen(Screen):
         MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         log = self.log
         if log.number == rules.ROUNDS:
-            line = "Every order served!" if not log.left else f"{log.left} order(s) left"
+            line = "Every order served!" if not log.left else f"{plural(log.left, 'order')} left"
         else:
-            line = f"Set {log.carried} order{'s' * (log.carried != 1)} aside"
+            line = f"Set {plural(log.carried, 'order')} aside"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)
         sub = f"{log.fulfilled} of {log.laid_out + log.extra_drawn} fulfilled"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(sub)) // 2, canvas.top + 34), sub, fill=0)
@@ -217,8 +239,8 @@ class DoubleTroubleScreen(Screen):
         if is_press(event, "OK"):
             self.app.pop()
             return True
-        if is_press(event, "ACTION"):
-            # The next double can come at once: take it from here too.
-            self.app.pop()
-            return self.app.stack[-1].on_button(event)
+        if event.button == "ACTION":
+            # The notice must be read: the next ◆ (a reroll) would flash it past.
+            self.app.beep("tick")
+            return True
         return False

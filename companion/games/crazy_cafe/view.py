@@ -4,9 +4,11 @@ the state and settings they read."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from companion.ui.canvas import Canvas
+from companion.config import Field, one_of
+from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.font import SMALL
 
 from . import rules
 from .rules import CafeState
@@ -18,7 +20,13 @@ if TYPE_CHECKING:
 TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
 
 
-CONFIG = {"round_seconds": rules.ROUND_SECONDS}
+# The same range holds a setup action's round_seconds (rules._setup) and the setup screen.
+CONFIG = {
+    "round_seconds": rules.ROUND_SECONDS,
+    "standing_double": Field("once", str, "a double of two dice both on orders flips one order "
+                             "when it is new (once) or on every reroll while it stands (every)",
+                             one_of(*rules.STANDING_DOUBLE)),
+}
 
 DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
 FACE_LABELS = {
@@ -26,32 +34,19 @@ FACE_LABELS = {
     "cake": "Cake", "cola": "Cola", "milkshake": "Shake", "coffee": "Coffee", "juice": "Juice",
     "water": "Water", "bill": "Bill",
 }
-# 7x7 pictures of the die faces, drawn in a 9x9 box ('#' ink).
-FACE_ICONS: dict[str, tuple[str, ...]] = {
-    "burger": (".#####.", "#######", ".......", "#######", ".......", "#######", ".#####."),
-    "donut": ("..###..", ".#####.", "##...##", "##...##", "##...##", ".#####.", "..###.."),
-    "pizza": ("#######", ".##.##.", ".#####.", "..#.#..", "..###..", "...#...", "......."),
-    "fries": (".#.#.#.", ".#.#.#.", "##.#.##", "#######", "#.....#", ".#...#.", ".#####."),
-    "salad": ("..#.#..", ".#.#.#.", "#######", "#.....#", ".#...#.", "..###..", "......."),
-    "cake": ("...#...", "...#...", ".#####.", "#######", "#.#.#.#", "#######", "#######"),
-    "cola": ("...#...", "..###..", "..###..", ".#####.", ".#...#.", ".#####.", ".#####."),
-    "milkshake": ("....#..", "...#...", "#######", ".#####.", ".#...#.", "..#.#..", "..###.."),
-    "coffee": (".#.#...", "#.#....", "######.", "#....##", "#....#.", ".####..", "......."),
-    "juice": ("....##.", "..###..", ".#####.", "###.###", "#######", ".#####.", "..###.."),
-    "water": ("...#...", "...#...", "..###..", ".#####.", ".#####.", ".#####.", "..###.."),
-    "bill": ("######.", "#....##", "#.##..#", "#.....#", "#.###.#", "#.....#", "#######"),
-    "?": ("..###..", ".#...#.", ".....#.", "....#..", "...#...", ".......", "...#..."),
-}
+# The dice strip's words: 7-px pictures could not tell a burger from a donut, and the full
+# words of four dice do not fit a line, so the two longest are cut (every word <= 29 px).
+DIE_WORDS = {**FACE_LABELS, "burger": "Burg", "coffee": "Coff"}
 
 # Cues before the deadline: warnings at 1:00 and 0:30, a tick each second from 0:10.
 WARN_AT: tuple[float, ...] = (60.0, 30.0)
 TICK_FROM = 10
 
 
-def round_seconds(app: Table) -> int:
-    """The configured round length ([games.cafe] round_seconds)."""
+def setting(app: Table, key: str) -> Any:
+    """A [games.cafe] setting (its default when the config has no such section)."""
     section = app.config.games.get("cafe")
-    return int(section["round_seconds"]) if section else rules.DEFAULT_ROUND_S
+    return section[key] if section else CONFIG[key].default
 
 
 def mmss(seconds: float) -> str:
@@ -89,21 +84,20 @@ def action_verb(state: CafeState) -> str:
     return ACTION_VERB[setup.dice]
 
 
-def draw_face(canvas: Canvas, x: int, y: int, face: str | None, placed: bool = False) -> None:
-    """One die as a 9x9 box at body-relative (x, y); a die on an order is drawn inverted."""
-    top = canvas.top + y
-    draw = canvas.draw
-    draw.rectangle((x, top, x + 8, top + 8), outline=255, fill=255 if placed else 0)
-    ink = 0 if placed else 255
-    for row, cells in enumerate(FACE_ICONS[face or "?"]):
-        for col, cell in enumerate(cells):
-            if cell == "#":
-                draw.point((x + 1 + col, top + 1 + row), fill=ink)
-
-
-def draw_dice(canvas: Canvas, x: int, y: int, state: CafeState) -> int:
-    """The four dice in a row (yellow pair, gap, blue pair); returns the x after them."""
-    for index in range(4):
-        dx = x + index * 11 + (3 if index >= 2 else 0)
-        draw_face(canvas, dx, y, state.faces[index], state.placed[index])
-    return x + 4 * 11 + 3
+def draw_dice(canvas: Canvas, y: int, state: CafeState) -> None:
+    """The four dice as words on one line, yellow pair then blue pair; a die on an order is
+    drawn inverted, one whose face the box does not know as "?"."""
+    words = [DIE_WORDS[face] if face is not None and i not in state.to_roll else "?"
+             for i, face in enumerate(state.faces)]
+    widths = [SMALL.width(word) for word in words]
+    # Gaps of 4 px in a pair and 8 px between pairs, narrowed when four long words need it.
+    spare = WIDTH - 2 - sum(widths)
+    gap = min(4, spare // 4)
+    gaps = (gap, min(8, spare - 2 * gap), gap, 0)
+    x = 1
+    for word, width, placed, after in zip(words, widths, state.placed, gaps, strict=True):
+        if placed:
+            top = canvas.top + y
+            canvas.draw.rectangle((x - 1, top - 1, x + width, top + 7), fill=255)
+        canvas.text(x, y, word, fill=0 if placed else 255)
+        x += width + after

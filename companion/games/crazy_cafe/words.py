@@ -1,8 +1,9 @@
-"""What the Café's actions and states say to the table: undoable or not, the resume question,
-the undo toast and the replay's summary."""
+"""What the Café's actions and states say to the table: undoable or not, what undo takes
+back together, the resume question, the undo toast and the replay's summary."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from companion.games.base import Action
@@ -11,11 +12,32 @@ from .state import SIDES, CafeState
 
 
 def is_undoable(action: Action) -> bool:
-    """The setup, dice the box or the sensor rolled, and time running out are not taken back.
+    """The setup, the dice rolls the table asked for, time running out and the pause at
+    power-up are not taken back; the reroll of freed dice goes with its "order done".
 
-    Undoing the setup would leave a game with no setup that no screen can show or resume.
+    Undoing the setup would leave a game with no setup that no screen can show or resume; a
+    roll the table asked for is what it plays on now (docs/games.md, "What undo takes back");
+    before the pause at power-up the deadline was on the clock of another boot.
     """
-    return action.get("type") not in ("setup", "roll", "time_up")
+    kind = action.get("type")
+    if kind == "roll":
+        return action.get("kind") == "freed"
+    if kind == "pause":
+        return "left" not in action
+    return kind not in ("setup", "time_up")
+
+
+def follow_up(action: Action, earlier: Sequence[Action]) -> str | None:
+    """The steps the box adds by itself, undone with the action before them: a clock reading
+    (unseen: no words) and the reroll of the dice an order freed, right after its "order
+    done" (clock readings aside)."""
+    kind = action.get("type")
+    if kind == "clock":
+        return ""
+    if kind == "roll" and action.get("kind") == "freed":
+        lead = next((a for a in reversed(earlier) if a.get("type") != "clock"), {})
+        return "its reroll" if lead.get("type") == "order_done" else None
+    return None
 
 
 def describe(state: CafeState) -> str:
@@ -35,6 +57,7 @@ ACTION_WORDS = {
     "pause": "pause",
     "resume": "resume",
     "time_up": "time up",
+    "clock": "clock reading",
 }
 
 
@@ -54,6 +77,8 @@ def describe_action(action: Action, state: CafeState | None = None) -> str:
         return f"die{number} {'placed' if action.get('placed', True) is not False else 'freed'}"
     if kind == "order_done":
         return f"{side} order done"
+    if kind == "pause" and "left" in action:
+        return "power cut"
     if kind in ("add_order", "remove_order"):
         return f"{'+' if kind == 'add_order' else '-'}1 {side} order"
     return ACTION_WORDS.get(kind, "step") if isinstance(kind, str) else "step"
