@@ -24,17 +24,21 @@ class ScreenStack:
     game_root: Screen | None
     session: Session | None
     _toast: tuple[list[str], float] | None
+    _dirty: bool  # the frame must be drawn again (see Panel.redraw)
 
     def push(self, screen: Screen) -> None:
+        self._dirty = True
         self.stack.append(screen)
         screen.on_enter()
 
     def pop(self) -> None:
+        self._dirty = True
         if len(self.stack) > 1:
             self.stack.pop()
             self.stack[-1].on_enter()
 
     def replace(self, screen: Screen) -> None:
+        self._dirty = True
         self.stack[-1] = screen
         screen.on_enter()
 
@@ -54,6 +58,7 @@ class ScreenStack:
         home = self.stack[0]
 
         def leave() -> None:
+            self._dirty = True
             self.stack = [home]
             self.game_root = None
             if self.session and self.session.spec.is_finished(self.session.state):
@@ -72,6 +77,7 @@ class ScreenStack:
         for line in lines:
             wrapped += _wrap(line)
         self._toast = (wrapped[:2], self.clock.now() + TOAST_S)
+        self._dirty = True
         if error:
             self.beep("error")
 
