@@ -62,7 +62,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     deadlines = timed(took, "cafe_deadlines", lambda: bench_cafe_timer.run(
         rounds + 1, round_s, hog=True, probe_ms=20))
     miams = timed(took, "miams_simulate", lambda: bench_miams_simulate.main(
-        games=2_000 if quick else 20_000))
+        games=2_000 if quick else 50_000))  # full: windows of 10,000 games, as the command plays
     makan = timed(took, "makan_replay", lambda: bench_makan_replay.measure(
         0.6 if quick else 6.0, 4 if quick else 12))
     sensor = timed(took, "sensor", lambda: {
