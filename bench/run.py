@@ -57,19 +57,19 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     took: dict[str, float] = {}
     display = timed(took, "display", lambda: bench_display.measure(quick))
     box = timed(took, "box", lambda: bench_box.measure(quick))
-    rounds, round_s = (1, 3.0) if quick else (3, 6.0)
+    rounds, round_s = (1, 3.0) if quick else (2, 6.0)
     timer = timed(took, "cafe_timer", lambda: bench_cafe_timer.run(rounds, round_s, hog=False))
     deadlines = timed(took, "cafe_deadlines", lambda: bench_cafe_timer.run(
-        rounds + 1, round_s, hog=True, probe_ms=20))
+        rounds + 1, round_s, hog=True, probe_ms=15))
     miams = timed(took, "miams_simulate", lambda: bench_miams_simulate.main(
         games=2_000 if quick else 50_000))  # full: windows of 10,000 games, as the command plays
     makan = timed(took, "makan_replay", lambda: bench_makan_replay.measure(
-        0.6 if quick else 6.0, 4 if quick else 12))
+        0.6 if quick else 4.0, 4 if quick else 12))
     sensor = timed(took, "sensor", lambda: {
         "parse": bench_sensor.bench_parse(10_000 if quick else 100_000),
         "game_latency_ms": bench_sensor.bench_game(30 if quick else 300)})
     odds = timed(took, "miams_odds", lambda: bench_miams_odds.main(
-        counts=(20, 5) if quick else (200, 100)))
+        counts=(20, 5) if quick else (200, 60)))
     suite = timed(took, "test_suite", bench_box.test_suite) if tests else None
     journaled, idle = box["journaled"], box["idle"]
     figures: dict[str, Any] = {
@@ -99,8 +99,9 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "rss_mb": idle["rss_mb"],
         "miams_games_per_s": {level: miams[level]["games_per_s"]
                               for level in ("snacking", "lunch", "munchies")},
-        "miams_simulate_command_games_per_s": min(
-            v for k, v in box["simulate_command_games_per_s"].items() if k != "games"),
+        "miams_simulate_command_games_per_s": {
+            level: box["simulate_command_games_per_s"][level]
+            for level in ("snacking", "lunch", "munchies")},
         "makan_replays_per_s": makan["median_replays_per_s"],
         "makan_apply_replays_per_s": makan["apply_replays_per_s"],
         "sensor_lines_per_s": sensor["parse"]["lines_per_s_wall_median"],
