@@ -178,7 +178,7 @@ def _children_cpu() -> float:
 def test_suite() -> dict[str, Any]:
     """The README's test command (``python -m pytest``), wall time and what it reports."""
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], cwd=ROOT,
                           capture_output=True, text=True)
     wall = time.perf_counter() - began
     summary = re.findall(r"^=*\s*(\d+ passed.*?)\s*=*$", done.stdout, re.MULTILINE)
