@@ -25,7 +25,6 @@ import os
 import re
 import resource
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,21 +32,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_display import spread
+
 from companion.games.miams import QUIET_TURN, STARTED
 from companion.simbox import PRESS_S, SimBox
 from companion.walk import named_screens, run_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 IDLE_SCREENS = ("home", "settings", "makan-scoreboard", "cafe-ready", "miams-sheet")
-
-
-def p99(values: list[float]) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[98]
-
-
-def spread(values: list[float], digits: int = 2) -> dict[str, float]:
-    return {"samples": len(values), "p50": round(statistics.median(values), digits),
-            "p99": round(p99(values), digits), "max": round(max(values), digits)}
 
 
 def fsync_ms(folder: Path, samples: int) -> list[float]:
