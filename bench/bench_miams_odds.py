@@ -98,11 +98,12 @@ def screen_times(rerolls: int, cases: list, typed: bool) -> list[float]:
     return times
 
 
-def main(seed: int = 1) -> dict[str, object]:
+def main(seed: int = 1, counts: tuple[int, int] = (200, 100)) -> dict[str, object]:
+    """Cold and warm tables for ``counts`` positions with one and with two rerolls left."""
     calibration = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     figures: dict[str, object] = {"benchmark": "miams_odds", "seed": seed, "python": sys.version.split()[0],
                                   "calibration_sum_range_1000_us": round(calibration, 1)}
-    for rerolls, count in ((1, 200), (2, 40)):
+    for rerolls, count in zip((1, 2), counts, strict=True):
         cases = positions(count, seed + rerolls)
         cold = timed(rerolls, cases, cold=True)
         warm = timed(rerolls, cases, cold=False)

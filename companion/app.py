@@ -116,6 +116,7 @@ class App(ScreenStack, GameSession, Panel):
         self._running = False
         self._startup_note = journal_note
         self.last_frame: Image.Image | None = None
+        self._dirty = True  # something may have changed the frame since it was last drawn
 
     # ----- settings -----------------------------------------------------------------------
     def _load_settings(self) -> dict[str, Any]:
@@ -182,7 +183,7 @@ class App(ScreenStack, GameSession, Panel):
             if event is not None:
                 self._handle(event)
             self._fire_due()
-            self.render()
+            self.redraw()
 
     def pump(self) -> None:
         """Handle every queued event and every deadline due now, without blocking (tests)."""
@@ -195,7 +196,7 @@ class App(ScreenStack, GameSession, Panel):
                 break
             self._handle(event)
         self._fire_due()
-        self.render()
+        self.redraw()
 
     def stop(self) -> None:
         self._running = False
@@ -218,6 +219,7 @@ class App(ScreenStack, GameSession, Panel):
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
+        self._dirty = True
         try:
             self._dispatch_event(event)
         except Exception:
@@ -282,6 +284,8 @@ class App(ScreenStack, GameSession, Panel):
         return min((c for c in candidates if c is not None), default=None)
 
     def _fire_due(self) -> None:
+        """Run what is due; anything that runs may change the frame (a timer redraws the
+        Café clock's digits when its whole second changes)."""
         now = self.clock.now()
         for event in self.decoder.poll(now):
             if event.button not in self._swallow:
@@ -289,6 +293,7 @@ class App(ScreenStack, GameSession, Panel):
         while self._timers and self._timers[0].at <= now:
             timer = heapq.heappop(self._timers)
             if not timer.cancelled:
+                self._dirty = True
                 try:
                     timer.fn()
                 except Exception:

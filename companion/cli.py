@@ -11,15 +11,18 @@ import sys
 from . import __version__, commands
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or with ``command`` alone when it names one: a command's
+    module (and all it imports) is loaded only when that command runs."""
     parser = argparse.ArgumentParser(
         prog="companion",
         description="Table Companion: referee, timer and solo opponent for three dice games.",
     )
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
+    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    for name in [command] if command in names else names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
     return parser
 
 
@@ -33,7 +36,11 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    # The first word that is not an option names the command (the top level has no option
+    # that takes a value); --help, --version or an unknown command get the whole list.
+    command = next((word for word in words if not word.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     return int(args.handler(args) or 0)
 
 

@@ -36,6 +36,7 @@ class Panel:
     frames_shown: int
     display_errors: int
     last_frame: Image.Image | None
+    _dirty: bool
     _toast: tuple[list[str], float] | None
     _last_input: float
     _idle: str
@@ -60,13 +61,16 @@ class Panel:
         idle_s = now - self._last_input
         if self._idle == "awake" and idle_s >= self.config.display.dim_after_min * 60:
             self._idle = "dim"
+            self._dirty = True
             self.hardware.display.set_contrast(DIM_CONTRAST)
         if self._idle == "dim" and idle_s >= self.config.display.blank_after_min * 60:
             self._idle = "blank"
+            self._dirty = True
             self.hardware.display.set_power(False)
 
     def _wake(self) -> None:
         self._idle = "awake"
+        self._dirty = True
         self.hardware.display.set_power(True)
         self.hardware.display.set_contrast(self.settings["contrast"])
 
@@ -85,8 +89,18 @@ class Panel:
             icons += "⚠"
         return icons
 
+    def redraw(self) -> None:
+        """Draw the frame if an event, a timer, a toast or the idle state may have changed it.
+
+        The loop calls this after every wake; a wake with nothing done (a test moving the
+        virtual clock in small steps, a deadline already handled) draws nothing.
+        """
+        if self._dirty:
+            self.render()
+
     def render(self) -> Image.Image:
         """Draw the top screen; the display skips the write when nothing changed."""
+        self._dirty = False
         top = self.stack[-1]
         toast = self._toast[0] if self._toast else None
         try:

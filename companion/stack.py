@@ -27,17 +27,21 @@ class ScreenStack:
     _toast: tuple[list[str], float] | None
     _notice_until: float  # while the toast is a notice, no other toast replaces it
     _toast_next: list[str] | None  # the toast that waits for the notice to end
+    _dirty: bool  # the frame must be drawn again (see Panel.redraw)
 
     def push(self, screen: Screen) -> None:
+        self._dirty = True
         self.stack.append(screen)
         screen.on_enter()
 
     def pop(self) -> None:
+        self._dirty = True
         if len(self.stack) > 1:
             self.stack.pop()
             self.stack[-1].on_enter()
 
     def replace(self, screen: Screen) -> None:
+        self._dirty = True
         self.stack[-1] = screen
         screen.on_enter()
 
@@ -57,6 +61,7 @@ class ScreenStack:
         home = self.stack[0]
 
         def leave() -> None:
+            self._dirty = True
             self.stack = [home]
             self.game_root = None
             if self.session and self.session.spec.is_finished(self.session.state):
@@ -77,6 +82,7 @@ class ScreenStack:
             self._toast_next = wrapped
         else:
             self._toast = (wrapped, now + TOAST_S)
+        self._dirty = True
         if error:
             self.beep("error")
 
@@ -87,6 +93,7 @@ class ScreenStack:
             self._toast_next = self._toast[0]  # e.g. "Undone: ..." shown after the notice
         self._notice_until = now + NOTICE_S
         self._toast = (_wrap_all(lines), self._notice_until)
+        self._dirty = True
         if error:
             self.beep("error")
 
@@ -97,6 +104,7 @@ class ScreenStack:
             return
         waiting, self._toast_next = self._toast_next, None
         self._toast = (waiting, now + TOAST_S) if waiting else None
+        self._dirty = True
 
     def refuse(self, reason: str) -> None:
         """An illegal choice: a two-line reason and an error beep; nothing changes."""

@@ -21,9 +21,11 @@ class PinEdge:
 
 
 class GpioButtons:
-    """The five buttons on gpiozero ``Button`` devices (pull-up, switch to ground).
+    """The five buttons on gpiozero ``DigitalInputDevice`` pins (pull-up, switch to ground).
 
-    Callbacks run on gpiozero's thread and only post a :class:`PinEdge`.
+    Not ``Button``: its hold detection is a thread per button that wakes about ten times a
+    second, and the box decodes long presses itself (:mod:`companion.input`). Callbacks run on
+    gpiozero's thread and only post a :class:`PinEdge`.
     """
 
     def __init__(
@@ -34,13 +36,14 @@ class GpioButtons:
         bounce_s: float | None = 0.02,
         pin_factory: object | None = None,
     ) -> None:
-        from gpiozero import Button
+        from gpiozero import DigitalInputDevice
 
         self._buttons = {}
         for name, pin in pins.items():
-            button = Button(pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory)
-            button.when_pressed = self._poster(name, True, post, now)
-            button.when_released = self._poster(name, False, post, now)
+            button = DigitalInputDevice(pin, pull_up=True, bounce_time=bounce_s,
+                                        pin_factory=pin_factory)
+            button.when_activated = self._poster(name, True, post, now)
+            button.when_deactivated = self._poster(name, False, post, now)
             self._buttons[name] = button
 
     @staticmethod

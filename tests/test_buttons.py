@@ -116,6 +116,18 @@ def test_mock_pins_drive_the_decoder_through_gpiozero(mock_pins):
     buttons.close()
 
 
+def test_the_buttons_start_no_thread_while_idle(mock_pins):
+    """Long presses are decoded by the loop, so no pin keeps a hold-detection thread awake."""
+    import threading
+
+    before = threading.active_count()
+    buttons = GpioButtons(dict(zip(("UP", "DOWN", "OK", "BACK", "ACTION"), (5, 6, 13, 19, 26),
+                                   strict=True)), lambda _edge: None, VirtualClock().now,
+                          pin_factory=mock_pins)
+    assert threading.active_count() == before
+    buttons.close()
+
+
 def test_box_press_and_long_press_reach_the_screen(box):
     """Long OK goes home; a short OK on the home menu opens the selected item."""
     labels = [item.label for item in box.screen.items]

@@ -160,3 +160,14 @@ def test_the_example_config_is_valid_as_shipped_and_uncommented(tmp_path):
     uncommented = re.sub(r"^# ([a-z_]+ = )", r"\1", example.read_text(), flags=re.MULTILINE)
     assert tomllib.loads(uncommented)["buttons"]["ok"] == 13
     assert config_module.parse(tomllib.loads(uncommented)).display.i2c_address == 0x3C
+
+
+def test_the_venv_is_compiled_to_bytecode_after_each_package_install():
+    """The service cannot write .pyc files in its read-only venv: the installer writes them."""
+    result = subprocess.run(["bash", str(INSTALL), "--dry-run", "--no-i2c"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    package = lines.index("would: install the companion package into /opt/companion/venv")
+    assert lines[package + 1] == "would: compile the .pyc files in /opt/companion/venv"
+    assert "compileall" in INSTALL.read_text()
