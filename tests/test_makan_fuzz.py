@@ -146,3 +146,10 @@ def test_every_refusal_naming_a_drink_fits_two_lines(name):
                         assert_short(error)
                         named += name in str(error).split("\n")
     assert named
+
+
+def test_the_power_up_question_names_the_stage_as_the_screen_title_does():
+    """Between rounds the screen shows the scoreboard "After R1"; resuming there says so too."""
+    said = {(s.phase, s.round): rules.describe(s) for s, _ in STEPS}
+    assert said[("reveal", 1)] == "round 1"
+    assert said[("reveal", 2)] == "after round 1" and said[("queue", 2)] == "round 2"
