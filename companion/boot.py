@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import queue
@@ -48,6 +49,9 @@ def build_app(
     opened = None
     if journal:
         opened, note = Journal.open(directory)
+        # A process ended by an exception still runs atexit: there SQLite would remove the WAL
+        # while the journal stays marked open, and the next start would say "Log gone".
+        atexit.register(opened.close)
         if note:
             log.warning(note)
         backfill_journal(opened)  # an older journal's finished games get their summaries

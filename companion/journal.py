@@ -8,6 +8,7 @@ order, and writes them all in one transaction as soon as the disk takes writes a
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -98,6 +99,7 @@ class Journal:
         self._reason = reason
         self._connect = connect
         self._notices: list[Notice] = []
+        self._closed = False
 
     # ----- opening ------------------------------------------------------------------------
     @classmethod
@@ -286,7 +288,13 @@ class Journal:
             "ORDER BY p.last_used DESC, g.game_id DESC, g.seat LIMIT ?", (limit,))]
 
     def close(self) -> None:
-        """Write what is held if the disk allows, mark a clean stop, checkpoint, close."""
+        """Write what is held if the disk allows, mark a clean stop, checkpoint, close.
+
+        Once: the box also registers it to run at interpreter exit (see ``boot.build_app``)."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
         self.retry()
         if self._held:
             log.error("journal closed with %d change(s) the disk refused (%s)",

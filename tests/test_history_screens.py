@@ -75,7 +75,7 @@ def test_an_unfinished_game_is_marked_and_points_to_saved_games(box):
     box.press("OK", long=True)
     run_steps(box, ("OK", "menu:History"))
     history = box.screen
-    assert [i.detail for i in history.items[2:]] == ["unfinished"]
+    assert [i.detail for i in history.items[2:]] == ["saved"]
     run_steps(box, ("DOWN", "DOWN", "OK"))
     rows = [label for label, _ in box.screen.rows()]
     assert rows[2:4] == ["Unfinished", "Resume: Saved games"]

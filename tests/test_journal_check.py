@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from companion import journal_schema
 from companion.journal import Journal
 from companion.journal_check import scan_wal
+
+ROOT = Path(__file__).parent.parent
 
 
 def add(n: int) -> dict:
@@ -166,3 +171,33 @@ def test_a_journal_from_a_newer_release_is_read_not_written(tmp_path):
     assert note == "Newer journal: play kept in memory"
     assert journal.unfinished().id == game
     assert journal.status.reason == "newer journal"
+
+
+CRASH = """
+import sys
+from companion.games.catalog import GAMES
+from companion.simbox import SimBox
+from tests.counter_game import SPEC
+
+GAMES[SPEC.key] = SPEC
+box = SimBox(sys.argv[1])
+box.app.push(SPEC.new_game(box.app))
+box.press("OK")
+for _ in range(3):
+    box.press("ACTION")
+raise RuntimeError("a bug, not a power cut")
+"""
+
+
+def test_a_process_ended_by_an_exception_leaves_the_journal_closed_cleanly(tmp_path):
+    """Python runs atexit after an uncaught exception and SQLite then removes the WAL: the
+    journal is closed cleanly there, so the next start has nothing to warn about."""
+    ran = subprocess.run([sys.executable, "-c", CRASH, str(tmp_path)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)
+    assert "a bug, not a power cut" in ran.stderr
+    journal, note = Journal.open(tmp_path)
+    try:
+        assert note is None and journal.startup.findings == []
+        assert journal.unfinished() is not None  # the game is there to resume
+    finally:
+        journal.close()

@@ -58,7 +58,7 @@ def _drinks_file(tmp_path, **fields: str):
     # a name is shown on one screen line: a longer one is refused with the limit (it froze the
     # text fitting at 5,000 characters while doctor passed the file)
     ({"name": '"' + "Teh Tarik " * 500 + '"'}, r"drink\[0\]\.name: 'Teh Tarik Teh Tarik… is wider "
-     r"than a screen line \(128 px\)"),
+     r"than a screen line \(118 px\)"),
     ({"name": '"Sugarcane Juice with Lime, Large"'}, r"is wider than a screen line"),
     ({"name": '"Kopi\\u0007"'}, r"drink\[0\]\.name: 'Kopi\\x07' has '\\x07', which the screen cannot show"),
     ({"name": '"茶"'}, r"has '茶', which the screen cannot show"),
@@ -128,12 +128,12 @@ def test_the_documented_setup_example_uses_the_shipped_drinks():
 
 
 def test_the_limit_is_what_the_small_font_fits_in_a_screen_line():
-    """Any LINE_LETTERS letters fit 128 px, even of the widest glyph; one more of it does not."""
+    """Any LINE_LETTERS letters fit 118 px, even of the widest glyph; one more of it does not."""
     from companion.games.makan_mania.data import _WIDEST, LINE_LETTERS
     from companion.ui.font import SMALL
 
-    assert SMALL.width(_WIDEST * LINE_LETTERS) <= 128 < SMALL.width(_WIDEST * (LINE_LETTERS + 1))
-    assert all(SMALL.width(d.name) <= 128 for d in DRINKS)
+    assert SMALL.width(_WIDEST * LINE_LETTERS) <= 118 < SMALL.width(_WIDEST * (LINE_LETTERS + 1))
+    assert all(SMALL.width(d.name) <= 118 for d in DRINKS)
 
 
 def _deck(copies: int):

@@ -4,6 +4,7 @@ RuleError and leave the state as it was."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 from companion.commands.replay import read_actions
 from companion.games import RuleError
 from companion.games.makan_mania import rules
-from companion.ui.canvas import WIDTH
+from companion.games.makan_mania.data import _WIDEST, DRINKS_FILE, LINE_LETTERS, load_drinks
+from companion.games.makan_mania.rules.state import Book
+from companion.ui.canvas import TOAST_LINE
 from companion.ui.font import SMALL
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "makan_4p.jsonl"
@@ -60,7 +63,7 @@ def mutate(data: st.DataObject, action: dict) -> object:
 
 def assert_short(error: RuleError) -> None:
     lines = str(error).split("\n")
-    assert 1 <= len(lines) <= 2 and all(SMALL.width(line) <= WIDTH for line in lines), str(error)
+    assert 1 <= len(lines) <= 2 and all(SMALL.width(line) <= TOAST_LINE for line in lines), str(error)
 
 
 @settings(max_examples=400, deadline=None)
@@ -120,3 +123,33 @@ def test_an_action_out_of_turn_is_refused_in_players_words():
         rules.apply(state, {"type": "seat", "player": 0, "table": 1, "dice": 0})
     assert str(caught.value) == "Not now:\nscore everyone first"
     assert_short(caught.value)
+
+
+NAMES = sorted({d.name for d in load_drinks(DRINKS_FILE)} | {_WIDEST * LINE_LETTERS}, key=SMALL.width)
+BUYS = [(s, a) for s, a in STEPS if a["type"] == "buy"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_refusal_naming_a_drink_fits_two_lines(name):
+    """A refusal box holds two lines: every buy refused, for every shipped drink name and the
+    widest name a drinks file may hold, fits them uncut and names the drink whole."""
+    named = 0
+    for state, action in BUYS:
+        book = Book(tuple(dataclasses.replace(d, name=name) for d in state.book.drinks))
+        state = dataclasses.replace(state, book=book)
+        for slot in range(len(state.row)):
+            for drink in (state.row[slot][0], "cola" if state.row[slot][0] != "cola" else "kopi_o"):
+                for pay in ("dice", "coins"):
+                    try:
+                        rules.apply(state, {**action, "slot": slot, "drink": drink, "pay": pay})
+                    except RuleError as error:
+                        assert_short(error)
+                        named += name in str(error).split("\n")
+    assert named
+
+
+def test_the_power_up_question_names_the_stage_as_the_screen_title_does():
+    """Between rounds the screen shows the scoreboard "After R1"; resuming there says so too."""
+    said = {(s.phase, s.round): rules.describe(s) for s, _ in STEPS}
+    assert said[("reveal", 1)] == "round 1"
+    assert said[("reveal", 2)] == "after round 1" and said[("queue", 2)] == "round 2"

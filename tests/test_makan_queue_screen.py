@@ -109,7 +109,7 @@ def test_the_queue_opens_on_whose_turn_and_what_to_do(walked, monkeypatch):
     box = walked("queue")
     assert not box.app.game_root.drinks_open
     drawn = texts(box, monkeypatch)
-    assert {"Ben · Table 1", "1 die to spend", "1¤", "Take 1¤ from the pile"} <= set(drawn)
+    assert {"Ben · Table 1", "1 die left", "1¤", "Take 1¤ from the pile"} <= set(drawn)
     assert "Cola" not in drawn and box.app.game_root.hint == "▼ drinks  ◆ next player"
 
 
@@ -169,9 +169,9 @@ def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
     box = walked("queue-pay")
     assert box.screen.options == ["1 die", "1 coin"]
     run_steps(box, ("OK",))
-    assert box.app._toast[0] == ["Bought Bandung", "paid 1 die"]
+    assert box.app._toast[0] == ["Bandung", "bought, paid 1 die"]
     cai = walked("queue", "ACTION", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
-    assert cai.app._toast[0] == ["Kopi O: 1 coin", "Cai has 0"]
+    assert cai.app._toast[0] == ["Kopi O", "needs 1 coin, has 0"]
 
     rush = walked("rush", "OK", "OK", "OK", "UP", "OK")   # Ben sits at Table 2 with 1 die
     assert "T2 Ben: 1 die left" in texts(rush, monkeypatch)

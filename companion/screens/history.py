@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from companion.games.base import Table
     from companion.input import ButtonEvent
 
+LIST_LINES = 5  # rows of a menu between the title and the hint
 LIMIT = 50  # games the list shows, the last first
 SHORT = {"makan": "Makan", "cafe": "Café", "miams": "Miams"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -129,9 +130,13 @@ class HistoryScreen(MenuScreen):
     def on_enter(self) -> None:
         self.games = reading(self.app.state_dir, lambda book: book.games(limit=LIMIT), [])
         self.items = [MenuItem("Stats", self._stats, "▶"), MenuItem("Export to USB", self._export)]
+        # The date and game stay whole; a result naming a long-named winner shows what fits
+        # beside them (less room when the list scrolls: its bar takes 4 px).
+        right = WIDTH - (4 if len(self.items) + len(self.games) > LIST_LINES else 0)
         for played in self.games:
-            self.items.append(MenuItem(f"{day(played.started_at)} {SHORT.get(played.game, played.game)}",
-                                       lambda p=played: self._open_game(p), result(played)))
+            label = f"{day(played.started_at)} {SHORT.get(played.game, played.game)}"
+            detail = SMALL.elide(result(played), right - 7 - SMALL.width(label))
+            self.items.append(MenuItem(label, lambda p=played: self._open_game(p), detail))
         if not self.games:
             self.items.append(MenuItem("No games yet", lambda: None))
         self.selected = min(self.selected, len(self.items) - 1)
@@ -162,9 +167,10 @@ class HistoryScreen(MenuScreen):
 
 
 def result(played: Played) -> str:
-    """The list's short result: "Dee 55", "won R3", "lost 59-64"; or why there is none."""
+    """The list's short result: "Dee 55", "won R3", "lost 59-64"; or why there is none
+    ("saved": unfinished, resumable from the saved games)."""
     if played.status == "playing":
-        return "unfinished"
+        return "saved"
     if played.status == "abandoned":
         return "dropped"
     return played.short or "?"

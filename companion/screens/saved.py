@@ -48,7 +48,7 @@ class SavedGamesScreen(Screen):
             when_w = SMALL.width(when) + 2
             canvas.line(row * 2, SMALL.fit(game.title, WIDTH - 4 - when_w), invert=chosen)
             canvas.text(WIDTH - when_w, row * 2 * LINE_H + 1, when, fill=0 if chosen else 255)
-            canvas.line(row * 2 + 1, f" {where}", invert=chosen)
+            canvas.line(row * 2 + 1, SMALL.elide(f" {where}", WIDTH - 2), invert=chosen)
 
     def on_button(self, event: ButtonEvent) -> bool:
         if not self.entries:

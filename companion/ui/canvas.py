@@ -13,6 +13,7 @@ WIDTH, HEIGHT = 128, 64
 TITLE_H = 9      # title bar, inverted
 HINT_H = 8       # hint line at the bottom
 LINE_H = 9       # one line of SMALL text with its gap
+TOAST_LINE = WIDTH - 10  # one line of a toast or refusal box, inside its double frame
 
 
 @dataclass
@@ -94,7 +95,7 @@ def compose(
 
 def _draw_toast(image: Image.Image, lines: list[str]) -> None:
     draw = ImageDraw.Draw(image)
-    lines = [SMALL.fit(line, WIDTH - 10) for line in lines[:2]]
+    lines = [SMALL.fit(line, TOAST_LINE) for line in lines[:2]]
     height = LINE_H * len(lines) + 6
     top = (HEIGHT - height) // 2 + 4
     draw.rectangle((2, top, WIDTH - 3, top + height), fill=0, outline=255)

@@ -132,7 +132,16 @@ class BitmapFont:
         return mask, pen
 
     def fit(self, text: str, width: int) -> str:
-        """``text`` cut with an ellipsis so it fits in ``width`` pixels."""
+        """``text`` cut with an ellipsis so it fits in ``width`` pixels (a safety net: a text
+        the screen means to show whole should never need it)."""
+        return self._cut(text, width)
+
+    def elide(self, text: str, width: int) -> str:
+        """``text`` cut with an ellipsis on purpose: data of unbounded length (a list of
+        names) that the screen shows as much of as fits."""
+        return self._cut(text, width)
+
+    def _cut(self, text: str, width: int) -> str:
         # Pen positions only grow, so the scan stops at the first glyph past the edge:
         # the cost is the characters that fit, however long the text.
         limit = width + self.spacing

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import ConfigError, read_toml, shown, whole_number
-from companion.ui.canvas import WIDTH
+from companion.ui.canvas import TOAST_LINE, WIDTH
 from companion.ui.font import ICONS, SMALL
 from companion.ui.words import plural
 
@@ -26,10 +26,10 @@ _TRAY_KEYS = frozenset({"colour", "name", "ability", "printed"})
 _DRINK_KEYS = frozenset({"key", "name", "dice", "coins", "effect", "amount", "faces", "with", "copies"})
 _FIX = "correct it (docs/makan_mania.md, Checking the data files)"
 _KEY = re.compile(r"[a-z0-9_]{1,24}")
-# A name is shown on one line of the small font across the whole screen. However wide its
-# letters, this many always fit: the width of a line of the widest letter.
+# A name is shown alone on one line of the small font: in lists, and on a line of a refusal
+# box (whose frame takes a little of the screen). However wide its letters, this many always fit.
 _WIDEST = max((chr(code) for code in range(32, 256) if chr(code).isprintable()), key=SMALL.width)
-LINE_LETTERS = next(n for n in range(1, WIDTH) if SMALL.width(_WIDEST * (n + 1)) > WIDTH)
+LINE_LETTERS = next(n for n in range(1, WIDTH) if SMALL.width(_WIDEST * (n + 1)) > TOAST_LINE)
 
 
 @dataclass(frozen=True)
@@ -80,14 +80,15 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
 
 
 def _name(path: Path | str, where: str, table: dict[str, Any], key: str) -> str:
-    """A name the screen can draw on one line: printable, letters the font has, ≤ 128 px."""
+    """A name the screen can draw alone on a line: printable, letters the font has, ≤ 118 px."""
     name = _get(path, where, table, key, str)
     lacking = [c for c in name if not c.isprintable() or (ord(c) > 255 and c not in ICONS)]
     if not name.strip() or lacking:
         problem = f"{shown(name)} has {lacking[0]!r}, which the screen cannot show" if lacking else "is empty"
         raise ConfigError(path, f"{where}.{key}", problem, "use letters, digits and punctuation")
-    if SMALL.width(name) > WIDTH:
-        raise ConfigError(path, f"{where}.{key}", f"{shown(name)} is wider than a screen line ({WIDTH} px)",
+    if SMALL.width(name) > TOAST_LINE:
+        raise ConfigError(path, f"{where}.{key}",
+                          f"{shown(name)} is wider than a screen line ({TOAST_LINE} px)",
                           f"shorten it: any {LINE_LETTERS} letters fit")
     return name
 

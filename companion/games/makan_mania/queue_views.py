@@ -50,7 +50,7 @@ class QueueViews:
         coins_x = WIDTH - MEDIUM.width(coins) - 1
         canvas.text(coins_x, 1, coins, MEDIUM)
         canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
-        canvas.text(1, LINE_H + 1, SMALL.fit(f"{plural(p.dice, 'die')} to spend", coins_x - 3))
+        canvas.text(1, LINE_H + 1, f"{plural(p.dice, 'die')} left")
         steps = _turn_steps(s)
         rows = canvas.lines - 2
         if len(steps) > rows:   # a rare pile-up of gains shares the last line
@@ -118,7 +118,7 @@ class QueueViews:
         paid = (plural(rules.dice_price(s, drink.key), "die") if pay == "dice"
                 else plural(drink.coins, "coin"))
         if self._commit({"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}):
-            self.app.toast(f"Bought {drink.name}", f"paid {paid}")
+            self.app.toast(drink.name, f"bought, paid {paid}")
 
     def _queue_action(self) -> None:
         s = self.state

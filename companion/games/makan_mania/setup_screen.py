@@ -84,7 +84,7 @@ class SetupScreen(MenuScreen):
             self.tray_cards, self.drinks, self.stand_in = (), (), []
         self.chosen = _choices(app, [t.colour for t in self.tray_cards])
         if self.problem or self.stand_in:  # never shown as fact: the table checks its cards
-            self.title = "Makan Mania ⚠ bad data" if self.problem else "Makan Mania ⚠ stand-in"
+            self.title = "Makan ⚠ bad data" if self.problem else "Makan ⚠ stand-in"
         self.on_enter()
 
     @property

@@ -184,7 +184,7 @@ class OddsScreen(Screen):
 
     def _retitle(self) -> None:
         if self.table is None:
-            self.title, self.hint = f"{TITLE} · odds: your dice", "▲▼ face  OK next"
+            self.title, self.hint = f"{TITLE} · dice odds", "▲▼ face  OK next"
         else:
             self.title = f"{TITLE} · odds, {plural(self.coach.rerolls, 'reroll')}"
             self.hint = "OK its keep  BACK dice"

@@ -81,7 +81,7 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · final scores"
             self.hint = "▼ Arthur's sheet"
         elif self.view == "arthur-sheet":
-            self.title = f"{TITLE} · Arthur's sheet"
+            self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
             self.hint = "▲▼ row  OK back"
         elif self.view == "dice":
             self.title = f"{TITLE} · your dice"

@@ -26,7 +26,7 @@ from typing import Any
 from companion.config import ConfigError
 from companion.games.base import Action, RuleError, check_game, whole, whole_value
 
-from ..data import ABILITIES, Drink, load_drinks, load_trays, parse_drinks
+from ..data import ABILITIES, LINE_LETTERS, Drink, load_drinks, load_trays, parse_drinks
 from .queue import _buy, _end_turn, _jump, _next_jump
 from .scoring import _score
 from .state import (
@@ -188,7 +188,7 @@ def _reveal(state: State, action: Action, dealt: bool) -> None:
         for drink in drinks:
             left[state.book.deck_index[drink]] -= 1
             if left[state.book.deck_index[drink]] < 0:
-                raise _err(f"No {state.book.by_key[drink].name}", "left in the deck")
+                raise _err(state.book.by_key[drink].name, "none left in the deck")
         state.deck = tuple(left)
     state.row = row = list(map(state.book.unbought.__getitem__, keys))
     if owner is not None:
@@ -253,7 +253,7 @@ def _handler(state: State, action: Action,
     except (KeyError, TypeError):  # not a dict, no type, or a type that is no action
         if not isinstance(action, dict):
             raise _err("Not an action") from None
-        raise _err("Unknown action", str(action.get("type"))[:21]) from None
+        raise _err("Unknown action", str(action.get("type"))[:LINE_LETTERS]) from None
     if state.phase != phase:
         raise _err("Not now:", _WAITING_FOR[state.phase])
     return handler

@@ -135,26 +135,26 @@ def _buy(state: State, action: Action) -> None:
     if _str(action, "drink", key) != key:
         raise _err(f"Slot {slot} holds", drink.name)
     if buyer is not None:
-        raise _err(f"{drink.name} was bought", f"by {_name(state, buyer)}")
+        raise _err(drink.name, f"bought by {_name(state, buyer)}")
     if owner is not None and owner != who:
-        raise _err(f"Only {_name(state, owner)}", f"may buy this {drink.name}")
+        raise _err(drink.name, f"for {_name(state, owner)} only")
     p = state.players[who]
     dice, coins, supply, discount = p.dice, p.coins, state.supply, state.discount
     pay = _str(action, "pay")
     if pay == "dice":
         if drink.dice is None:
-            raise _err(f"{drink.name} costs coins", "not dice")
+            raise _err(drink.name, "costs coins, not dice")
         price = dice_price(state, key)
         if dice < price:
-            raise _err(f"{drink.name}: {plural(price, 'die')}", f"{p.name} has {dice}")
+            raise _err(drink.name, f"needs {plural(price, 'die')}, has {dice}")
         dice -= price
         if state.options.discount == "pool":
             discount -= drink.dice - price
     elif pay == "coins":
         if drink.coins is None:
-            raise _err(f"{drink.name} costs dice", "not coins")
+            raise _err(drink.name, "costs dice, not coins")
         if coins < drink.coins:
-            raise _err(f"{drink.name}: {plural(drink.coins, 'coin')}", f"{p.name} has {coins}")
+            raise _err(drink.name, f"needs {plural(drink.coins, 'coin')}, has {coins}")
         coins -= drink.coins
         supply += drink.coins
     else:

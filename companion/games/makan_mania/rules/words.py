@@ -15,6 +15,8 @@ def describe(state: State) -> str:
         return "finished"
     if state.phase == "scoring":
         return "final scoring"
+    if state.phase == "reveal" and state.round > 1:  # the screen's scoreboard: "After R2"
+        return f"after round {state.round - 1}"
     return f"round {state.round}"
 
 
