@@ -70,7 +70,7 @@ def offer(state_dir: str | Path, now: float | None = None) -> Offer:
     known = read(state_dir)
     made = Offer(known.secret if known else secrets.token_hex(32),
                  f"{secrets.randbelow(10 ** PIN_DIGITS):0{PIN_DIGITS}d}",
-                 secrets.token_urlsafe(16), now + OFFER_S)
+                 secrets.token_urlsafe(12), now + OFFER_S)
     _write(state_dir, made)
     return made
 

@@ -30,6 +30,7 @@ class HomeScreen(MenuScreen):
         for spec in app.games.values():
             items.append(MenuItem(spec.title, lambda spec=spec: self._start(spec)))
         items.append(MenuItem("History", self._history))
+        items.append(MenuItem("Phone", self._phone))
         items.append(MenuItem("Settings", self._settings))
         items.append(MenuItem("About", self._about))
         self.items = items
@@ -57,6 +58,11 @@ class HomeScreen(MenuScreen):
         from .history import HistoryScreen
 
         self.app.push(HistoryScreen(self.app))
+
+    def _phone(self) -> None:
+        from .phone import PhoneMenu
+
+        self.app.push(PhoneMenu(self.app))
 
     def _settings(self) -> None:
         from .settings import SettingsScreen

@@ -119,9 +119,10 @@ def build(state_dir: str | Path) -> Starlette:
     # ----- pairing ------------------------------------------------------------------------
     async def pair(request: Request) -> Response:
         if request.method == "GET":
-            if pairing.take_token(request.query_params.get("token")):
+            token = request.query_params.get("token") or request.query_params.get("t")
+            if pairing.take_token(token):
                 return welcome()
-            said = "That code was used or has expired." if "token" in request.query_params else ""
+            said = "That code was used or has expired." if token else ""
             return unpaired(request, said)
         wait = pairing.wait_s()
         if wait > 0:
