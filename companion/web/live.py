@@ -25,12 +25,17 @@ TROUBLE = {
 
 
 def current_game(read: Read) -> tuple[int, str, str] | None:
-    """(id, game, status) of the game being played, else of the last game; None if none."""
-    rows = read("SELECT id, game, status FROM games WHERE status = 'playing' "
-                "ORDER BY id DESC LIMIT 1", ())
-    rows = rows or read("SELECT id, game, status FROM games WHERE status != 'abandoned' "
-                        "ORDER BY id DESC LIMIT 1", ())
-    return tuple(rows[0]) if rows else None
+    """(id, game, status) of the game the table is looking at: the one whose action was written
+    last (actions are numbered in the order written), or a newer one not yet played; abandoned
+    games never. None when there is none."""
+    last = read("SELECT g.id, g.game, g.status FROM actions a JOIN games g ON g.id = a.game_id "
+                "WHERE g.status != 'abandoned' ORDER BY a.rowid DESC LIMIT 1", ())
+    newest = read("SELECT id, game, status FROM games WHERE status != 'abandoned' "
+                  "ORDER BY id DESC LIMIT 1", ())
+    if last and newest and newest[0][0] > last[0][0]:
+        last = newest
+    found = last or newest
+    return tuple(found[0]) if found else None
 
 
 def live(read: Read, games: dict[str, GameSpec] = GAMES) -> dict[str, Any]:
