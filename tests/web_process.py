@@ -30,7 +30,7 @@ class WebProcess:
         self.state_dir = Path(state_dir)
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "web", "--state-dir", str(state_dir),
+            [sys.executable, "-m", "companion.web", "--state-dir", str(state_dir),
              "--listen", f"127.0.0.1:{self.port}"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})

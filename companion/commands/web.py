@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from companion import box_config, pairing
-from companion.commands.history import state_dir
 from companion.config import ConfigError
 
 INSTALL = "the phone page needs the web extra: pip install 'table-companion[web]'"
 
 
+DESCRIPTION = (
+    "Serve the phone page, a second screen for the table: the game being played, the history "
+    "and stats with their downloads, and the roster. It reads the box's journal beside the box "
+    "and writes only roster changes; it never plays. Phones pair with the PIN or QR code of "
+    "the box's Home → Phone screen, or with the address printed at start (its token pairs one "
+    "phone within 15 minutes).")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "web", help="serve the phone page: live game, history and roster",
-        description="Serve the phone page, a second screen for the table: the game being "
-        "played, the history and stats with their downloads, and the roster. It reads the "
-        "box's journal beside the box and writes only roster changes; it never plays. Phones "
-        "pair with the PIN or QR code of the box's Home → Phone screen, or with the address "
-        "printed at start (its token pairs one phone within 15 minutes).")
+    parser = subparsers.add_parser("web", help="serve the phone page: live game, history and "
+                                   "roster", description=DESCRIPTION)
+    add_arguments(parser)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``companion web`` (also ``python -m companion.web``, which the service runs:
+    it loads the web page's modules only, not every command's)."""
     parser.add_argument("--config", help="config file for the [web] section "
                         "(default /etc/companion/config.toml)")
     parser.add_argument("--state-dir", help="the box's state directory (default: "
@@ -58,7 +67,12 @@ def handle(args: argparse.Namespace) -> int:
         from companion.web.server import build
     except ImportError:
         return _fail(INSTALL)
-    where = state_dir(args.state_dir)
+    if args.state_dir:
+        where = Path(args.state_dir)
+    else:  # the service always names it: the simulator's default loads the box's modules
+        from companion.commands.history import state_dir
+
+        where = state_dir(None)
     app = build(where)
     token = app.state.pairing.start_token
     print(f"Phone page: {pairing.page_address(port, host)}pair?token={token}", flush=True)
