@@ -164,3 +164,25 @@ def test_help_documents_the_flags(capsys):
 def test_a_bad_listen_address_is_said(capsys, listen, said):
     code, _, err = run(capsys, "web", "--listen", listen, "--state-dir", "/nonexistent")
     assert code == 2 and said in err and "Traceback" not in err
+
+
+def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
+    labels = [item.label for item in box.screen.items]
+    for _ in range(labels.index("Phone")):
+        box.press("DOWN")
+    box.press("OK")
+    box.press("OK")                                     # Pair a phone
+    screen = box.screen
+    offer = pairing.read(box.app.state_dir)
+    assert offer.open(time.time()) and offer.pin == screen.offer.pin
+    address = pairing.page_address(8080)
+    assert screen.modules == qr_modules(f"{address}pair?t={offer.token}")
+    frame = box.frame()
+    assert frame.getpixel((1, 1)) == 255 and frame.getpixel((63, 1)) == 0   # the code's border
+    box.press("BACK")                                   # closing withdraws the PIN and token
+    after = pairing.read(box.app.state_dir)
+    assert (after.secret, after.pin, after.token) == (offer.secret, "", "")
+    box.press("DOWN")
+    box.press("OK")                                     # Forget phones
+    box.press("OK")                                     # yes
+    assert pairing.read(box.app.state_dir).secret != offer.secret
