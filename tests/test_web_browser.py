@@ -110,6 +110,17 @@ def go_home(box: SimBox) -> None:
     assert box.screen.name() == "HomeScreen"
 
 
+def start_game(browser, table, key: str):
+    """The Live page open, and a new game of ``key`` set up on the box with its example's
+    setup action; returns the box, the game and the example's actions."""
+    box, web = table
+    go_home(box)
+    browser.get(web.base + "/")
+    spec, actions = GAMES[key], example(key)
+    assert box.app.new_game(spec, actions[0])
+    return box, spec, actions
+
+
 def open_phone_screen(box: SimBox):
     go_home(box)
     labels = [item.label for item in box.screen.items]
@@ -148,12 +159,7 @@ def test_pairing_with_the_pin_then_with_the_qr_token(browser, table):
 
 
 def test_a_makan_game_on_the_box_shows_each_action_live(browser, table):
-    box, web = table
-    go_home(box)
-    browser.get(web.base + "/")
-    actions = example("makan")
-    spec = GAMES["makan"]
-    assert box.app.new_game(spec, actions[0])
+    box, spec, actions = start_game(browser, table, "makan")
     slowest = 0.0
     for count, action in enumerate(actions[1:], 2):
         assert box.app.dispatch(action), action
@@ -171,12 +177,7 @@ def test_a_makan_game_on_the_box_shows_each_action_live(browser, table):
 
 
 def test_the_cafe_countdown_matches_the_box(browser, table):
-    box, web = table
-    go_home(box)
-    browser.get(web.base + "/")
-    spec = GAMES["cafe"]
-    actions = example("cafe")
-    assert box.app.new_game(spec, actions[0])
+    box, _, actions = start_game(browser, table, "cafe")
     troubles = 0
     for action in actions[1:]:
         if action.get("at", 0) > 1130:          # stay inside round 1, before the box's time up
@@ -202,12 +203,7 @@ def test_the_cafe_countdown_matches_the_box(browser, table):
 
 
 def test_arthurs_sheet_shows_every_circled_space(browser, table):
-    box, web = table
-    go_home(box)
-    browser.get(web.base + "/")
-    spec = GAMES["miams"]
-    actions = example("miams")
-    assert box.app.new_game(spec, actions[0])
+    box, _, actions = start_game(browser, table, "miams")
     for action in actions[1:]:
         assert box.app.dispatch(action), action
     box.app.pump()
