@@ -88,6 +88,10 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "state": {
         "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),
     },
+    "web": {
+        "listen": Field("0.0.0.0", str, "address the phone page listens on (companion web)"),
+        "port": Field(8080, int, "port of the phone page", between(1, 65535)),
+    },
 }
 
 # The [games.<key>] sections' schemas, by game key, as the caller composes them.

@@ -55,6 +55,13 @@ class Summary:
     survived: int | None = None             # Café: the rounds the table got through
 
 
+# A seat's name: its roster player's name now when the seat is linked to one (a player renamed
+# during the game), else the name the game gave (arguments: game id, seat, that name). The
+# roster's renames and merges rewrite the names of summaries already kept (companion/roster.py).
+SEAT_NAME = ("COALESCE((SELECT r.name FROM game_players g JOIN players r ON r.id = g.player_id "
+             "WHERE g.game_id = ? AND g.seat = ?), ?)")
+
+
 def _setup(actions: list[Action]) -> Action:
     return actions[0] if actions and actions[0].get("type") == "setup" else {}
 
@@ -121,11 +128,12 @@ def save_statements(game_id: int, key: str, actions: list[Action], final: dict[s
          made.headline, made.short, json.dumps(final, separators=(",", ":")))))
     for seat, s in enumerate(made.seats):
         out.append(("INSERT INTO summary_players (game_id, seat, game, variant, name, score, "
-                    "winner, start, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, seat, key, made.variant, s.name, s.score, int(s.winner),
-                     int(s.start), int(s.bot))))
-        out += [("INSERT INTO summary_items (game_id, seat, name, item) VALUES (?, ?, ?, ?)",
-                 (game_id, seat, s.name, item)) for item in s.items]
+                    f"winner, start, bot) VALUES (?, ?, ?, ?, {SEAT_NAME}, ?, ?, ?, ?)",
+                    (game_id, seat, key, made.variant, game_id, seat, s.name, s.score,
+                     int(s.winner), int(s.start), int(s.bot))))
+        out += [("INSERT INTO summary_items (game_id, seat, name, item) "
+                 f"VALUES (?, ?, {SEAT_NAME}, ?)", (game_id, seat, game_id, seat, s.name, item))
+                for item in s.items]
     return tuple(out)
 
 

@@ -16,6 +16,8 @@ Options:
   --no-i2c       leave I2C in the boot config alone
   --spi          enable SPI and install python3-spidev and python3-rpi-lgpio, for an
                  OLED wired to SPI ([display] interface = "spi")
+  --web          also install the phone page (companion-web.service, the web extra),
+                 enabled and started; off unless asked
   --dry-run      print what would be done, change nothing
   --root DIR     install files into a staging root DIR (no apt, useradd, venv or
                  systemctl there; for image builds and CI)
@@ -41,6 +43,7 @@ ROOT=""
 DRY_RUN=0
 I2C=ask
 SPI=no
+WEB=no
 MODE=install
 PURGE=0
 REBOOT_NEEDED=0
@@ -50,6 +53,7 @@ while [[ $# -gt 0 ]]; do
         --i2c) I2C=yes ;;
         --no-i2c) I2C=no ;;
         --spi) SPI=yes ;;
+        --web) WEB=yes ;;
         --dry-run) DRY_RUN=1 ;;
         --root)
             [[ $# -ge 2 ]] || { echo "install.sh: --root needs a directory" >&2; exit 2; }
@@ -301,6 +305,7 @@ do_install() {
     enable_i2c
     enable_spi
     install_unit
+    install_web
     if [[ -z $ROOT && $DRY_RUN -eq 0 && -x $VENV/bin/companion ]]; then
         say "--- companion doctor"
         "$VENV/bin/companion" doctor || true
@@ -312,9 +317,43 @@ do_install() {
     fi
 }
 
+# ----- the phone page (--web) -------------------------------------------------------------
+# A separate unit, off unless asked: with it, the box listens on the network (port 8080 by
+# default, [web] in the config); without it, no socket is open at all.
+WEB_UNIT=companion-web.service
+
+install_web() {
+    [[ $WEB == yes ]] || return 0
+    if [[ -n $ROOT ]]; then
+        say "skip in staging root: pip install $SRC[web]"
+    else
+        act "install the phone page's packages into $VENV" \
+            "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC[web]"
+    fi
+    install_file "$SRC/systemd/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT" 0644
+    if [[ -n $ROOT ]]; then
+        make_link "/etc/systemd/system/$WEB_UNIT" "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT"
+        return
+    fi
+    act "systemctl daemon-reload" systemctl daemon-reload
+    act "enable $WEB_UNIT at boot" systemctl enable --quiet "$WEB_UNIT"
+    if ! act "start $WEB_UNIT" systemctl restart "$WEB_UNIT"; then
+        say "$WEB_UNIT did not start: see \`journalctl -u companion-web -b -e\`"
+    fi
+    say "phone page: on the box, Home → Phone shows its QR code and PIN"
+}
+
+uninstall_web() {
+    if [[ -z $ROOT && -e /etc/systemd/system/$WEB_UNIT ]]; then
+        act "stop and disable $WEB_UNIT" systemctl disable --now --quiet "$WEB_UNIT"
+    fi
+    remove "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT"
+}
+
 # ----- uninstall --------------------------------------------------------------------------
 
 do_uninstall() {
+    uninstall_web
     if [[ -z $ROOT && -e /etc/systemd/system/$UNIT ]]; then
         act "stop and disable $UNIT" systemctl disable --now --quiet "$UNIT"
     fi

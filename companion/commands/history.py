@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion import roster
 from companion.boot import sim_state_dir
 from companion.commands.replay import read_actions
 from companion.config import DEVICE_STATE_DIR
@@ -18,6 +19,7 @@ from companion.history_export import to_bgstats, to_csv, to_jsonl, when, write_a
 from companion.history_store import import_game
 from companion.journal import Journal
 from companion.jsonread import BOM
+from companion.ui.words import plural
 
 FORMATS = ("csv", "bgstats", "jsonl")
 
@@ -45,7 +47,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("--game", required=True, help="game key: " + ", ".join(GAMES))
     imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: now)")
     imp.add_argument("--minutes", type=float, default=0, help="how long it lasted")
-    for verb in (listing, show, export, imp):  # also after the verb: `history list --state-dir`
+    roster = verbs.add_parser("roster", help="the players: list, add, rename, merge",
+                              description="The roster the box's name picker offers. A rename "
+                              "renames the player in every game they played; a merge joins "
+                              "two players' games under the second one's name. The box picks "
+                              "changes up at its next setup.")
+    who = roster.add_subparsers(dest="roster_verb", metavar="ROSTER_VERB", required=True)
+    who.add_parser("list", help="the players, the last to play first")
+    who.add_parser("add", help="a new player").add_argument("name")
+    renamed = who.add_parser("rename", help="give a player a new name everywhere")
+    renamed.add_argument("player", help="the name (or id) now")
+    renamed.add_argument("name", help="the new name")
+    merged = who.add_parser("merge", help="one person entered twice: keep the second")
+    merged.add_argument("player", help="the name (or id) that goes")
+    merged.add_argument("into", help="the name (or id) that stays")
+    for verb in (listing, show, export, imp, roster):  # also after the verb: `history list --state-dir`
         verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
@@ -66,6 +82,8 @@ def handle(args: argparse.Namespace) -> int:
     where = state_dir(args.state_dir)
     if args.verb == "import":
         return _import(args, where)
+    if args.verb == "roster":
+        return _roster(args, where)
     try:
         book = open_book(where)
     except HistoryError as exc:
@@ -184,4 +202,24 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     finally:
         journal.close()
     print(f"game {game_id}: {spec.title}, {when(started)}")
+    return 0
+
+
+def _roster(args: argparse.Namespace, where: Path) -> int:
+    try:
+        with roster.connect(where) as conn:
+            if args.roster_verb == "list":
+                for p in roster.players(conn):
+                    last = when(p.last_used)[:16] if p.last_used else "-"
+                    print(f"{p.id:>4}  {p.name:<10}  {plural(p.games, 'game'):>9}  last {last}")
+                return 0
+            if args.roster_verb == "add":
+                done = roster.add(conn, args.name)
+            elif args.roster_verb == "rename":
+                done = roster.rename(conn, args.player, args.name)
+            else:
+                done = roster.merge(conn, args.player, args.into)
+    except roster.RosterError as exc:
+        return _fail(str(exc))
+    print(f"{done.id}  {done.name}: {plural(done.games, 'game')}")
     return 0

@@ -32,6 +32,7 @@ class HomeScreen(MenuScreen):
         for spec in app.games.values():
             items.append(MenuItem(spec.title, lambda spec=spec: self._start(spec)))
         items.append(MenuItem("History", self._history))
+        items.append(MenuItem("Phone", self._phone))
         items.append(MenuItem("Settings", self._settings))
         items.append(MenuItem("About", self._about))
         self.items = items
@@ -50,6 +51,11 @@ class HomeScreen(MenuScreen):
         from .saved import SavedGamesScreen
 
         self.app.push(SavedGamesScreen(self.app))
+
+    def _phone(self) -> None:
+        from .phone import PhoneMenu
+
+        self.app.push(PhoneMenu(self.app))
 
     def _settings(self) -> None:
         from .settings import SettingsScreen

@@ -1,0 +1,85 @@
+"""``companion web``: serve the phone page (live game, history, roster) on the local network."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from companion import box_config, pairing
+from companion.config import ConfigError
+
+INSTALL = "the phone page needs the web extra: pip install 'table-companion[web]'"
+
+
+DESCRIPTION = (
+    "Serve the phone page, a second screen for the table: the game being played, the history "
+    "and stats with their downloads, and the roster. It reads the box's journal beside the box "
+    "and writes only roster changes; it never plays. Phones pair with the PIN or QR code of "
+    "the box's Home → Phone screen, or with the address printed at start (its token pairs one "
+    "phone within 15 minutes).")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("web", help="serve the phone page: live game, history and "
+                                   "roster", description=DESCRIPTION)
+    add_arguments(parser)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``companion web`` (also ``python -m companion.web``, which the service runs:
+    it loads the web page's modules only, not every command's)."""
+    parser.add_argument("--config", help="config file for the [web] section "
+                        "(default /etc/companion/config.toml)")
+    parser.add_argument("--state-dir", help="the box's state directory (default: "
+                        "/var/lib/companion when it holds a journal, else the simulator's)")
+    parser.add_argument("--listen", metavar="HOST:PORT",
+                        help="address and port to listen on (default from [web]: 0.0.0.0:8080)")
+    parser.set_defaults(handler=handle)
+
+
+def _fail(message: str) -> int:
+    print(f"companion web: {message}", file=sys.stderr)
+    return 2
+
+
+def listen_address(given: str | None, host: str, port: int) -> tuple[str, int]:
+    """``HOST:PORT``, ``HOST`` or ``:PORT`` over the config's defaults; ValueError if bad."""
+    if not given:
+        return host, port
+    name, colon, number = given.rpartition(":")
+    if not colon:
+        return given.strip("[]"), port
+    if not number.isdecimal() or not 0 < int(number) < 65536:
+        raise ValueError(f"--listen {given!r}: the port must be a number from 1 to 65535")
+    return (name.strip("[]") or host), int(number)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        cfg = box_config.load(args.config, required=args.config is not None)
+        host, port = listen_address(args.listen, cfg.web.listen, cfg.web.port)
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    try:
+        import uvicorn
+
+        from companion.web.server import build
+    except ImportError:
+        return _fail(INSTALL)
+    if args.state_dir:
+        where = Path(args.state_dir)
+    else:  # the service always names it: the simulator's default loads the box's modules
+        from companion.commands.history import state_dir
+
+        where = state_dir(None)
+    app = build(where)
+    token = app.state.pairing.start_token
+    print(f"Phone page: {pairing.page_address(port, host)}pair?token={token}", flush=True)
+    print(f"(journal: {where}; the link pairs one phone, once, within 15 minutes)", flush=True)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=1, proxy_headers=False, server_header=False)
+    except OSError as exc:
+        return _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    return 0

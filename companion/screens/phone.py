@@ -1,0 +1,132 @@
+"""Home → Phone: pair a phone with the phone page (a QR code and a PIN), or forget every phone.
+
+The QR code holds the page's address with a one-time token; the PIN is for a phone that types
+the address. Both come from :mod:`companion.pairing`, written into the state directory where
+``companion web`` reads them, and stop pairing when this screen closes or after five minutes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import segno
+from PIL import ImageDraw
+
+from companion import pairing
+from companion.ui.canvas import HEIGHT, WIDTH, Canvas
+from companion.ui.font import MEDIUM, SMALL
+from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
+
+if TYPE_CHECKING:
+    from companion.games.base import Table
+    from companion.input import ButtonEvent
+
+log = logging.getLogger(__name__)
+
+MODULE_PX = 2           # one QR module is 2×2 pixels: the finest a phone camera reads off the OLED
+QUIET = 1               # light modules around the code (the panel's edge is dark)
+MAX_VERSION = 3         # 29 modules: with its quiet zone, 62 px of the 64 px panel
+
+
+def qr_modules(text: str) -> list[list[bool]] | None:
+    """The QR code of ``text`` as rows of dark (True) modules, or None if it is too long to fit."""
+    try:
+        code = segno.make_qr(text, error="L", boost_error=False)
+    except segno.DataOverflowError:
+        return None
+    if code.version > MAX_VERSION:
+        return None
+    return [[bool(m) for m in row] for row in code.matrix]
+
+
+class PhoneMenu(MenuScreen):
+    """Pair a phone, or forget every paired phone."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app, "Phone", [
+            MenuItem("Pair a phone", lambda: app.push(PairScreen(app))),
+            MenuItem("Forget phones", self._forget),
+        ])
+
+    def _forget(self) -> None:
+        app = self.app
+
+        def forget() -> None:
+            app.pop()
+            try:
+                pairing.forget_phones(app.state_dir)
+            except (OSError, TypeError) as exc:
+                log.warning("could not forget phones: %s", exc)
+                app.toast("Cannot forget:", "state dir refuses", error=True)
+                return
+            app.toast("Phones forgotten:", "pair them again")
+
+        app.push(ConfirmScreen(app, "Forget phones", "Every paired phone must pair again.", forget))
+
+
+class PairScreen(Screen):
+    """The QR code on the left, the PIN on the right; OK makes a new pair, BACK closes."""
+
+    title = ""
+    hint = ""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app)
+        self.offer: pairing.Offer | None = None
+        self.modules: list[list[bool]] | None = None
+        self.problem = ""
+        self._make()
+
+    def _make(self) -> None:
+        web = self.app.config.web
+        try:
+            self.offer = pairing.offer(self.app.state_dir)
+        except (OSError, TypeError) as exc:   # no state directory (journal off) or it refuses
+            log.warning("cannot offer pairing: %s", exc)
+            self.offer, self.modules, self.problem = None, None, "No state dir"
+            return
+        address = pairing.page_address(web.port, web.listen)
+        self.modules = qr_modules(f"{address}pair?t={self.offer.token}")
+        self.problem = "" if self.modules else "Type the address"
+
+    def draw(self, canvas: Canvas) -> None:
+        image = canvas.image
+        draw = ImageDraw.Draw(image)
+        draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=0)   # the whole panel, title bar too
+        left = 0
+        if self.modules:
+            size = (len(self.modules) + 2 * QUIET) * MODULE_PX
+            draw.rectangle((0, 0, size - 1, size - 1), fill=255)
+            for y, row in enumerate(self.modules):
+                for x, dark in enumerate(row):
+                    if dark:
+                        px, py = (x + QUIET) * MODULE_PX, (y + QUIET) * MODULE_PX
+                        draw.rectangle((px, py, px + MODULE_PX - 1, py + MODULE_PX - 1), fill=0)
+            left = size + 2
+        width = WIDTH - left
+
+        def centre(y: int, text: str, font=SMALL) -> None:
+            text = font.fit(text, width)
+            font.draw(image, (left + (width - font.width(text)) // 2, y), text)
+
+        centre(1, "Phone page")
+        if self.offer is None:
+            centre(20, self.problem)
+            centre(55, "BACK close")
+            return
+        centre(14, "PIN")
+        centre(24, self.offer.pin[:3], MEDIUM)
+        centre(40, self.offer.pin[3:], MEDIUM)
+        centre(56, "OK new code")
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "OK"):
+            self._make()
+            return True
+        if is_press(event, "BACK"):
+            if self.offer is not None:
+                pairing.withdraw(self.app.state_dir)
+            self.app.pop()
+            return True
+        return False

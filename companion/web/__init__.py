@@ -1,0 +1,1 @@
+"""``companion web``: the phone page, a second screen for the table on the local network."""

@@ -1,0 +1,272 @@
+"""The phone page in a real browser: headless Chromium from the distribution, driven by Selenium
+with the system chromedriver (nothing is downloaded), against `companion web` in its own
+process and a simulated box writing the same journal.
+
+Without Chromium these tests skip on a workstation and fail in CI (``CI=true``): a browser test
+that did not run is not a passed one. ``UPDATE_SCREENS=1`` also saves each page at phone size
+as docs/screens/phone-*.png (the README shows them).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from companion.cli import main
+from companion.games.catalog import GAMES
+from companion.games.crazy_cafe.state import time_left
+from companion.history_export import CSV_FIELDS
+from companion.simbox import SimBox
+from tests.test_history import EXAMPLES, ROOT, example
+from tests.web_process import WebProcess
+
+SCREENS = ROOT / "docs" / "screens"
+PHONE = {"width": 360, "height": 740, "pixelRatio": 1.0}
+LIVE_S = 1.0        # an action on the box is on the Live page within this
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        chromium = None
+    if not chromium or not driver_path:
+        message = "Chromium and chromedriver are needed (apt-get install chromium chromium-driver)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-extensions"):
+        options.add_argument(flag)
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A simulated box and `companion web` on one state directory."""
+    state = tmp_path_factory.mktemp("table")
+    box = SimBox(state)
+    web = WebProcess(state)
+    yield box, web
+    web.close()
+    box.close()
+
+
+def shoot(driver, name: str, dark: bool = False) -> None:
+    if os.environ.get("UPDATE_SCREENS") != "1":
+        return
+    scheme = "dark" if dark else "light"
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    SCREENS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(SCREENS / f"phone-{name}.png"))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def wait_for(check, timeout: float = LIVE_S, step: float = 0.02):
+    """Poll ``check()`` until it is truthy; returns it and the seconds it took."""
+    begun = time.monotonic()
+    while True:
+        value = check()
+        if value or time.monotonic() - begun > timeout:
+            return value, time.monotonic() - begun
+        time.sleep(step)
+
+
+def css(driver, selector: str):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def live_actions(driver) -> int | None:
+    found = css(driver, "[data-actions]")
+    try:
+        return int(found[0].get_attribute("data-actions")) if found else None
+    except Exception:   # the part was replaced while it was read
+        return None
+
+
+def go_home(box: SimBox) -> None:
+    """Back to the home menu, as a long OK does (a running game stays saved)."""
+    box.app.go_home()
+    box.app.pump()
+    assert box.screen.name() == "HomeScreen"
+
+
+def start_game(browser, table, key: str):
+    """The Live page open, and a new game of ``key`` set up on the box with its example's
+    setup action; returns the box, the game and the example's actions."""
+    box, web = table
+    go_home(box)
+    browser.get(web.base + "/")
+    spec, actions = GAMES[key], example(key)
+    assert box.app.new_game(spec, actions[0])
+    return box, spec, actions
+
+
+def open_phone_screen(box: SimBox):
+    go_home(box)
+    labels = [item.label for item in box.screen.items]
+    for _ in range(labels.index("Phone")):
+        box.press("DOWN")
+    box.press("OK")
+    box.press("OK")                     # Pair a phone
+    assert box.screen.name() == "PairScreen"
+    return box.screen
+
+
+def test_without_a_session_the_page_asks_to_pair(browser, table):
+    _, web = table
+    browser.delete_all_cookies()
+    for path in ("/", "/history", "/roster"):
+        browser.get(web.base + path)
+        assert css(browser, "form.pin input[name=pin]"), path
+        assert "Pair this phone" in browser.page_source
+    shoot(browser, "pair")
+
+
+def test_pairing_with_the_pin_then_with_the_qr_token(browser, table):
+    box, web = table
+    screen = open_phone_screen(box)
+    browser.delete_all_cookies()
+    browser.get(web.base + "/")
+    field = css(browser, "input[name=pin]")[0]
+    field.send_keys(screen.offer.pin)
+    field.submit()
+    assert wait_for(lambda: css(browser, "#live"), 5)[0], "the PIN did not pair"
+    browser.delete_all_cookies()
+    box.press("OK")                     # a new code: a second phone scans it
+    browser.get(f"{web.base}/pair?t={screen.offer.token}")
+    assert css(browser, "#live") and "Live" in browser.title
+    box.press("BACK")
+
+
+def test_a_makan_game_on_the_box_shows_each_action_live(browser, table):
+    box, spec, actions = start_game(browser, table, "makan")
+    slowest = 0.0
+    for count, action in enumerate(actions[1:], 2):
+        assert box.app.dispatch(action), action
+        box.app.pump()
+        seen, took = wait_for(lambda count=count: live_actions(browser) == count)
+        assert seen, f"action {count} ({action['type']}) not on the page within {LIVE_S} s"
+        slowest = max(slowest, took)
+        if count == 30:
+            shoot(browser, "live-makan")
+    final = spec.summary(box.app.session.state)
+    rows = {el.get_attribute("data-player"): el.text for el in css(browser, "tr[data-player]")}
+    for player in final["players"]:
+        assert str(player["score"]["total"]) in rows[player["name"]]
+    print(f"slowest action to reach the page: {slowest * 1000:.0f} ms")
+
+
+def test_the_cafe_countdown_matches_the_box(browser, table):
+    box, _, actions = start_game(browser, table, "cafe")
+    troubles = 0
+    for action in actions[1:]:
+        if action.get("at", 0) > 1130:          # stay inside round 1, before the box's time up
+            break
+        if "at" in action:
+            box.advance(action["at"] - box.clock.now(), step=1.0)
+        assert box.app.dispatch(action), action
+        box.app.pump()
+        state = box.app.session.state
+        if state.trouble:
+            notice, _ = wait_for(lambda: css(browser, "#trouble"))
+            assert notice and "Double Trouble" in notice[0].text
+            troubles += 1
+    assert troubles, "the example's round 1 has a Double Trouble"
+    count = len(box.app.session.actions)
+    assert wait_for(lambda: live_actions(browser) == count)[0]
+    shoot(browser, "live-cafe")
+    box_left = time_left(box.app.session.state, box.clock.now())
+    shown = css(browser, "#clock")[0].text
+    minutes, seconds = shown.split(":")
+    assert abs(int(minutes) * 60 + int(seconds) - box_left) <= 1.0, (shown, box_left)
+    assert css(browser, "#light")[0].text.endswith(str(box.app.session.state.light))
+
+
+def test_arthurs_sheet_shows_every_circled_space(browser, table):
+    box, _, actions = start_game(browser, table, "miams")
+    for action in actions[1:]:
+        assert box.app.dispatch(action), action
+    box.app.pump()
+    count = len(box.app.session.actions)
+    assert wait_for(lambda: live_actions(browser) == count)[0]
+    marks = box.app.session.state.arthur.rows
+    rows = css(browser, "#sheet tr")
+    assert len(rows) == len(marks)
+    for row, done in zip(rows, marks, strict=True):
+        cells = row.find_elements("css selector", "td")
+        shown = ["o" if "circled" in c.get_attribute("class") else
+                 "x" if "crossed" in c.get_attribute("class") else "" for c in cells]
+        assert "".join(shown) == done
+    assert sum(m.count("o") for m in marks) == len(css(browser, "#sheet td.circled")) > 0
+    shoot(browser, "live-miams")
+    shoot(browser, "live-miams-dark", dark=True)
+
+
+def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp_path):
+    import jsonschema
+
+    _, web = table
+    for key in EXAMPLES:
+        assert main(["history", "--state-dir", str(web.state_dir), "import",
+                     str(ROOT / "docs" / "examples" / EXAMPLES[key]), "--game", key]) == 0
+    browser.get(web.base + "/history")
+    entries = [el.text for el in css(browser, "#games li")]
+    for title in ("Makan Mania", "Crazy Café", "Miams solo"):
+        assert sum(title in text for text in entries) >= 2, entries   # played and imported
+    shoot(browser, "history")
+    browser.execute_cdp_cmd("Browser.setDownloadBehavior",
+                            {"behavior": "allow", "downloadPath": str(tmp_path)})
+    for link in css(browser, ".downloads a"):
+        link.click()
+    csv_path, bg_path = tmp_path / "companion-games.csv", tmp_path / "companion-bgstats.json"
+    assert wait_for(lambda: csv_path.exists() and bg_path.exists(), 10)[0]
+    rows = list(csv.reader(csv_path.read_text(encoding="utf-8").splitlines()))
+    assert tuple(rows[0]) == CSV_FIELDS and len(rows) > 6
+    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgstats.schema.json")
+                        .read_text(encoding="utf-8"))
+    data = json.loads(bg_path.read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())
+    assert len(data["plays"]) >= 5
+    css(browser, "#games li a")[-1].click()
+    assert "Arthur" in browser.page_source or "★" in browser.page_source
+    shoot(browser, "game")
+
+
+def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
+    from selenium.webdriver.support.ui import Select
+
+    box, web = table
+    browser.get(web.base + "/roster")
+    assert "Dee" in css(browser, "#roster")[0].text
+    form = css(browser, "form#rename")[0]
+    Select(form.find_element("css selector", "select")).select_by_visible_text("Dee")
+    form.find_element("css selector", "input[name=name]").send_keys("Dora")
+    form.find_element("css selector", "button").click()
+    assert wait_for(lambda: css(browser, "p.done"), 5)[0]
+    assert "Dee is now Dora" in css(browser, "p.done")[0].text
+    shoot(browser, "roster")
+    go_home(box)
+    box.press("OK")                     # Makan Mania: its setup offers the roster's names
+    assert "Dora" in box.app.roster_names() and "Dee" not in box.app.roster_names()
+    browser.get(web.base + "/history")
+    assert "Dora" in browser.page_source
