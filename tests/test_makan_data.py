@@ -72,6 +72,13 @@ def test_a_drink_with_a_bad_field_names_file_key_and_fix(tmp_path, fields, probl
     assert caught.value.fix
 
 
+@pytest.mark.parametrize("name", ["Teh Tarik, less sweet", "Kopi ♥", "¤" * 16])
+def test_a_name_the_screen_can_show_is_kept(tmp_path, name):
+    """A name longer than LINE_LETTERS or with one of the box's icons is measured with the font,
+    and kept when it fits; up to LINE_LETTERS letters (the widest: the coin) it always fits."""
+    assert load_drinks(_drinks_file(tmp_path, name=json.dumps(name)))[0].name == name
+
+
 def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
     """A file saved in another encoding is reported, never a traceback."""
     path = tmp_path / "trays.toml"
@@ -129,10 +136,11 @@ def test_the_documented_setup_example_uses_the_shipped_drinks():
 
 def test_the_limit_is_what_the_small_font_fits_in_a_screen_line():
     """Any LINE_LETTERS letters fit 128 px, even of the widest glyph; one more of it does not."""
-    from companion.games.makan_mania.data import _WIDEST, LINE_LETTERS
+    from companion.games.makan_mania.data import LINE_LETTERS
     from companion.ui.font import SMALL
 
-    assert SMALL.width(_WIDEST * LINE_LETTERS) <= 128 < SMALL.width(_WIDEST * (LINE_LETTERS + 1))
+    widest = max((chr(code) for code in range(32, 256) if chr(code).isprintable()), key=SMALL.width)
+    assert SMALL.width(widest * LINE_LETTERS) <= 128 < SMALL.width(widest * (LINE_LETTERS + 1))
     assert all(SMALL.width(d.name) <= 128 for d in DRINKS)
 
 
