@@ -1,4 +1,5 @@
-"""The ``companion`` command loads only the module of the command it runs."""
+"""The ``companion`` command loads only the module of the command it runs, and a game's rules
+load without its screens."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "makan_4p.jsonl"
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+GAME_FILES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
+# What replaying a file has no use for: the drawing (Pillow, luma), the box's pins and serial
+# port, the journal's database and the doctor.
+NOT_FOR_A_REPLAY = ("PIL", "luma", "gpiozero", "serial", "sqlite3", "companion.journal",
+                    "companion.doctor")
 
 LOADED = """
 import contextlib, io, json, sys
@@ -26,13 +34,34 @@ def modules_after(*argv: str) -> tuple[int, set[str]]:
     return result["status"], set(result["modules"])
 
 
-def test_replay_loads_no_other_command_nor_the_journal_or_doctor():
-    status, modules = modules_after("replay", "makan", str(EXAMPLE))
+@pytest.mark.parametrize("game", sorted(GAME_FILES))
+def test_replay_loads_no_other_command_nor_screens_journal_or_doctor(game):
+    status, modules = modules_after("replay", game, str(EXAMPLES / GAME_FILES[game]))
     assert status == 0
     commands = {m for m in modules if m.startswith("companion.commands.")}
     assert commands == {"companion.commands.replay"}
-    for heavy in ("sqlite3", "companion.journal", "companion.doctor", "gpiozero", "serial"):
-        assert heavy not in modules, heavy
+    assert [name for name in NOT_FOR_A_REPLAY if name in modules] == []
+    assert sorted(m for m in modules if m.endswith(".screens")) == []
+
+
+CATALOG = """
+import json, sys
+from companion.games.catalog import GAMES
+before = sorted(sys.modules)
+entries = {key: [callable(spec.new_game.resolve()), callable(spec.play.resolve())]
+           for key, spec in GAMES.items()}
+print(json.dumps({"before": before, "entries": entries, "after": sorted(sys.modules)}))
+"""
+
+
+def test_the_catalog_loads_the_screens_only_when_asked():
+    """Every spec in the catalog, without Pillow; its screen entry points load them when used."""
+    done = subprocess.run([sys.executable, "-c", CATALOG], capture_output=True, text=True,
+                          timeout=60, check=True)
+    result = json.loads(done.stdout)
+    assert [name for name in ("PIL", "luma") if name in result["before"]] == []
+    assert result["entries"] == {key: [True, True] for key in GAME_FILES}
+    assert {"PIL", "luma", "companion.games.crazy_cafe.screens"} <= set(result["after"])
 
 
 def test_help_still_lists_every_command():

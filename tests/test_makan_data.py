@@ -72,6 +72,13 @@ def test_a_drink_with_a_bad_field_names_file_key_and_fix(tmp_path, fields, probl
     assert caught.value.fix
 
 
+@pytest.mark.parametrize("name", ["Teh Tarik, less sweet", "Kopi ♥", "#" * 19])
+def test_a_name_the_screen_can_show_is_kept(tmp_path, name):
+    """A name longer than LINE_LETTERS or with one of the box's icons is measured with the font,
+    and kept when it fits; up to LINE_LETTERS letters (the widest: the coin) it always fits."""
+    assert load_drinks(_drinks_file(tmp_path, name=json.dumps(name)))[0].name == name
+
+
 def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
     """A file saved in another encoding is reported, never a traceback."""
     path = tmp_path / "trays.toml"
@@ -128,11 +135,14 @@ def test_the_documented_setup_example_uses_the_shipped_drinks():
 
 
 def test_the_limit_is_what_the_small_font_fits_in_a_screen_line():
-    """Any LINE_LETTERS letters fit 118 px, even of the widest glyph; one more of it does not."""
-    from companion.games.makan_mania.data import _WIDEST, LINE_LETTERS
+    """Any LINE_LETTERS letters fit 118 px (a line of a refusal box), even of the widest glyph;
+    one more of it does not."""
+    from companion.games.makan_mania.data import COIN, LINE_LETTERS
     from companion.ui.font import SMALL
 
-    assert SMALL.width(_WIDEST * LINE_LETTERS) <= 118 < SMALL.width(_WIDEST * (LINE_LETTERS + 1))
+    widest = max((chr(code) for code in range(32, 256) if chr(code).isprintable() and chr(code) != COIN),
+              key=SMALL.width)
+    assert SMALL.width(widest * LINE_LETTERS) <= 118 < SMALL.width(widest * (LINE_LETTERS + 1))
     assert all(SMALL.width(d.name) <= 118 for d in DRINKS)
 
 
@@ -166,3 +176,9 @@ def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
     assert finding.level == FAIL
     assert finding.detail.startswith(f"{path}: copies: Deck has 10 drinks, 35 needed")
     assert "box deals" in finding.detail and "36" in finding.fix
+
+
+def test_a_name_with_the_coin_sign_is_refused(tmp_path):
+    """The screens write prices with the coin sign; in a drink's name it would read as one."""
+    with pytest.raises(ConfigError, match="coin sign"):
+        load_drinks(_drinks_file(tmp_path, name=json.dumps("Kopi ¤2")))

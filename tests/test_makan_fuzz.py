@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from companion.commands.replay import read_actions
 from companion.games import RuleError
 from companion.games.makan_mania import rules
-from companion.games.makan_mania.data import _WIDEST, DRINKS_FILE, LINE_LETTERS, load_drinks
+from companion.games.makan_mania.data import COIN, DRINKS_FILE, LINE_LETTERS, load_drinks
 from companion.games.makan_mania.rules.state import Book
 from companion.ui.canvas import TOAST_LINE
 from companion.ui.font import SMALL
@@ -125,7 +125,9 @@ def test_an_action_out_of_turn_is_refused_in_players_words():
     assert_short(caught.value)
 
 
-NAMES = sorted({d.name for d in load_drinks(DRINKS_FILE)} | {_WIDEST * LINE_LETTERS}, key=SMALL.width)
+WIDEST = max((chr(code) for code in range(32, 256) if chr(code).isprintable() and chr(code) != COIN),
+             key=SMALL.width)
+NAMES = sorted({d.name for d in load_drinks(DRINKS_FILE)} | {WIDEST * LINE_LETTERS}, key=SMALL.width)
 BUYS = [(s, a) for s, a in STEPS if a["type"] == "buy"]
 
 

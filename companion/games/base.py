@@ -9,6 +9,7 @@ Screens get a :class:`Table`, the narrow part of the box they may ask for things
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -107,6 +108,30 @@ def clone(record: Any) -> Any:
     return copy
 
 
+class Lazy:
+    """A function or class named ``"package.module:name"``, imported on its first call: a spec
+    names its screens this way so that its rules load without Pillow and luma."""
+
+    __slots__ = ("_found", "target")
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._found: Callable[..., Any] | None = None
+
+    def resolve(self) -> Callable[..., Any]:
+        """The named object, imported now if it was not yet."""
+        if self._found is None:
+            module, _, name = self.target.partition(":")
+            self._found = getattr(importlib.import_module(module), name)
+        return self._found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.target!r})"
+
+
 @dataclass(frozen=True)
 class GameSpec:
     key: str                                   # CLI and journal name: makan, cafe, miams
@@ -119,8 +144,10 @@ class GameSpec:
     # "Ben bought Cola", for "Undone: ..." and "Can't undo: ...", given the action and the
     # state it was applied to (which says whose turn it was and what a slot held).
     describe_action: Callable[[Action, Any], str]
-    new_game: Callable[[Table], Screen]        # the setup screen, before any action
-    play: Callable[[Table], Screen]            # the root screen of a game in progress
+    # The setup screen, before any action, and the root screen of a game in progress; a game
+    # gives them as Lazy references to its screens module, which draws with Pillow.
+    new_game: Callable[[Table], Screen]
+    play: Callable[[Table], Screen]
     is_undoable: Callable[[Action], bool] = lambda action: True
     # A step the box adds by itself right after the table's action (the Café's reroll of the
     # dice an order freed, its clock readings), which undo takes back with that action:
@@ -138,8 +165,8 @@ class GameSpec:
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
         """A spec whose rules functions are the conventional names of a pure ``rules`` module
-        (``replay`` is optional, and ``replay_all`` given by name replaces it); the screens,
-        config and walk are given by name."""
+        (``replay`` is optional, and ``replay_all`` given by name replaces it); the screens
+        (Lazy references), config and walk are given by name."""
         return cls(
             key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,

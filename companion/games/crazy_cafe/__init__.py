@@ -2,11 +2,48 @@
 
 from __future__ import annotations
 
-from companion.games.base import GameSpec
+from companion.games.base import GameSpec, Lazy
 
-from . import rules, screens
+from . import rules
+from .options import CONFIG, TITLE
+
+# Named screens for the walk and the golden PNGs: steps from the home menu.
+_MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Start")
+_MANUAL = ("game:cafe", "menu:Dice", "menu:Start")
+_ROUND_2 = ("game:cafe", "menu:Start", "OK", "+181", "OK")
+_ROUND_3 = (*_ROUND_2, "OK", "+181", "OK")
+WALK: dict[str, tuple[str, ...]] = {
+    "setup": ("game:cafe",),
+    "setup-round-length": ("game:cafe", "menu:Round", "UP"),
+    "ready": ("game:cafe", "menu:Start"),
+    "ready-special-menu": ("game:cafe", "menu:Special", "menu:Start"),
+    "round-1": _MANUAL,
+    "timer": ("game:cafe", "menu:Start", "OK", "+65"),
+    "timer-last-seconds": ("game:cafe", "menu:Start", "OK", "+172.5"),
+    "timer-manual": (*_MANUAL, "OK", "+30"),
+    "paused": ("game:cafe", "menu:Start", "OK", "+20", "OK"),
+    "table": ("game:cafe", "menu:Start", "OK", "DOWN"),
+    "dice-pick": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~"),
+    "dice-pick-none-ticked": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~", "ACTION"),
+    "double-trouble": ("game:cafe", "menu:Double", "menu:Start", "OK", "+3", "ACTION"),
+    "double-trouble-manual": (*_MANUAL_DT, "OK", "+3", "ACTION"),
+    "draw-new": (*_MANUAL_DT, "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK",
+                 "ACTION", "OK", "ACTION"),
+    "times-up": ("game:cafe", "menu:Start", "OK", "+181"),
+    "round-2": _ROUND_2,
+    "round-2-after-all-done": (*_MANUAL, "OK", "+8", "ACTION", "ACTION", "ACTION", "ACTION",
+                               "ACTION"),
+    "round-2-times-up": (*_ROUND_2, "OK", "+181"),
+    "round-3": _ROUND_3,
+    "round-3-timer": (*_ROUND_3, "OK", "+20"),
+    "round-3-times-up": (*_ROUND_3, "OK", "+181"),
+    "result": ("game:cafe", "menu:Dice", "menu:Start",
+               "OK", "+181", "OK", "OK", "+181", "OK", "OK", "ACTION", "ACTION", "ACTION",
+               "+181", "OK"),
+}
 
 SPEC = GameSpec.from_rules(
-    rules.KEY, screens.TITLE, rules,
-    new_game=screens.new_game, play=screens.play, config=screens.CONFIG, walk=screens.WALK,
+    rules.KEY, TITLE, rules,
+    new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
+    config=CONFIG, walk=WALK,
 )

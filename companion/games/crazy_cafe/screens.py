@@ -1,5 +1,6 @@
 """Crazy Café screens: the game's root screen (round preparation, the running timer, the
-result), ``new_game`` and ``play`` for the spec, and the named screens of the walk.
+result) and ``new_game`` and ``play``, which the spec names (its title, config and walk are
+in the package's ``__init__`` and :mod:`.options`).
 
 The stages live in their own modules: setup (:mod:`.setup_screen`), the running round and its
 clock (:mod:`.timer`), dice and order corrections (:mod:`.orders`); what they share is in
@@ -20,7 +21,7 @@ from .orders import DicePickScreen, TableScreen, start_order_done
 from .rules import KINDS, CafeState
 from .setup_screen import SetupScreen, new_game
 from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, start_round
-from .view import CONFIG, TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
+from .view import TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "CONFIG",
-    "TITLE",
-    "WALK",
     "CafeScreen",
     "ChoiceScreen",
     "DicePickScreen",
@@ -243,40 +241,3 @@ def play(app: Table) -> Screen:
         elif state.phase == "running":
             app.dispatch({"type": "time_up", "at": at})
     return CafeScreen(app)
-
-
-# ----- named screens for the walk and the golden PNGs ---------------------------------------------
-
-_MANUAL_DT = ("game:cafe", "menu:Double", "menu:Dice", "menu:Start")
-_MANUAL = ("game:cafe", "menu:Dice", "menu:Start")
-_ROUND_2 = ("game:cafe", "menu:Start", "OK", "+181", "OK")
-_ROUND_3 = (*_ROUND_2, "OK", "+181", "OK")
-WALK: dict[str, tuple[str, ...]] = {
-    "setup": ("game:cafe",),
-    "setup-round-length": ("game:cafe", "menu:Round", "UP"),
-    "ready": ("game:cafe", "menu:Start"),
-    "ready-special-menu": ("game:cafe", "menu:Special", "menu:Start"),
-    "round-1": _MANUAL,
-    "timer": ("game:cafe", "menu:Start", "OK", "+65"),
-    "timer-last-seconds": ("game:cafe", "menu:Start", "OK", "+172.5"),
-    "timer-manual": (*_MANUAL, "OK", "+30"),
-    "paused": ("game:cafe", "menu:Start", "OK", "+20", "OK"),
-    "table": ("game:cafe", "menu:Start", "OK", "DOWN"),
-    "dice-pick": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~"),
-    "dice-pick-none-ticked": ("game:cafe", "menu:Start", "OK", "+2", "ACTION~", "ACTION"),
-    "double-trouble": ("game:cafe", "menu:Double", "menu:Start", "OK", "+3", "ACTION"),
-    "double-trouble-manual": (*_MANUAL_DT, "OK", "+3", "ACTION"),
-    "draw-new": (*_MANUAL_DT, "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK", "ACTION", "OK",
-                 "ACTION", "OK", "ACTION"),
-    "times-up": ("game:cafe", "menu:Start", "OK", "+181"),
-    "round-2": _ROUND_2,
-    "round-2-after-all-done": (*_MANUAL, "OK", "+8", "ACTION", "ACTION", "ACTION", "ACTION",
-                               "ACTION"),
-    "round-2-times-up": (*_ROUND_2, "OK", "+181"),
-    "round-3": _ROUND_3,
-    "round-3-timer": (*_ROUND_3, "OK", "+20"),
-    "round-3-times-up": (*_ROUND_3, "OK", "+181"),
-    "result": ("game:cafe", "menu:Dice", "menu:Start",
-               "OK", "+181", "OK", "OK", "+181", "OK", "OK", "ACTION", "ACTION", "ACTION",
-               "+181", "OK"),
-}

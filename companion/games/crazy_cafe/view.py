@@ -1,32 +1,19 @@
-"""What every Café screen shares: the title, the config key, the words and die pictures, and
-the state and settings they read."""
+"""What every Café screen shares: the words and die pictures, and the state and settings they
+read (the title and the config keys are in :mod:`.options`)."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
 
-from companion.config import Field, one_of
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 
-from . import rules
+from .options import CONFIG, TITLE
 from .rules import CafeState
 
 if TYPE_CHECKING:
     from companion.games.base import Table
-
-
-TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
-
-
-# The same range holds a setup action's round_seconds (rules._setup) and the setup screen.
-CONFIG = {
-    "round_seconds": rules.ROUND_SECONDS,
-    "standing_double": Field("once", str, "a double of two dice both on orders flips one order "
-                             "when it is new (once) or on every reroll while it stands (every)",
-                             one_of(*rules.STANDING_DOUBLE)),
-}
 
 DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
 FACE_LABELS = {

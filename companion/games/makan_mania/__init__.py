@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from companion.config import Field, one_of
-from companion.games.base import GameSpec
+from companion.games.base import GameSpec, Lazy
 
-from . import rules, screens
+from . import rules
 
 # What each house reading means; the choices and defaults come from rules.Options.
 _MEANING = {
@@ -81,5 +81,6 @@ def _walk() -> dict[str, tuple[str, ...]]:
 
 SPEC = GameSpec.from_rules(
     rules.KEY, "Makan Mania", rules, replay_all=rules.replayer(),
-    new_game=screens.new_game, play=screens.play, config=CONFIG, walk=_walk(),
+    new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
+    config=CONFIG, walk=_walk(),
 )

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import ConfigError, read_toml, shown, whole_number
-from companion.ui.canvas import TOAST_LINE, WIDTH
-from companion.ui.font import ICONS, SMALL
 from companion.ui.words import plural
 
 HERE = Path(__file__).parent
@@ -26,10 +24,14 @@ _TRAY_KEYS = frozenset({"colour", "name", "ability", "printed"})
 _DRINK_KEYS = frozenset({"key", "name", "dice", "coins", "effect", "amount", "faces", "with", "copies"})
 _FIX = "correct it (docs/makan_mania.md, Checking the data files)"
 _KEY = re.compile(r"[a-z0-9_]{1,24}")
-# A name is shown alone on one line of the small font: in lists, and on a line of a refusal
-# box (whose frame takes a little of the screen). However wide its letters, this many always fit.
-_WIDEST = max((chr(code) for code in range(32, 256) if chr(code).isprintable()), key=SMALL.width)
-LINE_LETTERS = next(n for n in range(1, WIDTH) if SMALL.width(_WIDEST * (n + 1)) > TOAST_LINE)
+_LETTERS = "use letters, digits and punctuation"
+# A name is shown alone on one line of the small font: in lists, and on a line of a refusal box
+# (whose frame takes a little of the screen: TOAST_LINE px). However wide its letters (up to
+# U+00FF), this many always fit, and one more of the widest does not (the test measures it), so
+# a name this short is never measured: a replay does not load the font, which loads Pillow and luma.
+# The coin sign, wider than any letter, is not allowed in a name.
+LINE_LETTERS = 19
+COIN = "¤"
 
 
 @dataclass(frozen=True)
@@ -82,15 +84,31 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
 def _name(path: Path | str, where: str, table: dict[str, Any], key: str) -> str:
     """A name the screen can draw alone on a line: printable, letters the font has, ≤ 118 px."""
     name = _get(path, where, table, key, str)
-    lacking = [c for c in name if not c.isprintable() or (ord(c) > 255 and c not in ICONS)]
-    if not name.strip() or lacking:
-        problem = f"{shown(name)} has {lacking[0]!r}, which the screen cannot show" if lacking else "is empty"
-        raise ConfigError(path, f"{where}.{key}", problem, "use letters, digits and punctuation")
-    if SMALL.width(name) > TOAST_LINE:
-        raise ConfigError(path, f"{where}.{key}",
-                          f"{shown(name)} is wider than a screen line ({TOAST_LINE} px)",
-                          f"shorten it: any {LINE_LETTERS} letters fit")
+    lacking = next((c for c in name if not c.isprintable()), None)
+    if lacking is None and not name.strip():
+        raise ConfigError(path, f"{where}.{key}", "is empty", _LETTERS)
+    if COIN in name:  # the screens' coin sign: in a name it would read as a price
+        raise ConfigError(path, f"{where}.{key}", f"{shown(name)} has the coin sign {COIN}", _LETTERS)
+    if lacking is None and (len(name) > LINE_LETTERS or max(map(ord, name)) > 255):
+        lacking = _measure(path, f"{where}.{key}", name)
+    if lacking is not None:
+        raise ConfigError(path, f"{where}.{key}", f"{shown(name)} has {lacking!r}, which the screen "
+                          "cannot show", _LETTERS)
     return name
+
+
+def _measure(path: Path | str, where: str, name: str) -> str | None:
+    """The first letter of ``name`` the font lacks (beyond U+00FF it has only the box's icons);
+    refuses a name wider than a screen line. Only a long name or one with such a letter is
+    measured: the font loads Pillow and luma, which a replay of a usual setup does without."""
+    from companion.ui.canvas import TOAST_LINE
+    from companion.ui.font import ICONS, SMALL
+
+    lacking = next((c for c in name if ord(c) > 255 and c not in ICONS), None)
+    if lacking is None and SMALL.width(name) > TOAST_LINE:
+        raise ConfigError(path, where, f"{shown(name)} is wider than a screen line ({TOAST_LINE} px)",
+                          f"shorten it: any {LINE_LETTERS} letters fit")
+    return lacking
 
 
 def _tables(path: Path | str, raw: Any, name: str, known: frozenset[str]) -> list[dict[str, Any]]:

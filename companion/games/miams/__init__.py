@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from companion.config import Field, one_of
 
-from ..base import GameSpec
-from . import rules, screens
+from ..base import GameSpec, Lazy
+from . import rules
 
 CONFIG = {
     "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
@@ -34,8 +34,8 @@ ODDS = (*ODDS_DICE, "OK", "OK", "UP", "UP", "OK", "DOWN", "OK", "UP", "UP", "UP"
 
 SPEC = GameSpec.from_rules(
     rules.KEY, "Miams solo", rules,
-    new_game=screens.SetupScreen,
-    play=screens.PlayScreen,
+    new_game=Lazy(f"{__name__}.screens:SetupScreen"),
+    play=Lazy(f"{__name__}.screens:PlayScreen"),
     config=CONFIG,
     walk={
         "setup": SETUP,
