@@ -27,7 +27,10 @@ from tests.web_process import WebProcess
 
 SCREENS = ROOT / "docs" / "screens"
 PHONE = {"width": 360, "height": 740, "pixelRatio": 1.0}
-LIVE_S = 1.0        # an action on the box is on the Live page within this
+# How long a test waits for an action of the box to reach the Live page. The page's delay
+# itself (about 0.1 s, aim 0.3 s) is a figure of bench/bench_web.py, not of a test: on a shared
+# machine a browser, a web process and a box in one test can stall for a second under load.
+LIVE_S = 5.0
 
 
 @pytest.fixture(scope="session")
