@@ -104,15 +104,12 @@ def timed(fn, runs: int) -> float:
     return round(statistics.median(times), 2)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=20)
-    args = parser.parse_args()
+def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
+    """The history list's and the stats screens' queries on a generated journal of ``games``."""
     with tempfile.TemporaryDirectory() as tmp:
         state_dir = Path(tmp)
         begun = time.perf_counter()
-        generate(state_dir, args.games)
+        generate(state_dir, games)
         generated_s = time.perf_counter() - begun
         book = open_book(state_dir)
         top = book.players()[0][0]
@@ -125,18 +122,26 @@ def main() -> int:
             book.miams_lines()
 
         result = {
-            "games": args.games,
+            "games": games,
             "journal_mb": round((state_dir / Journal.FILENAME).stat().st_size / 1e6, 1),
-            "history_list_ms": timed(lambda: book.games(limit=50), args.runs),
-            "stats_ms": timed(stats, args.runs),
-            "open_checked_ms": timed(lambda: open_book(state_dir).close(), max(3, args.runs // 4)),
+            "history_list_ms": timed(lambda: book.games(limit=50), runs),
+            "stats_ms": timed(stats, runs),
+            "open_checked_ms": timed(lambda: open_book(state_dir).close(), max(3, runs // 4)),
             "open_screen_ms": timed(lambda: open_book(state_dir, check=False, fill=False).close(),
-                                    args.runs),
+                                    runs),
             "generate_s": round(generated_s, 1),
             "target_ms": 50,
         }
         book.close()
-    print(json.dumps(result, indent=1))
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    print(json.dumps(measure(args.games, args.runs), indent=1))
     return 0
 
 

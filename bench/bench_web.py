@@ -16,7 +16,9 @@ game into the same journal. Prints JSON:
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import io
 import json
 import statistics
 import subprocess
@@ -109,12 +111,14 @@ def press_to_frame(state: Path, web: WebProcess) -> dict[str, float]:
             "box_press_to_frame_ms_p99_watched": round(percentile(watched, 99), 2)}
 
 
-def main() -> int:
+def measure() -> dict[str, object]:
+    """The phone page's figures (see the module's docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp)
         for key, name in EXAMPLES.items():
-            companion(["history", "--state-dir", str(state), "import",
-                       str(ROOT / "docs" / "examples" / name), "--game", key])
+            with contextlib.redirect_stdout(io.StringIO()):  # "game 1: ...": not this JSON
+                companion(["history", "--state-dir", str(state), "import",
+                           str(ROOT / "docs" / "examples" / name), "--game", key])
         box = SimBox(state)
         web = WebProcess(state)
         try:
@@ -149,12 +153,16 @@ def main() -> int:
             web.close()
             if box is not None:
                 box.close()
-    print(json.dumps({
+    return {
         "watchers": WATCHERS, "actions": len(actions) - 1,
         "rss_mb": used.get("VmRSS"), "peak_rss_mb": used.get("VmHWM"), "rss_target_mb": 40,
         "live_ms_p50": round(statistics.median(delays), 1),
         "live_ms_max": round(max(delays), 1), "live_target_ms": 300, **responsive,
-    }, indent=1))
+    }
+
+
+def main() -> int:
+    print(json.dumps(measure(), indent=1))
     return 0
 
 

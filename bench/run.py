@@ -4,7 +4,8 @@
 
 Calls each benchmark script's own functions (``bench_display.measure``, ``bench_box``,
 ``bench_cafe_timer.run``, ``bench_miams_simulate.main``, ``bench_makan_replay.measure``,
-``bench_sensor``, ``bench_miams_odds.main``) and keeps their full output under ``details``.
+``bench_sensor``, ``bench_miams_odds.main``, ``bench_history.measure``,
+``bench_web.measure``) and keeps their full output under ``details``.
 Timings are medians and p99 over hundreds of samples; rates are the median window with the
 slowest and fastest beside them. docs/benchmarks.md names what each figure includes.
 ``--quick`` takes few samples and leaves out the test suite: it checks that everything runs
@@ -25,10 +26,12 @@ from typing import Any
 import bench_box
 import bench_cafe_timer
 import bench_display
+import bench_history
 import bench_makan_replay
 import bench_miams_odds
 import bench_miams_simulate
 import bench_sensor
+import bench_web
 
 
 def machine() -> dict[str, Any]:
@@ -70,6 +73,9 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "game_latency_ms": bench_sensor.bench_game(30 if quick else 300)})
     odds = timed(took, "miams_odds", lambda: bench_miams_odds.main(
         counts=(20, 5) if quick else (200, 60)))
+    history = timed(took, "history", lambda: bench_history.measure(
+        1_000 if quick else 10_000, 5 if quick else 20))
+    web = timed(took, "web", bench_web.measure)
     suite = timed(took, "test_suite", bench_box.test_suite) if tests else None
     journaled, idle = box["journaled"], box["idle"]
     figures: dict[str, Any] = {
@@ -108,12 +114,20 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "sensor_face_to_state_ms_p99": sensor["game_latency_ms"]["p99"],
         "miams_odds_ms_p99": {"one_reroll": odds["rerolls_1"]["miams_odds_ms_p99"],
                               "two_rerolls": odds["rerolls_2"]["miams_odds_ms_p99"]},
+        "history_list_ms": history["history_list_ms"],
+        "stats_ms": history["stats_ms"],
+        "web_rss_mb": web["rss_mb"],
+        "web_live_ms_p50": web["live_ms_p50"],
+        "web_live_ms_max": web["live_ms_max"],
+        "box_press_to_frame_ms_p99_alone": web["box_press_to_frame_ms_p99_alone"],
+        "box_press_to_frame_ms_p99_three_pages": web["box_press_to_frame_ms_p99_watched"],
         "test_suite_s": suite["test_suite_s"] if suite else None,
         "seconds": took,
     }
     figures["details"] = {"display": display, "box": box, "cafe_timer": timer,
                           "cafe_deadlines": deadlines, "miams_simulate": miams,
                           "makan_replay": makan, "sensor": sensor, "miams_odds": odds,
+                          "history": history, "web": web,
                           "test_suite": suite}
     return figures
 
