@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import journal_schema as schema
 from .history import journal_path
-from .ui.name_editor import MAX_LETTERS, same_name
+from .ui.words import MAX_LETTERS, same_name
 
 ROSTER_VERSION = 2      # the journal version that made the players tables
 BUSY_MS = 3000          # how long a write waits for the box's own write to end

@@ -5,7 +5,7 @@ ACTION or OK on ✓ is done)."""
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from companion.games.base import Screen, Table
 from companion.input import ButtonEvent
@@ -13,8 +13,8 @@ from companion.input import ButtonEvent
 from .canvas import LINE_H, WIDTH, Canvas
 from .font import MEDIUM, SMALL
 from .widgets import MenuItem, MenuScreen, is_down, is_press, is_up
+from .words import MAX_LETTERS, same_name, unique_names
 
-MAX_LETTERS = 10  # a name is shown beside scores and prices: ten letters fit any line
 COMMON_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hana", "Ivy", "Jon", "Kim",
                 "Leo", "Max", "Nia", "Omar", "Pia", "Raj", "Sam", "Tom", "Uma", "Zoe")
 NEW_NAME = "New name…"
@@ -28,20 +28,6 @@ def _ring(capital: bool) -> tuple[str, ...]:
     (so UP once from the start is done)."""
     first, other = (string.ascii_uppercase, string.ascii_lowercase)[:: 1 if capital else -1]
     return (*first, *other, *_MARKS, *string.digits, DONE)
-
-
-def same_name(a: str, b: str) -> bool:
-    """Two names the table would read as one ("ana" and "Ana ")."""
-    return a.strip().casefold() == b.strip().casefold()
-
-
-def unique_names(names: Iterable[str]) -> list[str]:
-    """``names`` in order without repeats (as :func:`same_name` sees them) or blanks."""
-    kept: list[str] = []
-    for name in names:
-        if name.strip() and not any(same_name(name, k) for k in kept):
-            kept.append(name)
-    return kept
 
 
 def _taken_reason(name: str, taken: Sequence[str]) -> str:

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError
 from companion.ui.font import SMALL
-from companion.ui.name_editor import COMMON_NAMES, MAX_LETTERS, NamePicker, same_name, unique_names
+from companion.ui.name_editor import COMMON_NAMES, NamePicker
 from companion.ui.widgets import (
     ChoiceScreen,
     MenuItem,
     MenuScreen,
     StepperScreen,
 )
+from companion.ui.words import MAX_LETTERS, same_name, unique_names
 
 from . import data, rules
 from .view import ABILITY_TEXT, KEY, _back_to
