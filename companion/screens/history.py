@@ -248,7 +248,8 @@ class StepScreen(Screen):
             return f"0/{len(self.actions)}  OK next step"
         before = self.spec.replay(self.actions[:self.step - 1])
         said = self.spec.describe_action(self.actions[self.step - 1], before)
-        return SMALL.fit(f"{self.step}/{len(self.actions)} {said}", WIDTH - 2)
+        # What the step did, in the game's own words of any length: as much as the line holds.
+        return SMALL.elide(f"{self.step}/{len(self.actions)} {said}", WIDTH - 2)
 
     def draw(self, canvas: Canvas) -> None:
         self.inner.draw(canvas)
