@@ -156,10 +156,12 @@ def on_finish(journal: Journal, session: Session) -> None:
 
 
 def stale(read: Read) -> list[int]:
-    """Finished games with no summary, or one made before an undo and a new end."""
+    """Finished games with no summary, one that cannot be read, or one made before an undo
+    and a new end."""
     return [row[0] for row in read(
         "SELECT g.id FROM games g LEFT JOIN summaries s ON s.game_id = g.id "
-        "WHERE g.status = 'finished' AND (s.game_id IS NULL OR s.last_seq != "
+        "WHERE g.status = 'finished' AND (s.game_id IS NULL OR NOT json_valid(s.final) "
+        "OR s.last_seq != "
         "(SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = g.id)) ORDER BY g.id", ())]
 
 
@@ -177,11 +179,11 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
         if until is not None and done and time.monotonic() > until:  # at least one each time
             log.info("history: more games to summarise at the next start")
             break
-        key, actions = load(game_id)
-        spec = games.get(key)
-        if spec is None:
-            continue
         try:
+            key, actions = load(game_id)
+            spec = games.get(key)
+            if spec is None:
+                continue
             state = spec.replay(actions)
             if not spec.is_finished(state):
                 raise ValueError("the actions do not end the game")

@@ -304,3 +304,48 @@ def test_the_box_start_summarises_within_its_budget_and_skips_what_does_not_repl
         journal.close()
     listed = {p.id: p for p in open_book(tmp_path, fill=False).games()}
     assert listed[6].status == "finished" and listed[6].headline is None
+
+
+def test_an_action_that_is_not_json_skips_its_game_only(tmp_path, capsys, caplog):
+    """One damaged action row: the other games are still summarised, and the list says it."""
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET action = 'zzz' WHERE game_id = 1 AND seq = 1")
+    conn.commit()
+    conn.close()
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path), "list", "--json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert code == 0 and "Traceback" not in err
+    assert rows[1]["result"] is None and rows[1]["players"] == []
+    assert rows[2]["result"] == "lost in round 3" and rows[3]["result"] is not None
+    journal, _ = Journal.open(tmp_path)
+    try:
+        assert backfill_journal(journal) == 2 and stale(journal.read) == [1]
+    finally:
+        journal.close()
+    assert "Traceback" not in caplog.text
+
+
+def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
+    conn = sqlite3.connect(imported / "journal.db")
+    conn.execute("UPDATE summaries SET final = '{not json' WHERE game_id = 1")
+    conn.commit()
+    conn.close()
+    code, out, _ = run(capsys, "history", "--state-dir", str(imported), "show", "1")
+    assert code == 0 and json.loads(out)["final"]["winners"] == ["Dee"]  # rebuilt in memory
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "csv",
+               "--out", "-")[0] == 0
+    from companion.walk import run_steps
+
+    box = SimBox(imported)
+    try:
+        assert box.app.journal.read("SELECT json_valid(final) FROM summaries WHERE game_id = 1"
+                                    ) == [(1,)]  # the box's start made it again; break it anew
+        box.app.journal.record((("UPDATE summaries SET final = '{not json' WHERE game_id = 1",
+                                 ()),))
+        run_steps(box, ("menu:History", *("DOWN",) * 4, "OK"))
+        assert ("Cannot read this game", "") in box.screen.rows()
+        assert box.app.errors == 0
+    finally:
+        box.close()
