@@ -60,6 +60,14 @@ def test_run_with_a_bad_config_exits_with_one_line(tmp_path, capsys):
     assert len(err) == 1 and "buttons.ok" in err[0] and "Fix:" in err[0]
 
 
+def test_a_file_that_is_not_utf8_is_said_so(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes("[display]\ndriver = 'sh1106' # café\n".encode("latin-1"))
+    with pytest.raises(config.ConfigError, match="not UTF-8 text") as caught:
+        config.load(path)
+    assert caught.value.key == "(file)" and "too long" not in str(caught.value)
+
+
 def test_a_named_config_that_does_not_exist_is_an_error(tmp_path):
     with pytest.raises(config.ConfigError, match="no such file"):
         config.load(tmp_path / "nope.toml", required=True)
