@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 from companion import box_config as config
@@ -85,8 +89,16 @@ def test_the_shipped_example_file_lists_exactly_what_example_toml_prints():
     """config.example.toml is generated; this keeps it true when a key is added."""
     from pathlib import Path
 
-    shipped = (Path(__file__).parent.parent / "config.example.toml").read_text()
+    root = Path(__file__).parent.parent
+    shipped = (root / "config.example.toml").read_text()
     assert shipped.endswith(config.example_toml())
+    # the command the file and the README give to regenerate it prints the same list
+    said = re.findall(r'python -c "(.+?)"', shipped + (root / "README.md").read_text())
+    assert len(said) == 2
+    for command in said:
+        printed = subprocess.run([sys.executable, "-c", command], capture_output=True,
+                                 text=True, check=True, cwd=root).stdout
+        assert shipped.endswith(printed.removesuffix("\n"))
 
 
 def test_on_the_device_a_bad_config_is_also_shown_on_the_panel(tmp_path, monkeypatch, capsys):
