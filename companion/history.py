@@ -134,16 +134,18 @@ class Book:
 
     # ----- stats (only finished games have summaries) ------------------------------------
     def players(self) -> list[tuple[str, int]]:
-        """Everyone who finished a game (never Arthur), the most played first."""
+        """Everyone who finished a game (never Arthur, nor the Café's table: its stats are
+        the Café's own), the most played first."""
         return [(n, c) for n, c in self.read(
-            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 GROUP BY name "
+            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 AND game != 'cafe' "
+            "GROUP BY name "
             "ORDER BY COUNT(*) DESC, name")]
 
     def player_lines(self, name: str, titles: dict[str, str]) -> list[Line]:
         """A player's games, wins, win rate and best score, in all and per game."""
         rows = self.read(
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
-            "WHERE bot = 0 AND name = ? GROUP BY game", (name,))
+            "WHERE bot = 0 AND game != 'cafe' AND name = ? GROUP BY game", (name,))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         lines = [Line("All games", f"{total} · {rate(wins, total)}")]
         for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):

@@ -30,7 +30,7 @@ Write = Callable[[tuple[Statement, ...]], None]
 
 BOOT_BUDGET_S = 5.0     # the longest the box's start spends summarising an old journal
 MIAMS_YOU = "You"      # the Miams player when the setup names nobody
-CAFE_TABLE = "Table"   # the Café's one side when the setup names nobody: the whole table
+CAFE_TABLE = "Table"   # the Café is cooperative: its one side is the whole table
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,7 @@ def _makan(final: dict[str, Any], setup: Action) -> Summary:
 def _cafe(final: dict[str, Any], setup: Action) -> Summary:
     won = final.get("result") == "won"
     reached = int(final.get("round") or 1)
-    names = [n for n in setup.get("players", ()) if isinstance(n, str)] or [CAFE_TABLE]
-    seats = tuple(Seat(n, None, won, start=i == 0) for i, n in enumerate(names))
+    seats = (Seat(CAFE_TABLE, None, won, start=True),)
     double = bool(final.get("setup", {}).get("double_trouble"))
     said = "won" if won else "lost"
     return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,

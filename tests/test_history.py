@@ -147,8 +147,7 @@ def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
 def test_stats_count_wins_scores_and_drinks(imported):
     book = open_book(imported)
     try:
-        assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "Table": 1,
-                                        "You": 1}
+        assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "You": 1}
         lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
         assert lines["All games"] == "1 · 1 won 100%"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
@@ -349,3 +348,14 @@ def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
         assert box.app.errors == 0
     finally:
         box.close()
+
+
+@pytest.mark.parametrize("players", ["Ann", [{"name": "Ann"}], ["Ann", "Bo"]])
+def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
+    """The Café is cooperative and its rules define no players: one seat, the table."""
+    from companion.history_store import summarise
+
+    spec, actions = GAMES["cafe"], example("cafe")
+    final = spec.summary(spec.replay(actions))
+    made = summarise("cafe", [{**actions[0], "players": players}, *actions[1:]], final)
+    assert [s.name for s in made.seats] == ["Table"]
