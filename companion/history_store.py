@@ -188,7 +188,7 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
                 raise ValueError("the actions do not end the game")
             record(read, write, game_id, spec, actions, state)
         except Exception as exc:  # an old or hand-edited game: keep it, without a summary
-            log.warning("game %s has no summary: %r", game_id, exc)
+            log.warning("game %s has no summary: %s", game_id, " ".join(str(exc).split()))
             continue
         done += 1
     return done

@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -359,3 +361,27 @@ def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
     final = spec.summary(spec.replay(actions))
     made = summarise("cafe", [{**actions[0], "players": players}, *actions[1:]], final)
     assert [s.name for s in made.seats] == ["Table"]
+
+
+def test_a_file_that_is_not_a_journal_is_said_in_one_line(tmp_path):
+    """In a process of its own, where the CLI's logging reaches standard error."""
+    path = tmp_path / "journal.db"
+    path.write_text("not a database\n")
+    done = subprocess.run([sys.executable, "-m", "companion", "history", "--state-dir",
+                           str(path), "list"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"companion history: {path} is not a journal this box can read"]
+
+
+def test_a_game_that_does_not_replay_is_logged_in_one_line(tmp_path, caplog):
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET action = '{\"type\": \"zzz\"}' WHERE game_id = 3 AND seq = 2")
+    conn.commit()
+    conn.close()
+    open_book(tmp_path).close()
+    said = [r.getMessage() for r in caplog.records if "has no summary" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("game 3 has no summary: ")
+    assert "\n" not in said[0] and "Error(" not in said[0]

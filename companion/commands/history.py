@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -63,6 +64,17 @@ def state_dir(given: str | None) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
+    # Opening a file that is not a journal is said once, below, not also by each way tried.
+    opening = logging.getLogger("companion.journal_store")
+    level = opening.level
+    opening.setLevel(logging.ERROR)
+    try:
+        return _handle(args)
+    finally:
+        opening.setLevel(level)
+
+
+def _handle(args: argparse.Namespace) -> int:
     where = state_dir(args.state_dir)
     if args.verb == "import":
         return _import(args, where)
