@@ -385,3 +385,18 @@ def test_a_game_that_does_not_replay_is_logged_in_one_line(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records if "has no summary" in r.getMessage()]
     assert len(said) == 1 and said[0].startswith("game 3 has no summary: ")
     assert "\n" not in said[0] and "Error(" not in said[0]
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["list", "--limit", "0"], "--limit: at least 1 game"),
+    (["list", "--limit", "-1"], "--limit: at least 1 game"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "99999999999"], "--minutes: 0 to 10080"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "nan"], "--minutes: 0 to 10080"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "-1"], "--minutes: 0 to 10080"),
+])
+def test_history_numbers_out_of_bounds_are_refused(imported, capsys, argv, said):
+    argv = [str(ROOT / "docs" / "examples" / EXAMPLES["cafe"]) if a == "EXAMPLE" else a
+            for a in argv]
+    code, out, err = run(capsys, "history", "--state-dir", str(imported), *argv)
+    assert code == 2 and out == "" and said in err
+    assert len(open_book(imported).games()) == 3  # nothing imported

@@ -21,6 +21,7 @@ from companion.journal import Journal
 from companion.jsonread import BOM
 
 FORMATS = ("csv", "bgstats", "jsonl")
+MAX_MINUTES = 7 * 24 * 60  # an imported game's length: a week is past any real one
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,7 +102,9 @@ def _row(played) -> dict:
 
 
 def _list(args: argparse.Namespace, book: Book) -> int:
-    rows = [_row(p) for p in book.games(limit=max(1, args.limit))]
+    if args.limit < 1:
+        return _fail("--limit: at least 1 game")
+    rows = [_row(p) for p in book.games(limit=args.limit)]
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
@@ -167,8 +170,8 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
     except ValueError:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
-    if args.minutes < 0:
-        return _fail("--minutes cannot be negative")
+    if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
+        return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
         numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
     except SystemExit as exc:
