@@ -187,14 +187,17 @@ def read_toml(path: Path | str) -> dict[str, Any]:
         return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))  # a BOM is allowed
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
+    except UnicodeDecodeError:  # a ValueError too: caught before the clause below
+        raise ConfigError(path, "(file)", "not UTF-8 text",
+                          "save the file as UTF-8 (any text editor can)") from None
     except (ValueError, RecursionError):  # tomllib's int() over 4,300 digits; deep nesting
         raise ConfigError(path, "(syntax)", "a number too long or values nested too deep",
                           "correct the file (docs/ shows each file's keys)") from None
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "no such file", "check the path in the config") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(
-            path, "(file)", f"cannot read: {exc}", "check the path, permissions and UTF-8 encoding"
+            path, "(file)", f"cannot read: {exc}", "check the path and its permissions"
         ) from None
 
 

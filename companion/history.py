@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,23 +92,36 @@ class Book:
                 players = tuple(json.loads(names))
             else:  # not summarised: the names the setup gave
                 ended = seconds = headline = short = None
-                players = setup_names(self.actions(gid, limit=1))
+                try:
+                    players = setup_names(self.actions(gid, limit=1))
+                except HistoryError:
+                    players = ()
             out.append(Played(gid, key, started, status, ended, seconds, headline, players, short))
         return out
 
     def actions(self, game_id: int, limit: int = -1) -> list[Action]:
-        return [json.loads(text) for (text,) in self.read(
-            "SELECT action FROM actions WHERE game_id = ? ORDER BY seq LIMIT ?", (game_id, limit))]
+        rows = self.read("SELECT action FROM actions WHERE game_id = ? ORDER BY seq LIMIT ?",
+                         (game_id, limit))
+        try:
+            return [json.loads(text) for (text,) in rows]
+        except ValueError as exc:
+            raise HistoryError(f"cannot read game {game_id}: an action is not JSON") from exc
 
     def game(self, game_id: int) -> tuple[Played, list[store.Seat], dict[str, Any] | None]:
-        """One game: its row, its seats and its final state as JSON (None if unfinished);
+        """One game: its row, its seats and its final state as JSON (None if unfinished, or
+        if its summary cannot be read: the box's next start makes it again);
         KeyError if the journal has no such game."""
         found = self._played("WHERE g.id = ?", (game_id,), 1, 0)
         if not found:
             raise KeyError(game_id)
         played = found[0]
-        if played.headline is None:
-            return played, [], None
+        try:
+            final = json.loads(self.read("SELECT final FROM summaries WHERE game_id = ?",
+                                         (game_id,))[0][0]) if played.headline is not None else None
+        except (ValueError, TypeError):
+            final = None
+        if final is None:
+            return replace(played, headline=None, short=None), [], None
         items: dict[int, list[str]] = {}
         for seat, item in self.read("SELECT seat, item FROM summary_items WHERE game_id = ? "
                                     "ORDER BY rowid", (game_id,)):
@@ -117,21 +130,22 @@ class Book:
                  for seat, n, s, w, st, b in self.read(
                      "SELECT seat, name, score, winner, start, bot FROM summary_players "
                      "WHERE game_id = ? ORDER BY seat", (game_id,))]
-        final = self.read("SELECT final FROM summaries WHERE game_id = ?", (game_id,))
-        return played, seats, json.loads(final[0][0])
+        return played, seats, final
 
     # ----- stats (only finished games have summaries) ------------------------------------
     def players(self) -> list[tuple[str, int]]:
-        """Everyone who finished a game (never Arthur), the most played first."""
+        """Everyone who finished a game (never Arthur, nor the Café's table: its stats are
+        the Café's own), the most played first."""
         return [(n, c) for n, c in self.read(
-            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 GROUP BY name "
+            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 AND game != 'cafe' "
+            "GROUP BY name "
             "ORDER BY COUNT(*) DESC, name")]
 
     def player_lines(self, name: str, titles: dict[str, str]) -> list[Line]:
         """A player's games, wins, win rate and best score, in all and per game."""
         rows = self.read(
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
-            "WHERE bot = 0 AND name = ? GROUP BY game", (name,))
+            "WHERE bot = 0 AND game != 'cafe' AND name = ? GROUP BY game", (name,))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         lines = [Line("All games", f"{total} · {rate(wins, total)}")]
         for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):

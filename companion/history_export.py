@@ -70,9 +70,9 @@ def to_bgstats(book: Book) -> dict[str, Any]:
     games: dict[str, dict[str, Any]] = {}
     plays = []
     for played in all_games(book):
+        played, seats, _ = book.game(played.id)
         if played.headline is None:
             continue  # BG Stats keeps plays that ended; an unfinished game waits on the box
-        _, seats, _ = book.game(played.id)
         if played.game not in games:
             games[played.game] = _game(played.game, len(games) + 1)
         scores = []

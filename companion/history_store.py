@@ -30,7 +30,7 @@ Write = Callable[[tuple[Statement, ...]], None]
 
 BOOT_BUDGET_S = 5.0     # the longest the box's start spends summarising an old journal
 MIAMS_YOU = "You"      # the Miams player when the setup names nobody
-CAFE_TABLE = "Table"   # the Café's one side when the setup names nobody: the whole table
+CAFE_TABLE = "Table"   # the Café is cooperative: its one side is the whole table
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,7 @@ def _makan(final: dict[str, Any], setup: Action) -> Summary:
 def _cafe(final: dict[str, Any], setup: Action) -> Summary:
     won = final.get("result") == "won"
     reached = int(final.get("round") or 1)
-    names = [n for n in setup.get("players", ()) if isinstance(n, str)] or [CAFE_TABLE]
-    seats = tuple(Seat(n, None, won, start=i == 0) for i, n in enumerate(names))
+    seats = (Seat(CAFE_TABLE, None, won, start=True),)
     double = bool(final.get("setup", {}).get("double_trouble"))
     said = "won" if won else "lost"
     return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,
@@ -164,10 +163,12 @@ def on_finish(journal: Journal, session: Session) -> None:
 
 
 def stale(read: Read) -> list[int]:
-    """Finished games with no summary, or one made before an undo and a new end."""
+    """Finished games with no summary, one that cannot be read, or one made before an undo
+    and a new end."""
     return [row[0] for row in read(
         "SELECT g.id FROM games g LEFT JOIN summaries s ON s.game_id = g.id "
-        "WHERE g.status = 'finished' AND (s.game_id IS NULL OR s.last_seq != "
+        "WHERE g.status = 'finished' AND (s.game_id IS NULL OR NOT json_valid(s.final) "
+        "OR s.last_seq != "
         "(SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = g.id)) ORDER BY g.id", ())]
 
 
@@ -185,17 +186,17 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
         if until is not None and done and time.monotonic() > until:  # at least one each time
             log.info("history: more games to summarise at the next start")
             break
-        key, actions = load(game_id)
-        spec = games.get(key)
-        if spec is None:
-            continue
         try:
+            key, actions = load(game_id)
+            spec = games.get(key)
+            if spec is None:
+                continue
             state = spec.replay(actions)
             if not spec.is_finished(state):
                 raise ValueError("the actions do not end the game")
             record(read, write, game_id, spec, actions, state)
         except Exception as exc:  # an old or hand-edited game: keep it, without a summary
-            log.warning("game %s has no summary: %r", game_id, exc)
+            log.warning("game %s has no summary: %s", game_id, " ".join(str(exc).split()))
             continue
         done += 1
     return done

@@ -31,6 +31,7 @@ from .journal_store import (
     open_rw,
     short_reason,
 )
+from .ui.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ class Journal:
         self._mem = None
         self._reason = ""
         self._checkpoint_wal()
-        said = f"{_plural(saved, 'action')} saved" if saved else "writing again"
+        said = f"{plural(saved, 'action')} saved" if saved else "writing again"
         self._notices.append(Notice(("Journal back:", said), error=False, saved=saved))
         return saved
 
@@ -367,7 +368,5 @@ def _presses(ops: list[Op]) -> int:
     return sum(op.kind in PRESSES for op in ops)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 

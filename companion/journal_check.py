@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .ui.words import plural
+
 WAL_MAGIC = (0x377F0682, 0x377F0683)  # little- / big-endian checksums
 WAL_HEADER = 32
 FRAME_HEADER = 24
@@ -131,7 +133,7 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     play = f"play after {checkpoint}" if checkpoint else "recent play"
     if scan.lost > 0:
         # Only commits still visible past the damage are counted: a cut may have taken more.
-        n = f"at least {scan.lost} action" + ("s" if scan.lost > 1 else "")
+        n = f"at least {plural(scan.lost, 'action')}"
         report.add(f"journal.db-wal was cut or damaged: {n} played after "
                    f"{checkpoint or 'the last save point'} lost; everything before the damage "
                    "was kept", note=f"Journal cut: {n} lost")

@@ -8,6 +8,7 @@ current pty, like ``/dev/serial/by-id/...`` on a Pi, so unplug/replug can be rep
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 import select
@@ -230,23 +231,85 @@ def run_script(sensor: VirtualSensor, lines: Iterable[str], say: Callable[[str],
         if not words:
             continue
         try:
-            if not _command(sensor, words):
-                say("ok quit")
-                return False
-        except (ValueError, IndexError) as exc:
+            check_command(words, sensor.kinds)
+        except ValueError as exc:
             say(f"error line {number}: {exc}")
             continue
+        if not _command(sensor, words):
+            say("ok quit")
+            return False
         say("ok " + " ".join(words))
     return True
 
 
+def check_script(lines: Iterable[str], kinds: Sequence[str]) -> tuple[int, str] | None:
+    """The first script line that cannot be carried out, as (line number, reason)."""
+    for number, line in enumerate(lines, 1):
+        words = line.split("#", 1)[0].split()
+        try:
+            if words:
+                check_command(words, kinds)
+        except ValueError as exc:
+            return number, str(exc)
+    return None
+
+
+# Each command's arguments (a die number, a face of that die, seconds, a count, free text),
+# then the kind of any number more (None: no more).
+_ARGS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "roll": ((), "die"), "throw": ((), None), "face": (("die", "face"), None),
+    "crooked": (("die",), None), "wait": (("seconds",), None), "plug": ((), None),
+    "unplug": ((), None), "quiet": (("seconds",), None), "garbage": (("count",), None),
+    "flood": (("count",), None), "raw": ((), "text"), "error": (("code",), "text"),
+    "hello": ((), None), "quit": ((), None),
+}
+MAX_COUNT = 1_000_000    # bytes of noise or frames in one line: far past any real burst
+MAX_SECONDS = 86_400.0   # one wait or silence: a day
+
+
+def check_command(words: Sequence[str], kinds: Sequence[str]) -> None:
+    """ValueError with a short reason when a script command's words cannot be carried out."""
+    verb, args = words[0], list(words[1:])
+    if verb == "settle":
+        if len(args) != len(kinds):
+            raise ValueError(f"settle needs {len(kinds)} faces (- keeps a die, ? is crooked)")
+        for index, face in enumerate(args):
+            if face not in ("-", "?") and face not in faces_of(kinds[index]):
+                raise ValueError(f"die {index} ({kinds[index]}) has no face {face!r}")
+        return
+    if verb not in _ARGS:
+        raise ValueError(f"unknown command {verb!r}")
+    needed, more = _ARGS[verb]
+    if len(args) < len(needed) or (more is None and len(args) > len(needed)):
+        raise ValueError(f"{verb} takes {' '.join(k.upper() for k in needed) or 'nothing'}")
+    die = 0
+    for arg, kind in zip(args, [*needed, *[more] * (len(args) - len(needed))], strict=True):
+        if kind == "die":
+            if not (arg.isascii() and arg.isdigit()) or int(arg) >= len(kinds):
+                raise ValueError(f"{verb}: die {arg!r}: 0 to {len(kinds) - 1}")
+            die = int(arg)
+        elif kind == "face" and arg not in faces_of(kinds[die]):
+            raise ValueError(f"die {die} ({kinds[die]}) has no face {arg!r}")
+        elif kind == "seconds" and not _within(arg, float, MAX_SECONDS):
+            raise ValueError(f"{verb} {arg!r}: seconds from 0 to {MAX_SECONDS:.0f}")
+        elif kind == "count" and not _within(arg, int, MAX_COUNT):
+            raise ValueError(f"{verb} {arg!r}: a whole number from 0 to {MAX_COUNT}")
+
+
+def _within(text: str, kind: Callable[[str], float], high: float) -> bool:
+    try:
+        value = kind(text)
+    except ValueError:
+        return False
+    return math.isfinite(value) and 0 <= value <= high
+
+
 def _command(sensor: VirtualSensor, words: list[str]) -> bool:
+    """Carry out one command that :func:`check_command` accepted; False for ``quit``."""
     verb, args = words[0], words[1:]
     if verb == "roll":
         sensor.roll([int(a) for a in args] or None)
     elif verb == "settle":
-        if len(args) != len(sensor.kinds):
-            raise ValueError(f"settle needs {len(sensor.kinds)} faces (- keeps a die, ? is crooked)")
         sensor.roll([i for i, a in enumerate(args) if a != "-"])
         for index, face in enumerate(args):
             if face != "-":
@@ -277,8 +340,6 @@ def _command(sensor: VirtualSensor, words: list[str]) -> bool:
         sensor.hello()
     elif verb == "quit":
         return False
-    else:
-        raise ValueError(f"unknown command {verb!r}")
     return True
 
 

@@ -69,12 +69,3 @@ def assert_golden(image: Image.Image, name: str) -> None:
         FAILED.mkdir(exist_ok=True)
         image.save(FAILED / path.name)
         pytest.fail(f"screen {name} changed; new frame in tests/_failed/{path.name}")
-
-
-def pytest_collection_modifyitems(items):
-    """Under pytest-xdist, the tests that walk to named screens share one worker: each screen
-    is rendered in a fixed state directory (the About screen shows it), so two workers must not
-    render the same screen at once."""
-    for item in items:
-        if item.module.__name__.rsplit(".", 1)[-1] in ("test_screens", "test_cafe_screens"):
-            item.add_marker(pytest.mark.xdist_group("named_screens"))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 from companion import box_config as config
@@ -60,6 +64,14 @@ def test_run_with_a_bad_config_exits_with_one_line(tmp_path, capsys):
     assert len(err) == 1 and "buttons.ok" in err[0] and "Fix:" in err[0]
 
 
+def test_a_file_that_is_not_utf8_is_said_so(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes("[display]\ndriver = 'sh1106' # café\n".encode("latin-1"))
+    with pytest.raises(config.ConfigError, match="not UTF-8 text") as caught:
+        config.load(path)
+    assert caught.value.key == "(file)" and "too long" not in str(caught.value)
+
+
 def test_a_named_config_that_does_not_exist_is_an_error(tmp_path):
     with pytest.raises(config.ConfigError, match="no such file"):
         config.load(tmp_path / "nope.toml", required=True)
@@ -77,8 +89,16 @@ def test_the_shipped_example_file_lists_exactly_what_example_toml_prints():
     """config.example.toml is generated; this keeps it true when a key is added."""
     from pathlib import Path
 
-    shipped = (Path(__file__).parent.parent / "config.example.toml").read_text()
+    root = Path(__file__).parent.parent
+    shipped = (root / "config.example.toml").read_text()
     assert shipped.endswith(config.example_toml())
+    # the command the file and the README give to regenerate it prints the same list
+    said = re.findall(r'python -c "(.+?)"', shipped + (root / "README.md").read_text())
+    assert len(said) == 2
+    for command in said:
+        printed = subprocess.run([sys.executable, "-c", command], capture_output=True,
+                                 text=True, check=True, cwd=root).stdout
+        assert shipped.endswith(printed.removesuffix("\n"))
 
 
 def test_on_the_device_a_bad_config_is_also_shown_on_the_panel(tmp_path, monkeypatch, capsys):

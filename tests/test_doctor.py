@@ -203,7 +203,7 @@ def test_a_machine_without_a_gpio_library_says_which_package(tmp_path):
 
 @pytest.mark.parametrize("module", ["companion/doctor.py", "companion/commands/doctor.py"])
 def test_the_doctor_imports_no_hardware_library(module):
-    """DESIGN.md: companion/ "Imports no hardware library"; the probes live in hardware/ and
+    """The doctor imports no hardware library: the probes live in hardware/ and
     firmware_bridge/. Imports inside functions count too."""
     tree = ast.parse((ROOT / module).read_text())
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)

@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,8 +149,7 @@ def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
 def test_stats_count_wins_scores_and_drinks(imported):
     book = open_book(imported)
     try:
-        assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "Table": 1,
-                                        "You": 1}
+        assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "You": 1}
         lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
         assert lines["All games"] == "1 · 1 won 100%"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
@@ -304,3 +305,98 @@ def test_the_box_start_summarises_within_its_budget_and_skips_what_does_not_repl
         journal.close()
     listed = {p.id: p for p in open_book(tmp_path, fill=False).games()}
     assert listed[6].status == "finished" and listed[6].headline is None
+
+
+def test_an_action_that_is_not_json_skips_its_game_only(tmp_path, capsys, caplog):
+    """One damaged action row: the other games are still summarised, and the list says it."""
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET action = 'zzz' WHERE game_id = 1 AND seq = 1")
+    conn.commit()
+    conn.close()
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path), "list", "--json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert code == 0 and "Traceback" not in err
+    assert rows[1]["result"] is None and rows[1]["players"] == []
+    assert rows[2]["result"] == "lost in round 3" and rows[3]["result"] is not None
+    journal, _ = Journal.open(tmp_path)
+    try:
+        assert backfill_journal(journal) == 2 and stale(journal.read) == [1]
+    finally:
+        journal.close()
+    assert "Traceback" not in caplog.text
+
+
+def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
+    conn = sqlite3.connect(imported / "journal.db")
+    conn.execute("UPDATE summaries SET final = '{not json' WHERE game_id = 1")
+    conn.commit()
+    conn.close()
+    code, out, _ = run(capsys, "history", "--state-dir", str(imported), "show", "1")
+    assert code == 0 and json.loads(out)["final"]["winners"] == ["Dee"]  # rebuilt in memory
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "csv",
+               "--out", "-")[0] == 0
+    from companion.walk import run_steps
+
+    box = SimBox(imported)
+    try:
+        assert box.app.journal.read("SELECT json_valid(final) FROM summaries WHERE game_id = 1"
+                                    ) == [(1,)]  # the box's start made it again; break it anew
+        box.app.journal.record((("UPDATE summaries SET final = '{not json' WHERE game_id = 1",
+                                 ()),))
+        run_steps(box, ("menu:History", *("DOWN",) * 4, "OK"))
+        assert ("Cannot read this game", "") in box.screen.rows()
+        assert box.app.errors == 0
+    finally:
+        box.close()
+
+
+@pytest.mark.parametrize("players", ["Ann", [{"name": "Ann"}], ["Ann", "Bo"]])
+def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
+    """The Café is cooperative and its rules define no players: one seat, the table."""
+    from companion.history_store import summarise
+
+    spec, actions = GAMES["cafe"], example("cafe")
+    final = spec.summary(spec.replay(actions))
+    made = summarise("cafe", [{**actions[0], "players": players}, *actions[1:]], final)
+    assert [s.name for s in made.seats] == ["Table"]
+
+
+def test_a_file_that_is_not_a_journal_is_said_in_one_line(tmp_path):
+    """In a process of its own, where the CLI's logging reaches standard error."""
+    path = tmp_path / "journal.db"
+    path.write_text("not a database\n")
+    done = subprocess.run([sys.executable, "-m", "companion", "history", "--state-dir",
+                           str(path), "list"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"companion history: {path} is not a journal this box can read"]
+
+
+def test_a_game_that_does_not_replay_is_logged_in_one_line(tmp_path, caplog):
+    path = tmp_path / "journal.db"
+    make_old_journal(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE actions SET action = '{\"type\": \"zzz\"}' WHERE game_id = 3 AND seq = 2")
+    conn.commit()
+    conn.close()
+    open_book(tmp_path).close()
+    said = [r.getMessage() for r in caplog.records if "has no summary" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("game 3 has no summary: ")
+    assert "\n" not in said[0] and "Error(" not in said[0]
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["list", "--limit", "0"], "--limit: at least 1 game"),
+    (["list", "--limit", "-1"], "--limit: at least 1 game"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "99999999999"], "--minutes: 0 to 10080"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "nan"], "--minutes: 0 to 10080"),
+    (["import", "EXAMPLE", "--game", "cafe", "--minutes", "-1"], "--minutes: 0 to 10080"),
+])
+def test_history_numbers_out_of_bounds_are_refused(imported, capsys, argv, said):
+    argv = [str(ROOT / "docs" / "examples" / EXAMPLES["cafe"]) if a == "EXAMPLE" else a
+            for a in argv]
+    code, out, err = run(capsys, "history", "--state-dir", str(imported), *argv)
+    assert code == 2 and out == "" and said in err
+    assert len(open_book(imported).games()) == 3  # nothing imported

@@ -210,3 +210,11 @@ def test_saved_settings_out_of_range_fall_back_to_the_config(tmp_path):
         assert box.app.settings == {"volume": 2, "contrast": 200, "long_press_s": 1.5}
     finally:
         box.close()
+
+
+def test_the_journal_doc_gives_the_schema_version_and_each_migration():
+    from companion import journal_schema
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "journal.md").read_text()
+    assert f"## Tables (schema version {journal_schema.VERSION}," in text
+    assert all(f"version {n} added" in text.lower() for n in range(1, journal_schema.VERSION + 1))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from companion.cli import main
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "miams_game.jsonl"
@@ -50,3 +52,14 @@ def test_simulate_all_difficulties(capsys):
     assert main(["simulate", "miams", "--games", "50"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out["difficulties"]) == ["snacking", "lunch", "munchies"]
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["simulate", "miams", "--games", "0"], "--games: 1 to 10,000,000"),
+    (["simulate", "miams", "--games", str(10**20)], "--games: 1 to 10,000,000"),
+    (["odds", "miams", "--dice", "fruit1,fruit1,fruit2,fruit3,cross", "--rerolls", "-1"],
+     "--rerolls '-1': rerolls left: 0 to 4"),
+])
+def test_numbers_out_of_bounds_are_refused_with_the_bounds(capsys, argv, said):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"companion {argv[0]}: {said}"

@@ -386,7 +386,7 @@ def test_cli_weights(capsys):
     (["--dice", "fruit1,fruit1"], "5 white dice, not 2"),
     ([], "give the five white dice"),
     (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--red", "cross"], "red die 'cross'"),
-    (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--rerolls", "two"], "--rerolls: 'two'"),
+    (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--rerolls", "two"], "--rerolls 'two': rerolls left"),
     (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--hearts", "1,2"], "--hearts: six"),
     (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--cross-cost", "1"], "--cross-cost needs --hearts"),
     (["--dice", "fruit1,fruit1,fruit3,cross,fruit5", "--hearts", "1,2,3,4,5,6", "--cross-cost", "x"],

@@ -159,8 +159,9 @@ def test_red_die_token_makes_arthur_cross_his_least_advanced_skewer():
 
 
 def test_cascade_runs_until_no_token_is_left():
-    """"each red-die or reroll token he gets is discarded and makes him cross ... — and
-    bonuses from those crosses cascade until none are left." Crossing Pair's red die space
+    """"The Red die and Reroll tokens the AI gains are immediately discarded. For each token
+    discarded this way, the AI crosses the leftmost space of its highest least advanced
+    skewer." A token from such a cross is discarded in turn: crossing Pair's red die space
     leads to Three's reroll space and on to Full house."""
     state = with_arthur(start(), ("o", "", "o", "o", "o", "o"))
     state = player(roll(state, "fruit4"), crosses=1)
@@ -171,7 +172,7 @@ def test_cascade_runs_until_no_token_is_left():
 
 
 def test_crossed_space_gives_its_stars():
-    """"[opponents] cross off the leftmost free space ... and obtain only the bonus tokens
+    """"your opponents cross off the leftmost free space ... and obtain only the bonus tokens
     depicted on the crossed off space." Four's first space carries a star (the first-column
     stars are already settled here)."""
     state = with_arthur(start(), ("o", "o", "o", "", "o", "o"), column=True)
@@ -292,7 +293,7 @@ def test_filled_player_must_enter_fifty_hearts():
     ("arthur", {"type": "eat"}),
 ])
 def test_illegal_actions_are_refused_with_a_short_message(state_kind, action):
-    """"Illegal actions raise RuleError with a message of at most 2 short lines": the red die
+    """An illegal action raises RuleError with a message of at most 2 short lines: the red die
     has no cross face ("the Cross face is replaced with a Marshmallow face"), and "each of your
     crosses" counts the 5 white dice."""
     state = {"setup": rules.initial_state(), "arthur": start(),
@@ -304,8 +305,8 @@ def test_illegal_actions_are_refused_with_a_short_message(state_kind, action):
 
 
 def test_box_and_sensor_rolls_cannot_be_undone_but_hand_entries_can():
-    """Chance is an action: "dice rolls are marked not undoable", while a face typed in from a
-    physical red die is an entry like any other."""
+    """Chance is an action: a roll by the box or the sensor cannot be undone, while a face
+    typed in from a physical red die is an entry like any other."""
     assert not rules.is_undoable({"type": "roll", "face": "fruit1", "source": "box"})
     assert not rules.is_undoable({"type": "roll", "face": "fruit1", "source": "sensor"})
     assert rules.is_undoable({"type": "roll", "face": "fruit1", "source": "hand"})
@@ -313,8 +314,7 @@ def test_box_and_sensor_rolls_cannot_be_undone_but_hand_entries_can():
 
 
 def test_setup_without_sheet_uses_the_stand_ins():
-    """"Ship a default layout and tile clearly marked as stand-ins": a setup without sheet data
-    plays on them and says so."""
+    """A setup without sheet data plays on the stand-in layout and tile, and says so."""
     state = rules.apply(rules.initial_state(), {"type": "setup"})
     assert state.options.sheet == rules.DEFAULT_SHEET
     assert rules.summary(state)["stand_in_values"] is True
@@ -384,7 +384,7 @@ LEGAL = [
         GARBAGE, min_size=1, max_size=3),
 )
 def test_mutated_actions_raise_only_rule_errors_and_change_nothing(which, base, changes):
-    """"Illegal actions raise RuleError ... nothing is half-applied": a legal action with
+    """An illegal action raises RuleError and nothing is half-applied: a legal action with
     fields swapped for garbage (a list difficulty, 1.0 crosses, True hearts) is applied or
     refused with a short RuleError, never a TypeError, and the state is left as it was."""
     state = _states()[which]
@@ -413,7 +413,8 @@ def test_unhashable_fields_are_refused_not_crashed(action):
 
 
 def test_bool_is_not_a_number_of_crosses():
-    """"Each cross you roll gives Arthur a cross": True is not a number of crosses."""
+    """"During your Crossing phase, each of your crosses grants the AI a cross": True is not a
+    number of crosses."""
     player = _states()[2]
     with pytest.raises(RuleError, match=r"Crosses must be\na whole number 0\.\.5"):
         rules.apply(player, {"type": "player", "crosses": True, "filled": False})
@@ -444,7 +445,7 @@ def test_describe_action_is_short_and_clear(action, words):
 
 
 def test_playing_leaves_the_sheet_in_the_state_untouched():
-    """"Cross off the leftmost free space of its highest least advanced skewer": the answer is
+    """"the AI crosses the leftmost space of its highest least advanced skewer": the answer is
     worked out from the marks alone; nothing is cached on the sheet inside the game state."""
     state = start()
     sheet = state.options.sheet

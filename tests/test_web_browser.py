@@ -25,6 +25,8 @@ from companion.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
 
+# The tests follow one table through pairing, a game and the roster, in this order (the suite
+# runs with `--dist loadfile`, so a module's tests share one worker).
 SCREENS = ROOT / "docs" / "screens"
 PHONE = {"width": 360, "height": 740, "pixelRatio": 1.0}
 # How long a test waits for an action of the box to reach the Live page. The page's delay

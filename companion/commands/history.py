@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from companion.jsonread import BOM
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgstats", "jsonl")
+MAX_MINUTES = 7 * 24 * 60  # an imported game's length: a week is past any real one
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,6 +81,17 @@ def state_dir(given: str | None) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
+    # Opening a file that is not a journal is said once, below, not also by each way tried.
+    opening = logging.getLogger("companion.journal_store")
+    level = opening.level
+    opening.setLevel(logging.ERROR)
+    try:
+        return _handle(args)
+    finally:
+        opening.setLevel(level)
+
+
+def _handle(args: argparse.Namespace) -> int:
     where = state_dir(args.state_dir)
     if args.verb == "import":
         return _import(args, where)
@@ -107,7 +120,9 @@ def _row(played) -> dict:
 
 
 def _list(args: argparse.Namespace, book: Book) -> int:
-    rows = [_row(p) for p in book.games(limit=max(1, args.limit))]
+    if args.limit < 1:
+        return _fail("--limit: at least 1 game")
+    rows = [_row(p) for p in book.games(limit=args.limit)]
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
@@ -173,8 +188,8 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
     except ValueError:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
-    if args.minutes < 0:
-        return _fail("--minutes cannot be negative")
+    if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
+        return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
         numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
     except SystemExit as exc:

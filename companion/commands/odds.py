@@ -8,7 +8,16 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from companion.games.miams.odds import MAX_HEARTS, Keep, Odds, Pick, Weights, percent, table
+from companion.games.miams.odds import (
+    MAX_HEARTS,
+    MAX_REROLLS,
+    Keep,
+    Odds,
+    Pick,
+    Weights,
+    percent,
+    table,
+)
 from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 from companion.ui.words import plural
 from firmware_bridge.faces import RED, WHITE
@@ -58,7 +67,7 @@ def _position(args: argparse.Namespace) -> tuple[list[str], str | None, int, Wei
         raise ValueError(f"give the five white dice, e.g. --dice {EXAMPLE}")
     white = [face.strip() for face in args.dice.split(",")]
     if not args.rerolls.strip().isdigit():
-        raise ValueError(f"--rerolls: {args.rerolls!r} is not a whole number")
+        raise ValueError(f"--rerolls {args.rerolls!r}: rerolls left: 0 to {MAX_REROLLS}")
     return white, args.red, int(args.rerolls), _weights(args)
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.faces import SETS, kinds_of
-from firmware_bridge.virtual import VirtualSensor, random_play, run_script
+from firmware_bridge.virtual import VirtualSensor, check_script, random_play, run_script
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,29 +30,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(stable across unplug/replug, like /dev/serial/by-id)")
     parser.add_argument("--script", help="commands from this file, or - for standard input")
     parser.add_argument("--seed", type=int, help="seed the random faces for a repeatable run")
-    parser.add_argument("--every", type=float, default=4.0,
+    parser.add_argument("--every", type=_seconds(0.0), default=4.0,
                         help="seconds between random throws without a script; 0 for none")
-    parser.add_argument("--heartbeat", type=float, default=1.0, help="seconds between heartbeats")
+    parser.add_argument("--heartbeat", type=_seconds(0.01), default=1.0,
+                        help="seconds between heartbeats")
     parser.add_argument("--id", default="VIRTUAL-0001", help="the sensor's unique id")
     parser.set_defaults(handler=handle)
+
+
+def _seconds(low: float) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds from ``low`` to an hour."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and low <= value <= 3600):
+            raise argparse.ArgumentTypeError(f"{text!r}: seconds from {low:g} to 3600")
+        return value
+    return parse
+
+
+def _fail(message: str) -> int:
+    print(f"companion sensor-sim: {message}", file=sys.stderr)
+    return 2
 
 
 def handle(args: argparse.Namespace) -> int:
     try:
         kinds = kinds_of(args.kinds)
     except ValueError as exc:
-        print(f"companion sensor-sim: --kinds: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"--kinds: {exc}")
     lines = None
     if args.script and args.script != "-":
         try:
             lines = Path(args.script).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            print(f"companion sensor-sim: cannot read {args.script}: {exc.strerror}", file=sys.stderr)
-            return 2
+            return _fail(f"cannot read {args.script}: {exc.strerror}")
+        except UnicodeDecodeError:
+            return _fail(f"{args.script} is not UTF-8 text")
+        wrong = check_script(lines, kinds)
+        if wrong is not None:
+            return _fail(f"{args.script}:{wrong[0]}: {wrong[1]}")
+    if args.link and not Path(args.link).parent.is_dir():
+        return _fail(f"--link {args.link}: no folder {Path(args.link).parent}")
     sensor = VirtualSensor(kinds, link=args.link, heartbeat_s=args.heartbeat, sensor_id=args.id,
                            seed=args.seed)
-    path = sensor.plug()
+    try:
+        path = sensor.plug()
+    except OSError as exc:
+        sensor.close()
+        return _fail(f"--link {args.link}: cannot make a link there ({exc.strerror})")
     _say(f"sensor-sim: {path}" + (f" (link {args.link})" if args.link else ""))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())  # stop cleanly: the symlink goes too

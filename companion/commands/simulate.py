@@ -9,6 +9,8 @@ import sys
 from companion.games.miams import player_model
 from companion.games.miams.rules import DIFFICULTIES, SETUP_COLUMN, TIES
 
+MAX_GAMES = 10_000_000  # per difficulty: hours on a Pi, and far past any figure's precision
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -30,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        print("companion simulate: --games must be at least 1", file=sys.stderr)
+    if not 1 <= args.games <= MAX_GAMES:
+        print(f"companion simulate: --games: 1 to {MAX_GAMES:,}", file=sys.stderr)
         return 2
     levels = list(DIFFICULTIES) if args.difficulty == "all" else [args.difficulty]
     out = {

@@ -185,7 +185,9 @@ class GameScreen(InfoScreen):
         self.played = played
         self.seats: list[Seat] = []
         self.facts: list[tuple[str, str]] = []
-        self.seats = reading(app.state_dir, lambda book: book.game(played.id)[1], [])
+        found = reading(app.state_dir, lambda book: book.game(played.id), None)
+        if found is not None:  # a summary that cannot be read comes without a headline
+            self.played, self.seats = found[0], found[1]
         super().__init__(app, f"{SHORT.get(played.game, played.game)} · {day(played.started_at)}",
                          self._rows)
 
@@ -196,6 +198,8 @@ class GameScreen(InfoScreen):
             rows += [("Unfinished", ""), ("Resume: Saved games", "")]
         elif p.status == "abandoned":
             rows.append(("Dropped unfinished", ""))
+        elif p.headline is None:
+            rows.append(("Cannot read this game", ""))
         else:
             rows.append(("Result", p.short or "?"))
         rows.append(("Length", length(p.seconds)))
@@ -214,7 +218,10 @@ class GameScreen(InfoScreen):
         app = self.app
         spec = app.games.get(self.played.game)
         actions = reading(app.state_dir, lambda book: book.actions(self.played.id), None)
-        if spec is None or actions is None:
+        if actions is None:
+            app.toast("Cannot read", "this game")
+            return
+        if spec is None:
             app.toast("This box does not", "know this game")
             return
         try:

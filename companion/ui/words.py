@@ -15,9 +15,12 @@ _IRREGULAR = {"die": "dice", "dice": "dice", "person": "people"}
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """``count`` with its noun in the right number: "1 coin", "2 coins", "0 dice", "1 die"."""
-    if count == 1:
-        return f"{count} {noun}"
-    return f"{count} {many or _IRREGULAR.get(noun, noun + 's')}"
+    return f"{count} {noun_for(count, noun, many)}"
+
+
+def noun_for(count: int, noun: str, many: str | None = None) -> str:
+    """The noun alone in the number ``count`` asks for, for a count drawn apart from it."""
+    return noun if count == 1 else many or _IRREGULAR.get(noun, noun + "s")
 
 
 def same_name(a: str, b: str) -> bool:
@@ -32,3 +35,4 @@ def unique_names(names: Iterable[str]) -> list[str]:
         if name.strip() and not any(same_name(name, k) for k in kept):
             kept.append(name)
     return kept
+

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from companion.ui.canvas import Canvas
 from companion.ui.font import LARGE, MEDIUM, SMALL
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
-from companion.ui.words import plural
+from companion.ui.words import noun_for, plural
 from firmware_bridge.events import DiceSettled
 
 from . import rules
@@ -106,7 +106,7 @@ class CafeScreen(Screen):
         count = rules.orders_for_round(state.round, state.carried)
         canvas.text(1, y + 5, "Lay out")
         x = canvas.text(SMALL.width("Lay out") + 5, y + 1, str(count), MEDIUM)
-        canvas.text(x + 4, y + 5, "orders" if count != 1 else "order")
+        canvas.text(x + 4, y + 5, noun_for(count, "order"))
         lines = ["light side up"]
         if carried:
             lines.append(f"{rules.ORDERS_PER_ROUND[rules.ROUNDS]} new + {carried} set aside")
