@@ -29,7 +29,6 @@ from companion.journal.journal import Journal  # noqa: E402
 from companion.journal.store import Op, commit  # noqa: E402
 from companion.records.history import open_book  # noqa: E402
 from companion.records.store import import_statements, save_statements  # noqa: E402
-from companion.screens.stats import TITLES  # noqa: E402
 
 EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
 NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou")
@@ -85,7 +84,7 @@ def generate(state_dir: Path, count: int, seed: int = 5) -> None:
         if rng.random() < 0.01:
             rows = (rows[0][0].replace("'finished'", "'playing'"), rows[0][1]), *rows[1:]
         else:
-            rows += save_statements(game_id, key, actions, varied(key, final, rng),
+            rows += save_statements(game_id, GAMES[key], actions, varied(key, final, rng),
                                     (started + 1800, 1800.0))
         ops.append(Op("summary", rows))
         if len(ops) == 500:
@@ -116,10 +115,10 @@ def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
 
         def stats() -> None:
             book.players()
-            book.player_lines(top, TITLES)
-            book.makan_lines()
-            book.cafe_lines()
-            book.miams_lines()
+            book.player_lines(top, {key: spec.short for key, spec in GAMES.items()})
+            for spec in GAMES.values():
+                if spec.stats is not None:
+                    spec.stats.lines(book.read)
 
         result = {
             "games": games,

@@ -34,14 +34,15 @@ from typing import Any
 from companion import box_config as config
 from companion.box.boot import build_app
 from companion.box.events import Call, Stop
+from companion.games.catalog import GAMES
 from companion.ui.widgets import Screen
 from firmware_bridge.events import DiceSettled, SensorOnline
-from firmware_bridge.faces import FACES, SETS, faces_of
+from firmware_bridge.faces import FACES, faces_of
 from firmware_bridge.firmware.dicecore import FACE, ROLL, Reporter
 from firmware_bridge.parser import Parser
 from firmware_bridge.virtual import VirtualSensor
 
-KINDS = SETS["cafe"]
+KINDS = GAMES["cafe"].dice
 
 
 def percentile(values: list[float], q: float) -> float:

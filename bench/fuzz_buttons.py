@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from companion.games.base import Screen
+from companion.contract.spec import Screen
 from companion.games.catalog import GAMES
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens, run_steps

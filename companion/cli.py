@@ -1,4 +1,5 @@
-"""The ``companion`` command: run the box, simulate it, take screenshots, replay games."""
+"""The ``companion`` command: run the box, simulate it, take screenshots, replay games, and
+each game's own commands."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pkgutil
 import sys
 
 from . import __version__, commands
+from .games.catalog import GAMES
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -16,13 +18,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     module (and all it imports) is loaded only when that command runs."""
     parser = argparse.ArgumentParser(
         prog="companion",
-        description="Table Companion: referee, timer and solo opponent for three dice games.",
+        description="Table Companion: referee, timer and solo opponent for dice games.",
     )
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
-    for name in [command] if command in names else names:
-        importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
+    modules = {info.name: f"{commands.__name__}.{info.name}"
+               for info in pkgutil.iter_modules(commands.__path__)}
+    for spec in GAMES.values():  # a game's own commands; the box's keep their names
+        modules = {**spec.commands, **modules}
+    for name in [command] if command in modules else sorted(modules):
+        importlib.import_module(modules[name]).register(subparsers)
     return parser
 
 

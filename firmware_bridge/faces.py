@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 # Café: "Yellow die = dishes", "Blue die = drinks ... and bill".
 YELLOW = ("burger", "donut", "pizza", "fries", "salad", "cake")
 BLUE = ("cola", "milkshake", "coffee", "juice", "water", "bill")
@@ -25,18 +27,14 @@ def faces_of(kind: str) -> tuple[str, ...]:
     return FACES[kind]
 
 
-# The dice a sensor watches for each game, in die order (HELLO lists them the same way).
-SETS: dict[str, tuple[str, ...]] = {
-    "cafe": ("yellow", "yellow", "blue", "blue"),
-    "miams": ("white",) * 5 + ("red",),
-}
-
-
-def kinds_of(spec: str) -> tuple[str, ...]:
-    """Die kinds from a set name (cafe, miams) or a comma list (yellow,blue); ValueError if unknown."""
-    kinds = SETS.get(spec) or tuple(k.strip() for k in spec.split(",") if k.strip())
+def kinds_of(spec: str, sets: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """Die kinds from the name of one of ``sets`` (a game's dice, in die order, as each game
+    declares them) or a comma list (yellow,blue); ValueError if unknown."""
+    sets = sets or {}
+    kinds = sets.get(spec) or tuple(k.strip() for k in spec.split(",") if k.strip())
     unknown = [k for k in kinds if k not in FACES]
     if unknown or not kinds:
+        named = f"{', '.join(sets)} or " if sets else ""
         raise ValueError(f"unknown die kind {unknown[0] if unknown else spec!r}; "
-                         f"use {', '.join(SETS)} or a list of {', '.join(FACES)}")
+                         f"use {named}a list of {', '.join(FACES)}")
     return kinds

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.box.stack import _wrap
-from companion.games.base import RuleError
+from companion.contract.rules import RuleError
 from companion.games.crazy_cafe import rules
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "cafe_game.jsonl"

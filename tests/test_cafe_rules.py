@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import RuleError
+from companion.contract.rules import RuleError
 from companion.games.crazy_cafe import rules
 from companion.games.crazy_cafe.rules import apply, has_double, initial_state
 

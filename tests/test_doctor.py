@@ -21,13 +21,13 @@ from companion.doctor.checks import (
     Probes,
     can_run,
     check_display,
-    check_makan_data,
-    check_miams_files,
     check_sensor,
     check_state_dir,
     diagnose,
 )
 from companion.games.makan_mania import data as makan_data
+from companion.games.makan_mania.doctor import check as check_makan_data
+from companion.games.miams.doctor import check_files as check_miams_files
 from companion.games.miams.sheet import DEFAULT_SHEET
 from firmware_bridge.probe import SensorReport, probe_sensor
 from hardware.buzzer import PATTERNS

@@ -153,11 +153,11 @@ def test_stats_count_wins_scores_and_drinks(imported):
         lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
         assert lines["All games"] == "1 · 1 won 100%"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
-        cafe = [(line.label, line.value) for line in book.cafe_lines()]
+        cafe = [(line.label, line.value) for line in GAMES["cafe"].stats.lines(book.read)]
         assert ("Survived", "2.0 rounds") in cafe
         assert cafe[-3:] == [("  games", "1 · 0 won 0%"), ("No Double Trouble", ""),
                              ("  games", "none")]
-        miams = [(line.label, line.value) for line in book.miams_lines()]
+        miams = [(line.label, line.value) for line in GAMES["miams"].stats.lines(book.read)]
         assert miams == [("Lunch", "1 · 0 won 0%"), ("  best score", "59")]
     finally:
         book.close()
@@ -359,7 +359,7 @@ def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
 
     spec, actions = GAMES["cafe"], example("cafe")
     final = spec.summary(spec.replay(actions))
-    made = summarise("cafe", [{**actions[0], "players": players}, *actions[1:]], final)
+    made = summarise(spec, [{**actions[0], "players": players}, *actions[1:]], final)
     assert [s.name for s in made.seats] == ["Table"]
 
 

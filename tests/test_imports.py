@@ -105,10 +105,10 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read():
     """The reader sees what it must: relative, TYPE_CHECKING and function-level imports."""
-    assert "companion.games.base" in GRAPH["companion.ui.widgets"]
+    assert "companion.contract.spec" in GRAPH["companion.ui.widgets"]
     assert "companion.games.makan_mania.rules.state" in GRAPH["companion.games.makan_mania.rules"]
     assert "companion.screens.settings" in GRAPH["companion.screens.home"]  # inside a method
-    assert "companion.games.base" in GRAPH["companion.games.miams.screens"]  # TYPE_CHECKING
+    assert "companion.contract.spec" in GRAPH["companion.games.miams.screens"]  # TYPE_CHECKING
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -118,7 +118,7 @@ def test_no_circle():
 
 def test_games_screens_and_ui_talk_to_the_table_not_the_app_or_the_hardware():
     sources = ("companion.games", "companion.screens", "companion.ui")
-    assert _crossings("use companion.games.base.Table", sources, forbidden=APP_SIDE) == []
+    assert _crossings("use companion.contract.spec.Table", sources, forbidden=APP_SIDE) == []
     assert _crossings("hardware belongs to the app", sources, forbidden=("hardware",)) == []
 
 
@@ -142,7 +142,7 @@ def test_no_module_is_too_long_to_read(module):
 
 def test_the_app_offers_everything_a_screen_may_ask(tmp_path):
     """Screens see the box only as a Table; App must have every attribute and method of it."""
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.simulator.simbox import SimBox
 
     members = set(Table.__annotations__) | {

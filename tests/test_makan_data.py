@@ -166,7 +166,8 @@ def test_the_deck_must_last_every_round_of_a_dealt_game():
 def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
     """The deck of ten single copies was "ok makan 6 trays and 10 drinks valid"."""
     from companion import box_config as config
-    from companion.doctor.checks import FAIL, check_makan_data
+    from companion.contract.facts import FAIL
+    from companion.games.makan_mania.doctor import check as check_makan_data
 
     path = tmp_path / "drinks.toml"
     path.write_text(re.sub(r"copies = \d+", "copies = 1", DRINKS_FILE.read_text(encoding="utf-8")),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import RuleError
+from companion.contract.rules import RuleError
 from companion.games.miams import rules
 from firmware_bridge.faces import RED
 

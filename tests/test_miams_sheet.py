@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from companion.config import ConfigError
-from companion.games.base import RuleError
+from companion.contract.rules import RuleError
 from companion.games.miams import rules
 from companion.games.miams.sheet import (
     DEFAULT_SHEET,

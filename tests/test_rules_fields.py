@@ -16,7 +16,7 @@ import pytest
 from companion import box_config as config
 from companion.box.stack import _wrap
 from companion.config import ConfigError
-from companion.games.base import RuleError
+from companion.contract.rules import RuleError
 from companion.games.catalog import GAMES
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps

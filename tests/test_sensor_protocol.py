@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_bridge.faces import FACES, SETS, faces_of, kinds_of
+from companion.games.catalog import dice_sets
+from firmware_bridge.faces import FACES, faces_of, kinds_of
 from firmware_bridge.firmware.dicecore import MAX_LINE, checksum
 from firmware_bridge.parser import Parser
 from firmware_bridge.protocol import (
@@ -76,8 +77,9 @@ def test_face_names_are_defined_once_per_kind():
     assert faces_of("blue")[-1] == "bill"
     assert faces_of("white")[-1] == "cross" and faces_of("red")[-1] == "marshmallow"
     assert all(len(set(names)) == 6 for names in FACES.values())
-    assert kinds_of("cafe") == SETS["cafe"] == ("yellow", "yellow", "blue", "blue")
-    assert kinds_of("miams") == ("white",) * 5 + ("red",)
+    sets = dice_sets()
+    assert kinds_of("cafe", sets) == sets["cafe"] == ("yellow", "yellow", "blue", "blue")
+    assert kinds_of("miams", sets) == ("white",) * 5 + ("red",)
     assert kinds_of("red,blue") == ("red", "blue")
     with pytest.raises(ValueError, match="green"):
         kinds_of("yellow,green")

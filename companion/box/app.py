@@ -5,7 +5,7 @@ per-tick counter), turns pin edges into presses and presses into the top screen'
 hands sensor events to the game. This module owns the loop, its deadlines, input and settings;
 :class:`App` also takes the screen stack (:mod:`.stack`), the game session and its journal
 (:mod:`.session`) and the idle panel and drawing (:mod:`.panel`). It implements
-:class:`companion.games.base.Table`, all that screens may use.
+:class:`companion.contract.spec.Table`, all that screens may use.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from typing import Any
 
 from PIL import Image
 
+from companion.contract.rules import RuleError
+from companion.contract.spec import GameSpec, Screen, Session
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -34,7 +36,6 @@ from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
 
 from ..config import Config
-from ..games.base import GameSpec, RuleError, Screen, Session
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
 from ..journal.journal import Journal
@@ -67,7 +68,7 @@ class _Decoded:
 
 
 class App(ScreenStack, GameSession, Panel):
-    """The box. Screens get it as their :class:`~companion.games.base.Table`: dispatch, undo,
+    """The box. Screens get it as their :class:`~companion.contract.spec.Table`: dispatch, undo,
     push/pop, toast, beep, schedule."""
 
     def __init__(

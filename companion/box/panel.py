@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from ..games.base import Screen
+from companion.contract.spec import Screen
+
 from ..input import SensorStatus
 from ..ui.canvas import compose
 

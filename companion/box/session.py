@@ -10,7 +10,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..games.base import Action, GameSpec, RuleError, Screen, Session
+from companion.contract.rules import Action, RuleError
+from companion.contract.spec import GameSpec, Screen, Session
+
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text

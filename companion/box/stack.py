@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..games.base import Screen, Session
+from companion.contract.spec import Screen, Session
+
 from ..ui.widgets import ConfirmScreen
 
 if TYPE_CHECKING:

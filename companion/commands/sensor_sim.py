@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from firmware_bridge.faces import SETS, kinds_of
+from companion.games.catalog import dice_sets
+from firmware_bridge.faces import kinds_of
 from firmware_bridge.virtual import VirtualSensor, check_script, random_play, run_script
 
 
@@ -23,9 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "thrown every --every seconds; a script (see docs/sensor.md) sets faces, unplugs, "
         "injects noise. Ctrl-C stops it.",
     )
-    parser.add_argument("--kinds", default="cafe",
-                        help=f"the dice: {' or '.join(SETS)}, or a list like yellow,blue "
-                        "(default cafe)")
+    sets = dice_sets()
+    first = next(iter(sets), "yellow,yellow,blue,blue")
+    parser.add_argument("--kinds", default=first,
+                        help=f"the dice: {' or '.join(sets)}, or a list like yellow,blue "
+                        f"(default {first})")
     parser.add_argument("--link", help="keep a symlink at this path to the current pty "
                         "(stable across unplug/replug, like /dev/serial/by-id)")
     parser.add_argument("--script", help="commands from this file, or - for standard input")
@@ -58,7 +61,7 @@ def _fail(message: str) -> int:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        kinds = kinds_of(args.kinds)
+        kinds = kinds_of(args.kinds, dice_sets())
     except ValueError as exc:
         return _fail(f"--kinds: {exc}")
     lines = None

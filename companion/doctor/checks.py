@@ -18,30 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from companion.contract.facts import FAIL, OK, WARN, Finding
+
 from .. import box_config as config_module
+from ..games.catalog import BROKEN, GAMES
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
 SERVICE = "companion.service"
 OLED_ADDRESSES = (0x3C, 0x3D)
 MIN_FREE_MB = 5  # below this the journal cannot commit a game
 LOW_FREE_MB = 50
-
-
-@dataclass(frozen=True)
-class Finding:
-    """The outcome of one check: ``level`` is ok, warn (runs anyway) or FAIL (cannot run)."""
-
-    check: str
-    level: str
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        text = f"{self.level:<4}  {self.check:<8} {self.detail}"
-        return f"{text}. Fix: {self.fix}" if self.fix else text
 
 
 class Board(Protocol):
@@ -261,84 +249,6 @@ def check_sensor(cfg: config_module.Config, probe: Callable[[str, int], SensorRe
     return Finding("sensor", OK, f"{port}: {report.detail}")
 
 
-def _worded(exc: Exception) -> tuple[str, str]:
-    """A data file's error as (file: key: problem, fix); a ConfigError names all four."""
-    if all(hasattr(exc, name) for name in ("path", "key", "problem")):
-        return f"{exc.path}: {exc.key}: {exc.problem}", getattr(exc, "fix", "")
-    return str(exc) or type(exc).__name__, ""
-
-
-def check_miams_files(cfg: config_module.Config) -> list[Finding]:
-    """Miams's sheet and tile (the configured ones, or the stand-ins) and the sheets folder.
-
-    What [games.miams] names must load (FAIL); a bad file in ``sheets_dir`` only takes that
-    one choice off the setup screen (warn).
-    """
-    from companion.games.miams import sheet as miams
-
-    settings = cfg.games["miams"]
-    named = [("sheet", Path(settings.sheet) if settings.sheet else miams.DEFAULT_SHEET, miams.load_sheet),
-             ("tile", Path(settings.tile) if settings.tile else miams.DEFAULT_TILE, miams.load_tile)]
-    folder = miams.sheet_files(settings.sheets_dir)
-    findings, loaded = [], []
-    for role, path, load in [*named, *(("sheets_dir", p, miams.load_sheet) for p in folder)]:
-        try:
-            loaded.append(f"{load(path).name!r}")
-        except Exception as exc:  # ConfigError names file, key, problem and fix
-            detail, fix = _worded(exc)
-            key = f"[games.miams] {role}"
-            if role == "sheets_dir":
-                findings.append(Finding("miams", WARN, f"{detail}; the setup screen cannot offer it",
-                                        fix or f"correct that key (docs/miams.md), or remove {path}"))
-            elif getattr(settings, role):
-                findings.append(Finding("miams", FAIL, f"{detail}; Miams cannot start",
-                                        fix or f"correct the file (docs/miams.md) or the path in "
-                                        f"{key}, or set {key} = \"\" for the stand-in"))
-            else:
-                findings.append(Finding("miams", FAIL, f"{detail}; Miams cannot start",
-                                        fix or "reinstall the package (its stand-in file is damaged)"))
-    if findings:
-        return findings
-    extra = f", {len(folder)} more in {settings.sheets_dir}" if folder else ""
-    return [Finding("miams", OK, f"sheet {loaded[0]} and tile {loaded[1]} valid{extra}")]
-
-
-def check_makan_data(cfg: config_module.Config) -> Finding:
-    """Makan Mania's trays and drinks files load (the configured ones where the config has them),
-    and the drinks deck lasts every round of the largest game when the box deals."""
-    try:
-        from companion.games.makan_mania import data, rules
-
-        settings = cfg.games.get("makan", {})
-        # A [games.makan] path, where this version has one, else the file shipped with the box.
-        trays_file, drinks_file = settings.get("trays"), settings.get("drinks")
-        trays = data.load_trays(Path(trays_file)) if trays_file else data.load_trays()
-        drinks = data.load_drinks(Path(drinks_file)) if drinks_file else data.load_drinks()
-        copies_printed = data.copies_printed(drinks_file or data.DRINKS_FILE)
-    except Exception as exc:  # DataError or ConfigError from the loader; import-time loads too
-        detail, fix = _worded(exc)
-        return Finding("makan", FAIL, f"{detail}; Makan Mania cannot start",
-                       fix or "correct that key (docs/makan_mania.md), or reinstall the package")
-    # Six players hold every tray, the private-drink one too: the most drinks a game reveals.
-    short = data.deck_problem(drinks, len(trays), True, rules.ROUNDS)
-    if short:
-        return Finding("makan", FAIL, f"{drinks_file or data.DRINKS_FILE}: copies: "
-                       f"{' '.join(short.split())} when {len(trays)} players and the private drink "
-                       "are dealt; \"box deals\" would run out",
-                       "raise the copies to your printed deck's counts (36 cards), see "
-                       "docs/makan_mania.md")
-    valid = f"{len(trays)} trays and {len(drinks)} drinks valid"
-    guessed = [tray.colour for tray in trays if not tray.printed]
-    stand_in = [f"{' '.join(guessed)} trays"] if guessed else []
-    if not copies_printed:
-        stand_in.append("deck copies")
-    if not stand_in:
-        return Finding("makan", OK, valid)
-    # Still ok, as on the setup screen: the game runs, but these values are not the cards' own.
-    return Finding("makan", OK, f"{valid}, with stand-ins to check against your cards: "
-                   f"{', '.join(stand_in)} (docs/makan_mania.md)")
-
-
 def check_state_dir(directory: Path) -> Finding:
     """The journal's directory is writable and synced, with room to spare.
 
@@ -408,8 +318,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     running = service_state in ("active", "activating", "reloading")
     return [
         found,
-        *check_miams_files(cfg),
-        check_makan_data(cfg),
+        *check_games(cfg),
         check_display(cfg, probes.board),
         *([] if sim or cfg.display.interface != "i2c" else [check_i2c_speed(cfg)]),
         *check_gpio(cfg, probes.board, running),
@@ -422,3 +331,14 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 def can_run(findings: list[Finding]) -> bool:
     """True when no check FAILed (warnings leave the box able to run)."""
     return all(f.level != FAIL for f in findings)
+
+
+def check_games(cfg: config_module.Config) -> list[Finding]:
+    """Each registered game's own check of its data files, and every game that did not load."""
+    found = [Finding(key, FAIL, f"the game does not load: {reason}",
+                     "reinstall its package, or remove it")
+             for key, reason in BROKEN.items()]
+    for spec in GAMES.values():
+        if spec.doctor is not None:
+            found += spec.doctor(cfg)
+    return found

@@ -3,6 +3,7 @@ of them the box offers (:mod:`.catalog`). Importing this package imports no game
 
 from __future__ import annotations
 
-from .base import GameSpec, RuleError
+from companion.contract.rules import RuleError
+from companion.contract.spec import GameSpec
 
 __all__ = ["GameSpec", "RuleError"]

@@ -102,10 +102,10 @@ def to_bgstats(book: Book) -> dict[str, Any]:
 
 def _game(key: str, ref: int) -> dict[str, Any]:
     spec = GAMES.get(key)
-    name = {"miams": "Miams"}.get(key, spec.title if spec else key)
-    cafe = key == "cafe"
-    return {"id": ref, "uuid": _uid("game", key), "name": name, "cooperative": cafe,
-            "highestWins": True, "noPoints": cafe}
+    name = (spec.bgstats_name or spec.title) if spec else key
+    together = spec is not None and spec.cooperative
+    return {"id": ref, "uuid": _uid("game", key), "name": name, "cooperative": together,
+            "highestWins": True, "noPoints": together}
 
 
 def _uid(kind: str, name: str) -> str:

@@ -16,7 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..games.base import Action
+from companion.contract.facts import Line, Seat, rate
+from companion.contract.rules import Action
+from companion.contract.spec import GameSpec
+
+from ..games.catalog import GAMES
 from ..journal import schema
 from ..journal.store import Op, commit, memory_copy, open_ro
 from . import store
@@ -39,19 +43,6 @@ class Played:
     headline: str | None        # None unless finished and summarised
     players: tuple[str, ...]
     short: str | None = None    # the list's few words: "Dee 55", "won R3", "lost 59-64"
-
-
-@dataclass(frozen=True)
-class Line:
-    """A stats row: a label and its value, e.g. ("Makan Mania", "4 · 1 won 25%")."""
-
-    label: str
-    value: str
-
-
-def rate(wins: int, games: int) -> str:
-    """ "1 won 25%": wins and the win rate, whole percent."""
-    return f"{wins} won {round(100 * wins / games) if games else 0}%"
 
 
 class Book:
@@ -107,7 +98,7 @@ class Book:
         except ValueError as exc:
             raise HistoryError(f"cannot read game {game_id}: an action is not JSON") from exc
 
-    def game(self, game_id: int) -> tuple[Played, list[store.Seat], dict[str, Any] | None]:
+    def game(self, game_id: int) -> tuple[Played, list[Seat], dict[str, Any] | None]:
         """One game: its row, its seats and its final state as JSON (None if unfinished, or
         if its summary cannot be read: the box's next start makes it again);
         KeyError if the journal has no such game."""
@@ -126,97 +117,45 @@ class Book:
         for seat, item in self.read("SELECT seat, item FROM summary_items WHERE game_id = ? "
                                     "ORDER BY rowid", (game_id,)):
             items.setdefault(seat, []).append(item)
-        seats = [store.Seat(n, s, bool(w), bool(st), bool(b), tuple(items.get(seat, ())))
+        seats = [Seat(n, s, bool(w), bool(st), bool(b), tuple(items.get(seat, ())))
                  for seat, n, s, w, st, b in self.read(
                      "SELECT seat, name, score, winner, start, bot FROM summary_players "
                      "WHERE game_id = ? ORDER BY seat", (game_id,))]
         return played, seats, final
 
     # ----- stats (only finished games have summaries) ------------------------------------
-    def players(self) -> list[tuple[str, int]]:
-        """Everyone who finished a game (never Arthur, nor the Café's table: its stats are
-        the Café's own), the most played first."""
+    def players(self, games: dict[str, GameSpec] = GAMES) -> list[tuple[str, int]]:
+        """Everyone who finished a game (never a bot, nor the one seat of a cooperative game:
+        its stats are the game's own), the most played first."""
+        but, args = _people(games)
         return [(n, c) for n, c in self.read(
-            "SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 AND game != 'cafe' "
-            "GROUP BY name "
-            "ORDER BY COUNT(*) DESC, name")]
+            f"SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 {but} GROUP BY name "
+            "ORDER BY COUNT(*) DESC, name", args)]
 
-    def player_lines(self, name: str, titles: dict[str, str]) -> list[Line]:
-        """A player's games, wins, win rate and best score, in all and per game."""
+    def player_lines(self, name: str, titles: dict[str, str],
+                     games: dict[str, GameSpec] = GAMES) -> list[Line]:
+        """A player's games, wins, win rate and best score, in all and per game (named as
+        ``titles`` names them)."""
+        but, args = _people(games)
         rows = self.read(
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
-            "WHERE bot = 0 AND game != 'cafe' AND name = ? GROUP BY game", (name,))
+            f"WHERE bot = 0 {but} AND name = ? GROUP BY game", (*args, name))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         lines = [Line("All games", f"{total} · {rate(wins, total)}")]
-        for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):
-            lines.append(Line(titles.get(key, key), f"{games} · {rate(won, games)}"))
+        for key, played, won, best, average in sorted(rows, key=lambda r: -r[1]):
+            lines.append(Line(titles.get(key, key), f"{played} · {rate(won, played)}"))
             if best is not None:
                 lines.append(Line("  best score", str(best)))
-            extra = PLAYER_EXTRAS.get(key)
-            if extra is not None:
-                lines += extra(self, name, average)
-        return lines
-
-    def makan_lines(self) -> list[Line]:
-        """Per Makan player: average score and the drink they bought most."""
-        lines = []
-        for name, average in self.read(
-                "SELECT name, AVG(score) FROM summary_players WHERE bot = 0 AND game = 'makan' "
-                "GROUP BY name ORDER BY AVG(score) DESC"):
-            drink = self.top_drink(name)
-            lines.append(Line(name, f"{round(average or 0)}{' · ' + drink if drink else ''}"))
-        return lines
-
-    def top_drink(self, name: str) -> str | None:
-        """The drink ``name`` bought most in Makan Mania (the first by name on a tie)."""
-        row = self.read("SELECT item FROM summary_items WHERE name = ? GROUP BY item "
-                        "ORDER BY COUNT(*) DESC, item LIMIT 1", (name,))
-        return row[0][0] if row else None
-
-    def cafe_lines(self) -> list[Line]:
-        """The table's Café: games, rounds survived, win rate with and without Double Trouble."""
-        rows = self.read("SELECT variant, COUNT(*), SUM(won), SUM(survived) FROM summaries "
-                         "WHERE game = 'cafe' GROUP BY variant")
-        games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
-        survived = sum(r[3] or 0 for r in rows)
-        by = {r[0]: r for r in rows}
-        lines = [Line("Games", f"{games} · {rate(wins, games)}"),
-                 Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
-        for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
-            row = by.get(variant)
-            lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
-                                              if row else "none")]
-        return lines
-
-    def miams_lines(self, name: str | None = None) -> list[Line]:
-        """Miams against Arthur per difficulty: games, win rate, best score."""
-        who, args = ("AND name = ?", (name,)) if name else ("", ())
-        rows = self.read(
-            "SELECT variant, COUNT(*), SUM(winner), MAX(score) FROM summary_players "
-            f"WHERE bot = 0 AND game = 'miams' {who} GROUP BY variant", args)
-        order = {"snacking": 0, "lunch": 1, "munchies": 2}
-        lines = []
-        for difficulty, games, wins, best in sorted(rows, key=lambda r: order.get(r[0], 9)):
-            label = f"{'  ' if name else ''}{str(difficulty).capitalize()}"
-            lines.append(Line(label, f"{games} · {rate(wins, games)}"))
-            if not name:
-                lines.append(Line("  best score", str(best)))
+            stats = games[key].stats if key in games else None
+            if stats is not None and stats.player is not None:
+                lines += stats.player(self.read, name, average)
         return lines
 
 
-def _makan_extra(book: Book, name: str, average: float | None) -> list[Line]:
-    drink = book.top_drink(name)
-    lines = [Line("  average", str(round(average or 0)))]
-    return lines + ([Line("  drink", drink)] if drink else [])
-
-
-def _miams_extra(book: Book, name: str, average: float | None) -> list[Line]:
-    return book.miams_lines(name)
-
-
-PLAYER_EXTRAS: dict[str, Callable[[Book, str, float | None], list[Line]]] = {
-    "makan": _makan_extra, "miams": _miams_extra,
-}
+def _people(games: dict[str, GameSpec]) -> tuple[str, tuple[str, ...]]:
+    """The condition (and its arguments) that leaves out the seats of cooperative games."""
+    table = tuple(key for key, spec in games.items() if spec.cooperative)
+    return (f"AND game NOT IN ({', '.join('?' * len(table))})", table) if table else ("", ())
 
 
 def setup_names(actions: list[Action]) -> tuple[str, ...]:

@@ -1,8 +1,8 @@
 """Each finished game's summary, written into the journal's ``summaries`` tables.
 
 A summary is what the history list and the stats read instead of replaying a game: who
-played, their scores, who won, a one-line result, and what each game's stats need (Café's
-Double Trouble and rounds survived, Miams' difficulty, Makan's drinks). It is made from the
+played, their scores, who won, a one-line result, and what each game's stats need (a variant,
+rounds survived, items per seat), made by the game's ``summarise``. It is made from the
 game's final state (its ``summary`` JSON) and the setup action, so it can be made again from
 the actions at any time: the box writes it when a game ends and fills in any that are missing
 when it opens a journal.
@@ -14,10 +14,12 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
-from ..games.base import Action, GameSpec, Session
+from companion.contract.facts import Summary
+from companion.contract.rules import Action
+from companion.contract.spec import GameSpec, Session
+
 from ..games.catalog import GAMES
 from ..journal.journal import Journal, JournalError
 from ..journal.schema import SUMMARY_TABLES
@@ -29,32 +31,6 @@ Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 Write = Callable[[tuple[Statement, ...]], None]
 
 BOOT_BUDGET_S = 5.0     # the longest the box's start spends summarising an old journal
-MIAMS_YOU = "You"      # the Miams player when the setup names nobody
-CAFE_TABLE = "Table"   # the Café is cooperative: its one side is the whole table
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One player of a finished game, as the stats and the exports see them."""
-
-    name: str
-    score: int | None
-    winner: bool
-    start: bool = False
-    bot: bool = False                       # Arthur: shown, never counted as a player
-    items: tuple[str, ...] = ()             # Makan: the drinks bought
-
-
-@dataclass(frozen=True)
-class Summary:
-    seats: tuple[Seat, ...]
-    headline: str                           # "won in round 3", "Arthur 74 – you 61, Munchies"
-    short: str                              # the list's few words: "won R3", "lost 61-74"
-    won: bool | None = None                 # the table's result in a solo or cooperative game
-    variant: str | None = None              # Miams' difficulty; Café: "double" or "plain"
-    survived: int | None = None             # Café: the rounds the table got through
-
-
 # A seat's name: its roster player's name now when the seat is linked to one (a player renamed
 # during the game), else the name the game gave (arguments: game id, seat, that name). The
 # roster's renames and merges rewrite the names of summaries already kept (companion/records/roster.py).
@@ -66,57 +42,20 @@ def _setup(actions: list[Action]) -> Action:
     return actions[0] if actions and actions[0].get("type") == "setup" else {}
 
 
-def _makan(final: dict[str, Any], setup: Action) -> Summary:
-    winners = set(final.get("winners", ()))
-    seats = tuple(
-        Seat(p["name"], (p.get("score") or {}).get("total"), p["name"] in winners, start=i == 0,
-             items=tuple(p.get("drinks", ())))
-        for i, p in enumerate(final.get("players", ())))
-    ranked = sorted(seats, key=lambda s: -(s.score or 0))
-    headline = " – ".join(f"{s.name} {s.score}" for s in ranked)
-    short = f"{ranked[0].name} {ranked[0].score}" if ranked else "-"
-    return Summary(seats, headline, short)
+def summarise(spec: GameSpec, actions: list[Action], final: dict[str, Any]) -> Summary:
+    """The summary of a finished game of ``spec`` from its actions and final ``summary`` JSON
+    (a game that makes none has no seats and its ``describe`` as its result)."""
+    if spec.summarise is None:
+        said = spec.describe(spec.replay(actions))
+        return Summary((), said, said)
+    return spec.summarise(final, _setup(actions))
 
 
-def _cafe(final: dict[str, Any], setup: Action) -> Summary:
-    won = final.get("result") == "won"
-    reached = int(final.get("round") or 1)
-    seats = (Seat(CAFE_TABLE, None, won, start=True),)
-    double = bool(final.get("setup", {}).get("double_trouble"))
-    said = "won" if won else "lost"
-    return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,
-                   "double" if double else "plain", 3 if won else reached - 1)
-
-
-def _miams(final: dict[str, Any], setup: Action) -> Summary:
-    name = setup.get("name") if isinstance(setup.get("name"), str) and setup.get("name") else None
-    you = final.get("player", {}).get("score")
-    arthur = final.get("arthur", {}).get("score")
-    won = final.get("winner") == "player"
-    seats = (Seat(name or MIAMS_YOU, you, won, start=True),
-             Seat("Arthur", arthur, not won, bot=True))
-    difficulty = str(final.get("difficulty", "")).capitalize()
-    first, second = ((name or "you", you), ("Arthur", arthur)) if won else (
-        ("Arthur", arthur), (name or "you", you))
-    headline = f"{first[0]} {first[1]} – {second[0]} {second[1]}, {difficulty}"
-    short = f"{'won' if won else 'lost'} {you}-{arthur}"  # the OLED font has no en dash
-    return Summary(seats, headline, short, won, final.get("difficulty"))
-
-
-SUMMARISE: dict[str, Callable[[dict[str, Any], Action], Summary]] = {
-    "makan": _makan, "cafe": _cafe, "miams": _miams,
-}
-
-
-def summarise(key: str, actions: list[Action], final: dict[str, Any]) -> Summary:
-    """The summary of a finished game of ``key`` from its actions and final ``summary`` JSON."""
-    return SUMMARISE[key](final, _setup(actions))
-
-
-def save_statements(game_id: int, key: str, actions: list[Action], final: dict[str, Any],
+def save_statements(game_id: int, spec: GameSpec, actions: list[Action], final: dict[str, Any],
                     timing: tuple[float, float | None]) -> tuple[Statement, ...]:
     """The statements that (re)write ``game_id``'s summary; ``timing`` is (ended_at, seconds)."""
-    made = summarise(key, actions, final)
+    made = summarise(spec, actions, final)
+    key = spec.key
     out: list[Statement] = [(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
                             for table in SUMMARY_TABLES]
     out.append((
@@ -147,7 +86,7 @@ def timing(read: Read, game_id: int) -> tuple[float, float | None]:
 def record(read: Read, write: Write, game_id: int, spec: GameSpec, actions: list[Action],
            state: Any) -> None:
     """Write the summary of the finished game ``game_id`` (its ``actions`` led to ``state``)."""
-    write(save_statements(game_id, spec.key, actions, spec.summary(state), timing(read, game_id)))
+    write(save_statements(game_id, spec, actions, spec.summary(state), timing(read, game_id)))
 
 
 def on_finish(journal: Journal, session: Session) -> None:
@@ -239,6 +178,6 @@ def import_game(journal: Journal, spec: GameSpec, actions: list[Action], state: 
     in one transaction; returns its id. The caller checks ``journal.status`` afterwards."""
     game_id = int(journal.read("SELECT COALESCE(MAX(id), 0) + 1 FROM games")[0][0])
     rows = import_statements(game_id, spec, actions, started_at, seconds)
-    journal.record(rows + save_statements(game_id, spec.key, actions, spec.summary(state),
+    journal.record(rows + save_statements(game_id, spec, actions, spec.summary(state),
                                           (started_at + seconds, seconds)))
     return game_id

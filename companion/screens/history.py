@@ -12,24 +12,30 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from companion.games.base import Action, GameSpec, Screen, Session
+from companion.contract.facts import Seat
+from companion.contract.rules import Action
+from companion.contract.spec import GameSpec, Screen, Session
 from companion.records.export import export_to_drive, removable_drive
 from companion.records.history import Played, reading
-from companion.records.store import Seat
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, is_press
 from companion.ui.words import plural
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 LIST_LINES = 5  # rows of a menu between the title and the hint
 LIMIT = 50  # games the list shows, the last first
-SHORT = {"makan": "Makan", "cafe": "Café", "miams": "Miams"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 READ_ONLY = ("Read-only:", "a game from history")
+
+
+def short_name(app: Table, key: str) -> str:
+    """A game's short name, or its key for a game this box does not know."""
+    spec = app.games.get(key)
+    return spec.short if spec else key
 
 
 def day(seconds: float) -> str:
@@ -134,7 +140,7 @@ class HistoryScreen(MenuScreen):
         # beside them (less room when the list scrolls: its bar takes 4 px).
         right = WIDTH - (4 if len(self.items) + len(self.games) > LIST_LINES else 0)
         for played in self.games:
-            label = f"{day(played.started_at)} {SHORT.get(played.game, played.game)}"
+            label = f"{day(played.started_at)} {short_name(self.app, played.game)}"
             detail = SMALL.elide(result(played), right - 7 - SMALL.width(label))
             self.items.append(MenuItem(label, lambda p=played: self._open_game(p), detail))
         if not self.games:
@@ -188,7 +194,7 @@ class GameScreen(InfoScreen):
         found = reading(app.state_dir, lambda book: book.game(played.id), None)
         if found is not None:  # a summary that cannot be read comes without a headline
             self.played, self.seats = found[0], found[1]
-        super().__init__(app, f"{SHORT.get(played.game, played.game)} · {day(played.started_at)}",
+        super().__init__(app, f"{short_name(app, played.game)} · {day(played.started_at)}",
                          self._rows)
 
     def _rows(self) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from companion.ui.widgets import MenuItem, MenuScreen, Screen, is_down, is_press
 from companion.ui.words import plural
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
     from companion.saved_games import SavedEntry
 

@@ -19,7 +19,7 @@ from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from companion.ui.font import SMALL
 from companion.ui.widgets import ConfirmScreen, Screen, is_press, step_selection
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
     from companion.saved_games import SavedEntry
 

@@ -13,7 +13,7 @@ from companion.ui.widgets import (
 )
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 VOLUME_NAMES = ("Mute", "Quiet", "Medium", "Loud")
 

@@ -1,20 +1,18 @@
 """History → Stats: each player's games, wins, win rate and best score, and each game's own
-figures (Makan averages and drinks, the Café's rounds and Double Trouble, Miams per
-difficulty). Read from the summaries, never by replaying games."""
+figures (its spec's ``stats``). Read from the summaries, never by replaying games."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.records.history import Book, Line, reading
+from companion.contract.facts import Line, Stats
+from companion.records.history import Book, reading
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from companion.games.base import Table
-
-TITLES = {"makan": "Makan", "cafe": "Café", "miams": "Miams"}
+    from companion.contract.spec import Table
 
 
 def read_lines(app: Table, read: Callable[[Book], list[Line]]) -> list[tuple[str, str]]:
@@ -34,14 +32,16 @@ class StatsScreen(MenuScreen):
         self.items = [MenuItem(name, lambda n=name: self._player(n), str(games))
                       for name, games in players]
         self.items += [
-            MenuItem("Makan: scores ▶", lambda: self._show("Stats · Makan", Book.makan_lines)),
-            MenuItem("Café: the table ▶", lambda: self._show("Stats · Café", Book.cafe_lines)),
-            MenuItem("Miams: vs Arthur ▶", lambda: self._show("Stats · Miams", Book.miams_lines)),
-        ]
+            MenuItem(f"{spec.short}: {stats.heading} ▶", self._opener(f"Stats · {spec.short}", stats))
+            for spec in self.app.games.values() if (stats := spec.stats) is not None]
         self.selected = min(self.selected, len(self.items) - 1)
 
     def _player(self, name: str) -> None:
-        self._show(f"Stats · {name}", lambda book: book.player_lines(name, TITLES))
+        shorts = {key: spec.short for key, spec in self.app.games.items()}
+        self._show(f"Stats · {name}", lambda book: book.player_lines(name, shorts))
+
+    def _opener(self, title: str, stats: Stats) -> Callable[[], None]:
+        return lambda: self._show(title, lambda book: stats.lines(book.read))
 
     def _show(self, title: str, read: Callable[[Book], list[Line]]) -> None:
         rows = read_lines(self.app, read)

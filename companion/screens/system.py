@@ -10,7 +10,7 @@ from companion.ui.font import SMALL
 from companion.ui.widgets import Screen, is_down, is_up
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 

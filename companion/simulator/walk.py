@@ -32,20 +32,17 @@ BOX_SCREENS: dict[str, tuple[str, ...]] = {
                      "OK", *("OK",) * 5),
     "stats": ("seed:examples", "menu:History", "menu:Stats"),
     "stats-player": ("seed:examples", "menu:History", "menu:Stats", "menu:Ana"),
-    "stats-makan": ("seed:examples", "menu:History", "menu:Stats", "menu:Makan"),
-    "stats-cafe": ("seed:examples", "menu:History", "menu:Stats", "menu:Café"),
-    "stats-miams": ("seed:examples", "menu:History", "menu:Stats", "menu:Miams"),
 }
-
-# The example games of docs/examples and when they were played (noon UTC: the same day in
-# every time zone a golden picture is made in).
-EXAMPLES = (("makan", "makan_4p.jsonl", 1763640000.0, 48), ("cafe", "cafe_game.jsonl",
-            1763812800.0, 12), ("miams", "miams_game.jsonl", 1764072000.0, 25))
 
 
 def named_screens() -> dict[str, tuple[str, ...]]:
-    """Every named screen: the box's own and each game's (prefixed with the game key)."""
+    """Every named screen: the box's own, each game's stats page, and each game's own
+    (prefixed with the game key)."""
     screens = dict(BOX_SCREENS)
+    for key, spec in GAMES.items():
+        if spec.stats is not None:
+            screens[f"stats-{key}"] = ("seed:examples", "menu:History", "menu:Stats",
+                                       f"menu:{spec.short}")
     for key, spec in GAMES.items():
         for name, steps in spec.walk.items():
             screens[f"{key}-{name}"] = steps
@@ -72,13 +69,16 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
 
 
 def seed_examples(box: SimBox) -> None:
-    """Record the docs/examples games in the box's journal, as `companion history import`."""
+    """Record each game's example of docs/examples in the box's journal, as `companion history
+    import` does."""
     folder = Path(__file__).resolve().parents[2] / "docs" / "examples"
-    for key, name, started, minutes in EXAMPLES:
-        spec = GAMES[key]
-        lines = (folder / name).read_text(encoding="utf-8").split("\n")
+    for spec in GAMES.values():
+        if spec.example is None:
+            continue
+        lines = (folder / spec.example.file).read_text(encoding="utf-8").split("\n")
         actions = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
-        import_game(box.app.journal, spec, actions, spec.replay(actions), started, minutes * 60)
+        import_game(box.app.journal, spec, actions, spec.replay(actions), spec.example.played_at,
+                    spec.example.minutes * 60)
     box.app.stack[0].on_enter()
 
 

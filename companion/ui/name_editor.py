@@ -7,7 +7,7 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Sequence
 
-from companion.games.base import Screen, Table
+from companion.contract.spec import Screen, Table
 from companion.input import ButtonEvent
 
 from .canvas import LINE_H, WIDTH, Canvas

@@ -1,6 +1,6 @@
 """Reusable screens: a scrolling list, a number stepper, a yes/no confirm, a message.
 
-They build on :class:`companion.games.base.Screen`, the screen contract of games and the box.
+They build on :class:`companion.contract.spec.Screen`, the screen contract of games and the box.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from companion.games.base import Screen, Table
+from companion.contract.spec import Screen, Table
 from companion.input import ButtonEvent
 
 from .canvas import LINE_H, WIDTH, Canvas

@@ -1,8 +1,9 @@
 """What the Live page shows of the game being played, read from the journal.
 
 The game is replayed from its actions with its own rules and read from its state and its
-``summary`` (never from the box's screens), so the page says what the box says. Each game has
-a function turning its state into plain data for the template.
+``summary`` (never from the box's screens), so the page says what the box says. Each game's
+spec has a ``live`` view turning its state into plain data, drawn by the template the game
+ships or, without one, as the list of facts it gives.
 """
 
 from __future__ import annotations
@@ -12,17 +13,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from companion.games.base import GameSpec
+from companion.contract.spec import GameSpec
 from companion.games.catalog import GAMES
-from companion.games.miams.sheet import SKEWER_NAMES
 
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
-
-TROUBLE = {
-    "flip": "Double Trouble! Flip one order to its dark side.",
-    "draw": "Double Trouble! All orders are dark: draw a new order, light side up.",
-}
-
 
 def current_game(read: Read) -> tuple[int, str, str] | None:
     """(id, game, status) of the game the table is looking at: the one whose action was written
@@ -39,7 +33,8 @@ def current_game(read: Read) -> tuple[int, str, str] | None:
 
 
 def live(read: Read, games: dict[str, GameSpec] = GAMES) -> dict[str, Any]:
-    """The Live page's data: ``kind`` says which game's part of the template to use."""
+    """The Live page's data: ``kind`` is none (no game yet), unknown (a game this release
+    cannot show) or game; ``template`` names the game's own template, if it ships one."""
     found = current_game(read)
     if found is None:
         return {"kind": "none", "now": time.time()}
@@ -57,87 +52,23 @@ def live(read: Read, games: dict[str, GameSpec] = GAMES) -> dict[str, Any]:
         return {**base, "kind": "unknown"}
     base["last"] = spec.describe_action(actions[-1], state) if actions else ""
     base["describe"] = spec.describe(state)
-    view = VIEWS.get(key)
+    view = spec.live
     if view is None:
         return {**base, "kind": "unknown"}
-    return {**base, "kind": key, **view(state, spec, [(a, at) for a, (_, at) in zip(actions, rows,
-                                                                                     strict=True)])}
+    stamped = [(a, at) for a, (_, at) in zip(actions, rows, strict=True)]
+    return {**base, "kind": "game", "template": template_name(key) if view.template else None,
+            **view.data(state, spec, stamped)}
 
 
-def _makan(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) -> dict[str, Any]:
-    summary = spec.summary(state)
-    names = [p["name"] for p in summary["players"]]
-    order = list(state.queue) or sorted(
-        range(len(state.players)), key=lambda i: (state.players[i].table is None,
-                                                  state.players[i].table or 0, i))
-    turn = (state.queue[state.turn] if state.phase == "queue" and state.turn < len(state.queue)
-            else None)
-    row = [{"drink": state.book.by_key[card.drink].name if card.drink in state.book.by_key
-            else card.drink,
-            "buyer": None if card.buyer is None else names[card.buyer],
-            "private": None if card.owner is None else names[card.owner]}
-           for card in state.row]
-    players = []
-    for i, p in enumerate(summary["players"]):
-        players.append({"name": p["name"], "coins": p["coins"], "table": p["table"],
-                        "drinks": p["drinks"], "current": i == turn,
-                        "total": (p["score"] or {}).get("total"),
-                        "winner": p["name"] in summary.get("winners", ())})
-    return {"round": summary["round"], "phase": summary["phase"], "pot": summary["pot"],
-            "supply": summary["supply"], "players": players,
-            "order": [names[i] for i in order], "current": None if turn is None else names[turn],
-            "row": row}
+def template_name(key: str) -> str:
+    """The name the page's template loader gives a game's own Live template."""
+    return f"games/{key}/live.html"
 
 
-def _cafe(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) -> dict[str, Any]:
-    """The round clock as wall time: the box's clock readings ("at" in its actions) differ from
-    wall time by a constant, read from the last action that carries one and the moment the
-    journal wrote it."""
-    running = state.phase == "running" and state.deadline is not None
-    ends = left = None
-    if running:
-        stamped = [(a["at"], wall) for a, wall in actions
-                   if isinstance(a.get("at"), int | float) and wall is not None]
-        if stamped:
-            box_at, wall_at = stamped[-1]
-            ends = wall_at + (state.deadline - box_at)
-        else:
-            running = False
-    if not running:
-        left = state.remaining if state.phase in ("paused", "ready") else 0.0
-    summary = spec.summary(state)
-    setup = summary.get("setup", {})
-    last = actions[-1][0] if actions else {}
-    return {"round": state.round, "phase": state.phase, "light": state.light,
-            "dark": state.dark, "ends": ends, "left": left, "result": state.result,
-            "double_trouble": bool(setup.get("double_trouble")),
-            "trouble": TROUBLE.get(state.trouble, "") if last.get("type") != "setup" else "",
-            "rounds": summary["rounds"]}
-
-
-def _miams(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) -> dict[str, Any]:
-    if state.options is None:
-        return {"rows": [], "phase": state.phase}
-    sheet = state.options.sheet
-    marks = state.arthur.rows
-    rows = []
-    for r, row in enumerate(sheet.rows):
-        done = marks[r] if r < len(marks) else ""
-        spaces = [{"hearts": hearts, "bonus": bonus.label(),
-                   "mark": done[s] if s < len(done) else ""}
-                  for s, (hearts, bonus) in enumerate(zip(row.hearts, row.bonuses, strict=True))]
-        rows.append({"name": SKEWER_NAMES[row.skewer], "spaces": spaces, "end": row.end,
-                     "end_mark": done[len(spaces)] if len(done) > len(spaces) else ""})
-    summary = spec.summary(state)
-    last = state.last
-    return {"rows": rows, "phase": state.phase, "difficulty": state.options.difficulty,
-            "hearts": state.arthur.hearts, "stars": state.arthur.stars,
-            "score": summary["arthur"]["score"], "turns": state.turns,
-            "roll": None if last is None else {"face": last.face, "source": last.source},
-            "player": summary.get("player", {}), "winner": summary.get("winner"),
-            "circled": sum(m.count("o") for m in marks)}
-
-
-VIEWS: dict[str, Callable[[Any, GameSpec, list[tuple[dict, float | None]]], dict[str, Any]]] = {
-    "makan": _makan, "cafe": _cafe, "miams": _miams,
-}
+def game_template(name: str, games: dict[str, GameSpec] = GAMES) -> str | None:
+    """The text of the game template ``name`` (see :func:`template_name`), None if none."""
+    key = name.removeprefix("games/").removesuffix("/live.html")
+    spec = games.get(key)
+    if spec is None or spec.live is None or spec.live.template is None:
+        return None
+    return spec.live.template.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -35,7 +35,7 @@ from companion.records.export import to_bgstats, to_csv, to_jsonl, when
 from companion.records.history import Book, HistoryError, open_book
 
 from .auth import COOKIE, SESSION_S, Pairing
-from .live import live
+from .live import game_template, live
 from .watch import JournalWatch
 
 HERE = Path(__file__).parent
@@ -57,8 +57,9 @@ def _mmss(seconds: float | None) -> str:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(HERE / "templates"),
-                      autoescape=select_autoescape(default=True))
+    # The page's own templates, then each game's Live template (``games/<key>/live.html``).
+    loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), FunctionLoader(game_template)])
+    env = Environment(loader=loader, autoescape=select_autoescape(default=True))
     env.filters["mmss"] = _mmss
     env.filters["when"] = lambda seconds: when(seconds)[:16]
     env.globals["titles"] = TITLES
@@ -155,8 +156,9 @@ def build(state_dir: str | Path) -> Starlette:
             people = b.players()
             return {"games": b.games(limit=100), "people": [
                 (name, b.player_lines(name, TITLES)) for name, _ in people[:12]],
-                "makan": b.makan_lines(), "cafe": b.cafe_lines(), "miams": b.miams_lines()}
-        data = with_book(read, {"games": [], "people": [], "makan": [], "cafe": [], "miams": []})
+                "stats": [(stats.title or f"{spec.short}: {stats.heading}", stats.lines(b.read))
+                          for spec in GAMES.values() if (stats := spec.stats) is not None]}
+        data = with_book(read, {"games": [], "people": [], "stats": []})
         return page("history.html", tab="history", **data)
 
     async def game(request: Request, sid: str) -> Response:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from companion.games.base import GameSpec, Lazy
+from companion.contract.facts import Example
+from companion.contract.spec import GameSpec, Lazy
 
-from . import rules
+from . import live, records, rules
 from .options import CONFIG, TITLE
 
 # Named screens for the walk and the golden PNGs: steps from the home menu.
@@ -45,5 +46,8 @@ WALK: dict[str, tuple[str, ...]] = {
 SPEC = GameSpec.from_rules(
     rules.KEY, TITLE, rules,
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=WALK,
+    config=CONFIG, walk=WALK, short="Café", order=2, cooperative=True,
+    summarise=records.summarise, stats=records.STATS, live=live.VIEW,
+    example=Example("cafe_game.jsonl", 1763812800.0, 12),
+    dice=("yellow", "yellow", "blue", "blue"),   # "Yellow die = dishes", "Blue die = drinks"
 )

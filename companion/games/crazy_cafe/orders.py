@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from companion.games.base import Action
+from companion.contract.rules import Action
 from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
@@ -13,7 +13,7 @@ from .timer import _reroll, act, roll_freed
 from .view import FACE_LABELS, _state
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from companion.games.base import Action, RuleError, check_game, flag, number, setting, whole_value
+from companion.contract.rules import Action, RuleError, check_game, flag, number, setting, whole_value
 
 from .state import (
     DEFAULT_ROUND_S,

@@ -24,7 +24,7 @@ from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, 
 from .view import TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from companion.games.base import Action
+from companion.contract.rules import Action
 from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen
 
 from . import rules
@@ -12,7 +12,7 @@ from .rules import KINDS
 from .view import DICE_NAMES, TITLE, mmss, setting
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 
 class SetupScreen(MenuScreen):

@@ -12,7 +12,7 @@ import math
 import weakref
 from typing import TYPE_CHECKING
 
-from companion.games.base import Action
+from companion.contract.rules import Action
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import Screen, is_press
@@ -27,7 +27,7 @@ from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
 CLOCK_EVERY_S = 4.0
 
 if TYPE_CHECKING:
-    from companion.games.base import Scheduled, Session, Table
+    from companion.contract.spec import Scheduled, Session, Table
     from companion.input import ButtonEvent
 
 

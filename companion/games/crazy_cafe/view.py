@@ -13,7 +13,7 @@ from .options import CONFIG, TITLE
 from .rules import CafeState
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 DICE_NAMES = {"box": "Box rolls", "sensor": "Sensor", "manual": "Table dice"}
 FACE_LABELS = {

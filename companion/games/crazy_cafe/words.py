@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from companion.games.base import Action
+from companion.contract.rules import Action
 
 from .state import SIDES, CafeState
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from companion.config import Field, one_of
-from companion.games.base import GameSpec, Lazy
+from companion.contract.facts import Example
+from companion.contract.spec import GameSpec, Lazy
 
-from . import rules
+from . import doctor, live, records, rules
 
 # What each house reading means; the choices and defaults come from rules.Options.
 _MEANING = {
@@ -82,5 +83,7 @@ def _walk() -> dict[str, tuple[str, ...]]:
 SPEC = GameSpec.from_rules(
     rules.KEY, "Makan Mania", rules, replay_all=rules.replayer(),
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=_walk(),
+    config=CONFIG, walk=_walk(), short="Makan", order=1,
+    summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_data,
+    example=Example("makan_4p.jsonl", 1763640000.0, 48),
 )

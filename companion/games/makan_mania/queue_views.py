@@ -24,7 +24,7 @@ from . import rules
 from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 

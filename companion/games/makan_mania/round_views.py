@@ -23,7 +23,7 @@ from .setup_screen import SetupScreen
 from .view import _where
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 
 class RoundViews:

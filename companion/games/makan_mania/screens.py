@@ -24,7 +24,7 @@ from .setup_screen import SetupScreen
 from .view import _back_to
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 

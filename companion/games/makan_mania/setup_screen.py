@@ -24,7 +24,7 @@ from . import data, rules
 from .view import ABILITY_TEXT, KEY, _back_to
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 MAX_PLAYERS = 6
 

@@ -15,7 +15,7 @@ from companion.ui.words import plural
 from . import rules
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 
 KEY = "makan"

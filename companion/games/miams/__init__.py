@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from companion.config import Field, one_of
+from companion.contract.facts import Example
+from companion.contract.spec import GameSpec, Lazy
 
-from ..base import GameSpec, Lazy
-from . import rules
+from . import doctor, live, records, rules
 
 CONFIG = {
     "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
@@ -36,7 +37,11 @@ SPEC = GameSpec.from_rules(
     rules.KEY, "Miams solo", rules,
     new_game=Lazy(f"{__name__}.screens:SetupScreen"),
     play=Lazy(f"{__name__}.screens:PlayScreen"),
-    config=CONFIG,
+    config=CONFIG, short="Miams", order=3, bgstats_name="Miams",
+    summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_files,
+    example=Example("miams_game.jsonl", 1764072000.0, 25),
+    dice=("white",) * 5 + ("red",),   # five white dice and the red one
+    commands={"odds": f"{__name__}.odds_command", "simulate": f"{__name__}.simulate_command"},
     walk={
         "setup": SETUP,
         "difficulty": (*SETUP, "menu:Difficulty"),

@@ -38,7 +38,7 @@ from .sheet import SKEWER_SHORT, SKEWERS
 from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
 from .sheet_view import draw_overview, draw_row_page
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow

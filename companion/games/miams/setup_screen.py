@@ -26,7 +26,7 @@ from .sheet import (
 )
 
 if TYPE_CHECKING:
-    from companion.games.base import Table
+    from companion.contract.spec import Table
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any
 
 from companion.config import ConfigError
-from companion.games.base import Action, RuleError, check_game, whole, whole_value
+from companion.contract.rules import Action, RuleError, check_game, whole, whole_value
 
 from ..data import ABILITIES, LINE_LETTERS, Drink, load_drinks, load_trays, parse_drinks
 from .queue import _buy, _end_turn, _jump, _next_jump

@@ -4,7 +4,7 @@ and of a round."""
 
 from __future__ import annotations
 
-from companion.games.base import Action, flag, whole, whole_value
+from companion.contract.rules import Action, flag, whole, whole_value
 from companion.ui.words import plural
 
 from .state import (

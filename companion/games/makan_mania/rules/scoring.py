@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from companion.games.base import Action, whole
+from companion.contract.rules import Action, whole
 
 from ..data import Drink
 from .state import State, _err, _needs

@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
 from companion.config import Field, between
-from companion.games.base import Action, RuleError, clone, setting
+from companion.contract.rules import Action, RuleError, clone, setting
 
 from ..data import Drink
 

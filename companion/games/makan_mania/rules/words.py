@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games.base import Action
+from companion.contract.rules import Action
 
 from .state import State, _name, current, free_tables, pending_jump, winners
 

@@ -1,4 +1,4 @@
-"""The contract between a game and the box: pure rules, its screens, and the table they use.
+"""The contract between a game and the box: its spec, the session, and the table its screens use.
 
 Rules are pure: ``apply(state, action) -> new state`` or :class:`RuleError`; no I/O, no clock,
 no RNG. Actions are JSON objects (``{"type": ...}``); the journal stores them and
@@ -10,7 +10,6 @@ Screens get a :class:`Table`, the narrow part of the box they may ask for things
 from __future__ import annotations
 
 import importlib
-import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,91 +20,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
+from .facts import DoctorCheck, Example, LiveView, Stats, Summary
+from .rules import Action
+
 if TYPE_CHECKING:
     from companion.saved_games import SavedEntry
     from companion.ui.canvas import Canvas
-
-Action = dict[str, Any]
-
-
-class RuleError(Exception):
-    """A refused action. The message is for the OLED: two short lines at most."""
-
-
-# ----- action fields: what each game's rules accept, refused in words that say what is wrong --
-
-def whole(fields: Mapping[str, Any], key: str, low: int, high: int, name: str,
-          default: int | None = None) -> int:
-    """``fields[key]``, a whole number in low..high (2.0, "0" and true are not); ``default``
-    when it is left out and may be. ``name`` starts the refusal: "Dice left must be"."""
-    value = fields.get(key, default)
-    if value.__class__ is int and low <= value <= high:  # the usual case first: replays are hot
-        return value
-    if value is None and key not in fields:
-        raise RuleError(_missing(name))
-    return whole_value(value, low, high, name)
-
-
-def whole_value(value: Any, low: int, high: int, name: str) -> int:
-    """``value`` if a whole number in low..high, else a refusal naming what it must be."""
-    if value.__class__ is int:
-        if low <= value <= high:
-            return value
-        raise RuleError(f"{name} must be\n{low}..{high}")
-    raise RuleError(f"{name} must be\na whole number {low}..{high}")
-
-
-def number(fields: Mapping[str, Any], key: str, name: str) -> float:
-    """``fields[key]``, a finite number (a whole number or a fraction; true is not)."""
-    value = fields.get(key)
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return value
-    raise RuleError(_missing(name) if key not in fields else f"{name} must be\na number")
-
-
-def _missing(name: str) -> str:
-    return f"Missing {name[:1].lower()}{name[1:]}"
-
-
-def flag(fields: Mapping[str, Any], key: str, default: bool, name: str) -> bool:
-    """An on/off field: true or false only (a text "false" must not read as on)."""
-    value = fields.get(key, default)
-    if value is True or value is False:
-        return value
-    raise RuleError(f"{name} is\ntrue or false")
-
-
-def setting(fields: Mapping[str, Any], key: str, spec: Field, name: str) -> float:
-    """``fields[key]``, a number checked as the config file checks the same setting (``spec``,
-    from the game's config schema): whole or not, and its range; ``spec.default`` if left out."""
-    value = fields.get(key, spec.default)
-    kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
-        raise RuleError(f"{name} must be\n{'a number' if float in kinds else 'a whole number'}")
-    problem = spec.check(value) if spec.check else None
-    if problem:
-        raise RuleError(f"{name} {problem}")
-    return value
-
-
-def check_game(action: Mapping[str, Any], key: str) -> None:
-    """A setup action names its game (``"game": key``) so that a file replayed as another game
-    is refused at its first line; a setup from before the field existed names none."""
-    named = action.get("game", key)
-    if named == key:
-        return
-    if isinstance(named, str) and len(named) <= 12:
-        raise RuleError(f"This setup is for\n{named}, not {key}")
-    raise RuleError(f"Game must be {key}")
-
-
-def clone(record: Any) -> Any:
-    """A shallow copy of a ``__slots__`` record (its fields are shared): the start of a draft
-    that a rules module changes in place and returns as the new state."""
-    copy = object.__new__(record.__class__)
-    for name in record.__slots__:
-        setattr(copy, name, getattr(record, name))
-    return copy
 
 
 class Lazy:
@@ -161,6 +81,26 @@ class GameSpec:
     # A whole game replayed at once, where the rules do it faster than action by action (the
     # same handlers on one draft); None: apply each action in turn.
     replay_all: Callable[[Iterable[Action]], Any] | None = None
+    # What the box shows of it beyond its own screens: every part is optional, and the box,
+    # the history, the phone page and the doctor read only these, never a game's state.
+    short: str = ""                                 # lists' few letters ("Makan"); "" = title
+    order: int = 100                                # its place on the home menu, lowest first
+    # A finished game's summary from its ``summary`` JSON and its setup action ({} if none).
+    summarise: Callable[[dict[str, Any], Action], Summary] | None = None
+    stats: Stats | None = None                      # its own figures under History → Stats
+    cooperative: bool = False                       # one side, the whole table: no person's stats
+    live: LiveView | None = None                    # the phone's Live page
+    doctor: DoctorCheck | None = None               # ``companion doctor``'s check of its files
+    example: Example | None = None                  # a game the screen walk seeds History with
+    bgg_id: int | None = None                       # BoardGameGeek's id, for the exports
+    bgstats_name: str = ""                          # its name in a BG Stats file; "" = title
+    dice: tuple[str, ...] = ()                      # the die kinds its sensor watches, in order
+    # Its own ``companion`` commands: name -> module with ``register(subparsers)``.
+    commands: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.short:
+            object.__setattr__(self, "short", self.title)
 
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:

@@ -1,0 +1,92 @@
+"""The rules' side of the contract: actions, refusals, and the checks every game's rules read
+action fields with. Pure: no I/O, no clock, no RNG."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from companion.config import Field
+
+Action = dict[str, Any]
+
+
+class RuleError(Exception):
+    """A refused action. The message is for the OLED: two short lines at most."""
+
+
+# ----- action fields: what each game's rules accept, refused in words that say what is wrong --
+
+def whole(fields: Mapping[str, Any], key: str, low: int, high: int, name: str,
+          default: int | None = None) -> int:
+    """``fields[key]``, a whole number in low..high (2.0, "0" and true are not); ``default``
+    when it is left out and may be. ``name`` starts the refusal: "Dice left must be"."""
+    value = fields.get(key, default)
+    if value.__class__ is int and low <= value <= high:  # the usual case first: replays are hot
+        return value
+    if value is None and key not in fields:
+        raise RuleError(_missing(name))
+    return whole_value(value, low, high, name)
+
+
+def whole_value(value: Any, low: int, high: int, name: str) -> int:
+    """``value`` if a whole number in low..high, else a refusal naming what it must be."""
+    if value.__class__ is int:
+        if low <= value <= high:
+            return value
+        raise RuleError(f"{name} must be\n{low}..{high}")
+    raise RuleError(f"{name} must be\na whole number {low}..{high}")
+
+
+def number(fields: Mapping[str, Any], key: str, name: str) -> float:
+    """``fields[key]``, a finite number (a whole number or a fraction; true is not)."""
+    value = fields.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    raise RuleError(_missing(name) if key not in fields else f"{name} must be\na number")
+
+
+def _missing(name: str) -> str:
+    return f"Missing {name[:1].lower()}{name[1:]}"
+
+
+def flag(fields: Mapping[str, Any], key: str, default: bool, name: str) -> bool:
+    """An on/off field: true or false only (a text "false" must not read as on)."""
+    value = fields.get(key, default)
+    if value is True or value is False:
+        return value
+    raise RuleError(f"{name} is\ntrue or false")
+
+
+def setting(fields: Mapping[str, Any], key: str, spec: Field, name: str) -> float:
+    """``fields[key]``, a number checked as the config file checks the same setting (``spec``,
+    from the game's config schema): whole or not, and its range; ``spec.default`` if left out."""
+    value = fields.get(key, spec.default)
+    kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+        raise RuleError(f"{name} must be\n{'a number' if float in kinds else 'a whole number'}")
+    problem = spec.check(value) if spec.check else None
+    if problem:
+        raise RuleError(f"{name} {problem}")
+    return value
+
+
+def check_game(action: Mapping[str, Any], key: str) -> None:
+    """A setup action names its game (``"game": key``) so that a file replayed as another game
+    is refused at its first line; a setup from before the field existed names none."""
+    named = action.get("game", key)
+    if named == key:
+        return
+    if isinstance(named, str) and len(named) <= 12:
+        raise RuleError(f"This setup is for\n{named}, not {key}")
+    raise RuleError(f"Game must be {key}")
+
+
+def clone(record: Any) -> Any:
+    """A shallow copy of a ``__slots__`` record (its fields are shared): the start of a draft
+    that a rules module changes in place and returns as the new state."""
+    copy = object.__new__(record.__class__)
+    for name in record.__slots__:
+        setattr(copy, name, getattr(record, name))
+    return copy

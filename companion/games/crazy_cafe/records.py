@@ -1,0 +1,43 @@
+"""The Café in the history: a finished game's summary and the table's stats (rounds survived,
+win rate with and without Double Trouble), read from the journal's summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.contract.facts import Line, Read, Seat, Stats, Summary, rate
+from companion.contract.rules import Action
+
+from .rules import KEY
+
+TABLE = "Table"   # the Café is cooperative: its one side is the whole table
+
+
+def summarise(final: dict[str, Any], setup: Action) -> Summary:
+    """"won in round 3" / "lost in round 2", grouped by Double Trouble or plain."""
+    won = final.get("result") == "won"
+    reached = int(final.get("round") or 1)
+    seats = (Seat(TABLE, None, won, start=True),)
+    double = bool(final.get("setup", {}).get("double_trouble"))
+    said = "won" if won else "lost"
+    return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,
+                   "double" if double else "plain", 3 if won else reached - 1)
+
+
+def lines(read: Read) -> list[Line]:
+    """The table's Café: games, rounds survived, win rate with and without Double Trouble."""
+    rows = read("SELECT variant, COUNT(*), SUM(won), SUM(survived) FROM summaries "
+                "WHERE game = ? GROUP BY variant", (KEY,))
+    games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    survived = sum(r[3] or 0 for r in rows)
+    by = {r[0]: r for r in rows}
+    out = [Line("Games", f"{games} · {rate(wins, games)}"),
+           Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
+    for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
+        row = by.get(variant)
+        out += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
+                                      if row else "none")]
+    return out
+
+
+STATS = Stats("the table", lines)
