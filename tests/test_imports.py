@@ -8,9 +8,13 @@ counts as much as one at the top of a module.
 from __future__ import annotations
 
 import ast
+import re
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+
+from companion.games.catalog import GROUP
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("companion", "hardware", "firmware_bridge")
@@ -154,3 +158,62 @@ def test_the_app_offers_everything_a_screen_may_ask(tmp_path):
         assert {"dispatch", "push", "schedule", "clock", "rng", "sensor"} <= members
     finally:
         box.close()
+
+
+# ----- a game is one folder: nothing outside companion/games/ knows one ---------------------
+
+GAMES_DIR = ROOT / "companion" / "games"
+GAME_PACKAGES = sorted(p.name for p in GAMES_DIR.iterdir() if (p / "__init__.py").is_file())
+# Every registered game's key (the entry points' names: the plugins installed too) and every
+# game package's name.
+GAME_WORDS = frozenset(GAME_PACKAGES) | {entry.name for entry in entry_points(group=GROUP)} | {
+    part for name in GAME_PACKAGES for part in name.split("_")}
+OUTSIDE = sorted(module for module in FILES if not _under(module, "companion.games")
+                 or module == "companion.games.catalog" or module == "companion.games")
+TEMPLATES = sorted(path for folder in ("companion/web/templates", "companion/web/static")
+                   for path in (ROOT / folder).iterdir() if path.is_file())
+
+
+def _words(text: str) -> set[str]:
+    return set(re.split(r"[^A-Za-z0-9]+", text))
+
+
+def names_a_game(source: str) -> set[str]:
+    """The game words a module's code says: in a string (docstrings too), a name or an
+    attribute; comments are not code and say what they like."""
+    said: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            said |= _words(node.value)
+        elif isinstance(node, ast.Name):
+            said |= _words(node.id)
+        elif isinstance(node, ast.Attribute):
+            said |= _words(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            said |= _words(node.name)
+        elif isinstance(node, ast.arg):
+            said |= _words(node.arg)
+    return said & GAME_WORDS
+
+
+def test_the_game_words_are_known():
+    assert {"makan", "cafe", "miams", "makan_mania", "crazy_cafe", "mania", "crazy"} <= GAME_WORDS
+    assert names_a_game('x = "a miams game"  # makan\n') == {"miams"}
+    assert names_a_game("def f(crazy_cafe): return spec.makan_lines\n") == {"crazy", "cafe", "makan"}
+
+
+@pytest.mark.parametrize("module", OUTSIDE)
+def test_no_module_outside_the_games_names_a_game_or_imports_one(module):
+    """"A game is one folder": the box, the history, the phone page and the doctor loop over
+    the registered games (``companion/games/catalog.py`` reads the entry points)."""
+    imported = sorted(target for target in GRAPH[module] if _under(target, "companion.games")
+                      and target != "companion.games.catalog" and target != "companion.games")
+    assert imported == [], f"{module} imports a game package"
+    said = names_a_game(FILES[module].read_text(encoding="utf-8"))
+    assert said == set(), f"{FILES[module].relative_to(ROOT)} names {sorted(said)}"
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda path: path.name)
+def test_no_template_or_script_of_the_phone_page_names_a_game(path):
+    said = _words(path.read_text(encoding="utf-8")) & GAME_WORDS
+    assert said == set(), f"{path.relative_to(ROOT)} names {sorted(said)}"

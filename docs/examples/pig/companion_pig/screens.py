@@ -1,0 +1,87 @@
+"""Pig's screens: the setup (how many players, the target) and the turn, where OK rolls the
+box's die and ACTION holds. They see the box only as a Table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.ui.canvas import Canvas
+from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen, is_press
+
+from . import rules
+
+if TYPE_CHECKING:
+    from companion.contract.spec import Table
+    from companion.input import ButtonEvent
+
+TITLE = "Pig"
+
+
+class SetupScreen(MenuScreen):
+    """Start first, then the number of players and the target; the players are the roster's
+    latest names, then "Player N"."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app, f"{TITLE} · setup", [])
+        section = app.config.games.get(rules.KEY)
+        self.players, self.target = 2, section["target"] if section else rules.TARGET
+        self.on_enter()
+
+    def on_enter(self) -> None:
+        self.items = [
+            MenuItem("Start game", self._start),
+            MenuItem("Players", self._ask("Players", "players", *rules.PLAYERS, 1), str(self.players)),
+            MenuItem("Target", self._ask("Target", "target", *rules.TARGETS, 10), str(self.target)),
+        ]
+
+    def _ask(self, prompt: str, name: str, low: int, high: int, step: int):
+        def chosen(value: int) -> None:
+            setattr(self, name, value)
+            self.app.pop()
+            self.on_enter()
+
+        return lambda: self.app.push(StepperScreen(self.app, self.title, prompt,
+                                                   getattr(self, name), low, high, chosen, step))
+
+    def names(self) -> list[str]:
+        known = [n for n in self.app.roster_names() if len(n) <= rules.NAME_MAX]
+        spare = (f"Player {n}" for n in range(1, 7) if f"Player {n}" not in known)
+        return [*known, *spare][: self.players]
+
+    def _start(self) -> None:
+        self.app.new_game(self.app.games[rules.KEY], {
+            "type": "setup", "players": self.names(), "target": self.target})
+
+
+class PlayScreen(Screen):
+    """Whose turn, the pot and the last roll, and every score; OK rolls, ACTION holds."""
+
+    title = TITLE
+    hint = "OK roll  ◆ hold"
+
+    def _state(self) -> rules.PigState:
+        return self.app.session.state
+
+    def draw(self, canvas: Canvas) -> None:
+        state = self._state()
+        if state.winner is not None:
+            canvas.center(1, f"{state.players[state.winner]} wins!")
+        else:
+            last = "bust!" if state.last == 1 else f"rolled {state.last}" if state.last else ""
+            canvas.center(1, f"{state.players[state.turn]} {last}".strip())
+            canvas.big(12, str(state.pot))
+        for row, (name, score) in enumerate(zip(state.players, state.scores, strict=True)):
+            x, y = (row % 2) * 64, 30 + (row // 2) * 9
+            mark = ">" if row == state.turn and state.winner is None else " "
+            canvas.text(x + 1, y, f"{mark}{name[:8]} {score}")
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if self._state().winner is not None:
+            return False
+        if is_press(event, "OK"):
+            self.app.dispatch({"type": "roll", "face": self.app.rng.randint(1, 6), "source": "box"})
+        elif is_press(event, "ACTION"):
+            self.app.dispatch({"type": "hold"})
+        else:
+            return False
+        return True
