@@ -144,22 +144,6 @@ def test_no_module_is_too_long_to_read(module):
     assert lines <= MAX_LINES, f"{FILES[module].relative_to(ROOT)} has {lines} lines; split it by concern"
 
 
-def test_the_app_offers_everything_a_screen_may_ask(tmp_path):
-    """Screens see the box only as a Table; App must have every attribute and method of it."""
-    from companion.contract.spec import Table
-    from companion.simulator.simbox import SimBox
-
-    members = set(Table.__annotations__) | {
-        name for name, value in vars(Table).items() if callable(value) and not name.startswith("_")
-    }
-    box = SimBox(tmp_path)
-    try:
-        assert sorted(m for m in members if not hasattr(box.app, m)) == []
-        assert {"dispatch", "push", "schedule", "clock", "rng", "sensor"} <= members
-    finally:
-        box.close()
-
-
 # ----- a game is one folder: nothing outside companion/games/ knows one ---------------------
 
 GAMES_DIR = ROOT / "companion" / "games"

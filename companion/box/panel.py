@@ -32,7 +32,6 @@ class Panel:
     settings: dict[str, Any]
     sensor: SensorStatus
     stack: list[Screen]
-    journal_ok: bool
     frame_listeners: list[Callable[[Image.Image], None]]
     frames_shown: int
     display_errors: int
@@ -41,6 +40,10 @@ class Panel:
     _toast: tuple[list[str], float] | None
     _last_input: float
     _idle: str
+
+    if TYPE_CHECKING:  # the session's, read here to draw the ⚠ icon
+        @property
+        def journal_ok(self) -> bool: ...
 
     def _keeps_awake(self) -> bool:
         return any(getattr(screen, "keeps_awake", False) for screen in self.stack)

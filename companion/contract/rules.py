@@ -62,14 +62,18 @@ def flag(fields: Mapping[str, Any], key: str, default: bool, name: str) -> bool:
 def setting(fields: Mapping[str, Any], key: str, spec: Field, name: str) -> float:
     """``fields[key]``, a number checked as the config file checks the same setting (``spec``,
     from the game's config schema): whole or not, and its range; ``spec.default`` if left out."""
-    value = fields.get(key, spec.default)
+    value: Any = fields.get(key, spec.default)
     kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+    if isinstance(value, bool) or not _of_kind(value, kinds) or not math.isfinite(value):
         raise RuleError(f"{name} must be\n{'a number' if float in kinds else 'a whole number'}")
     problem = spec.check(value) if spec.check else None
     if problem:
         raise RuleError(f"{name} {problem}")
     return value
+
+
+def _of_kind(value: Any, kinds: tuple[type, ...]) -> bool:
+    return isinstance(value, kinds)
 
 
 def check_game(action: Mapping[str, Any], key: str) -> None:

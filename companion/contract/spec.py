@@ -165,17 +165,29 @@ class Table(Protocol):
     """What a screen may ask of the box: the game session and its actions, the screen stack,
     toasts and beeps, the clock and deadlines, the RNG for box rolls, settings, the sensor."""
 
-    clock: Clock
-    rng: random.Random                   # the box's dice; the result goes into the action
-    config: Config
-    settings: dict[str, Any]             # volume, contrast, long_press_s as set on the box
-    sensor: SensorStatus
-    games: dict[str, GameSpec]
-    session: Session | None
-    stack: list[Screen]
-    game_root: Screen | None
-    journal_ok: bool
-    state_dir: Path | None
+    # Read-only for a screen (properties, so the box may hold richer types behind them).
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def rng(self) -> random.Random: ...          # the box's dice; the result goes into the action
+    @property
+    def config(self) -> Config: ...
+    @property
+    def settings(self) -> dict[str, Any]: ...    # volume, contrast, long_press_s as set on the box
+    @property
+    def sensor(self) -> SensorStatus: ...
+    @property
+    def games(self) -> dict[str, GameSpec]: ...
+    @property
+    def session(self) -> Session | None: ...
+    @property
+    def stack(self) -> list[Screen]: ...
+    @property
+    def game_root(self) -> Screen | None: ...
+    @property
+    def journal_ok(self) -> bool: ...
+    @property
+    def state_dir(self) -> Path | None: ...
 
     def dispatch(self, action: Action) -> bool:
         """Apply a game action: refused with a reason, or journaled and then shown."""

@@ -92,6 +92,8 @@ def record(read: Read, write: Write, game_id: int, spec: GameSpec, actions: list
 def on_finish(journal: Journal, session: Session) -> None:
     """The game just ended on the box: keep its summary (a fault here never stops the game;
     the summary is then made when the journal is next opened)."""
+    if session.game_id is None:  # a game kept only in memory has no row to summarise
+        return
     try:
         record(journal.read, journal.record, session.game_id, session.spec, session.actions,
                session.state)
@@ -144,12 +146,14 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
 def backfill_journal(journal: Journal | None, budget_s: float = BOOT_BUDGET_S) -> int:
     """Fill in the missing summaries of an open :class:`companion.journal.journal.Journal`, for at
     most ``budget_s`` (the box's start must stay well inside its service start timeout)."""
-    def load(game_id: int) -> tuple[str, list[Action]]:
-        saved = journal.load(game_id)
-        return saved.game, saved.actions
-
     if journal is None:
         return 0
+    opened = journal
+
+    def load(game_id: int) -> tuple[str, list[Action]]:
+        saved = opened.load(game_id)
+        return saved.game, saved.actions
+
     try:
         return backfill(journal.read, journal.record, load, budget_s=budget_s)
     except Exception:  # history is never worth a box that does not start

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.facts import Seat
@@ -101,7 +102,7 @@ class ReadOnlyTable:
         self._app.toast(*READ_ONLY)
         return False
 
-    def resume(self) -> None:
+    def resume(self, game_id: int | None = None) -> None:
         self._app.toast(*READ_ONLY)
 
     def abandon_resumable(self) -> None:
@@ -142,7 +143,7 @@ class HistoryScreen(MenuScreen):
         for played in self.games:
             label = f"{day(played.started_at)} {short_name(self.app, played.game)}"
             detail = SMALL.elide(result(played), right - 7 - SMALL.width(label))
-            self.items.append(MenuItem(label, lambda p=played: self._open_game(p), detail))
+            self.items.append(MenuItem(label, partial(self._open_game, played), detail))
         if not self.games:
             self.items.append(MenuItem("No games yet", lambda: None))
         self.selected = min(self.selected, len(self.items) - 1)

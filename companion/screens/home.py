@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from companion.games import GameSpec
@@ -30,7 +31,7 @@ class HomeScreen(MenuScreen):
             detail = str(len(saved)) if len(saved) > 1 else ""
             items.append(MenuItem("Resume", self._saved, detail))
         for spec in app.games.values():
-            items.append(MenuItem(spec.title, lambda spec=spec: self._start(spec)))
+            items.append(MenuItem(spec.title, partial(self._start, spec)))
         items.append(MenuItem("History", self._history))
         items.append(MenuItem("Phone", self._phone))
         items.append(MenuItem("Settings", self._settings))

@@ -3,6 +3,7 @@ figures (its spec's ``stats``). Read from the summaries, never by replaying game
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from companion.contract.facts import Line, Stats
@@ -29,7 +30,7 @@ class StatsScreen(MenuScreen):
 
     def on_enter(self) -> None:
         players = reading(self.app.state_dir, Book.players, [])
-        self.items = [MenuItem(name, lambda n=name: self._player(n), str(games))
+        self.items = [MenuItem(name, partial(self._player, name), str(games))
                       for name, games in players]
         self.items += [
             MenuItem(f"{spec.short}: {stats.heading} ▶", self._opener(f"Stats · {spec.short}", stats))

@@ -72,12 +72,15 @@ def seed_examples(box: SimBox) -> None:
     """Record each game's example of docs/examples in the box's journal, as `companion history
     import` does."""
     folder = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    journal = box.app.journal
+    if journal is None:
+        raise ValueError("seed:examples: the box has no journal")
     for spec in GAMES.values():
         if spec.example is None:
             continue
         lines = (folder / spec.example.file).read_text(encoding="utf-8").split("\n")
         actions = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
-        import_game(box.app.journal, spec, actions, spec.replay(actions), spec.example.played_at,
+        import_game(journal, spec, actions, spec.replay(actions), spec.example.played_at,
                     spec.example.minutes * 60)
     box.app.stack[0].on_enter()
 

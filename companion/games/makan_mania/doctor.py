@@ -4,6 +4,7 @@ that lasts the largest game."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from companion.config import Config
 from companion.contract.facts import FAIL, OK, Finding, worded
@@ -19,7 +20,7 @@ def check(cfg: Config) -> Finding:
     try:
         from . import data, rules
 
-        settings = cfg.games.get("makan", {})
+        settings: Any = cfg.games.get("makan", {})
         # A [games.makan] path, where this version has one, else the file shipped with the box.
         trays_file, drinks_file = settings.get("trays"), settings.get("drinks")
         trays = data.load_trays(Path(trays_file)) if trays_file else data.load_trays()

@@ -3,7 +3,9 @@ stand-ins) and the sheets folder."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from companion.config import Config
 from companion.contract.facts import FAIL, OK, WARN, Finding, worded
@@ -18,10 +20,12 @@ def check_files(cfg: Config) -> list[Finding]:
     one choice off the setup screen (warn).
     """
     settings = cfg.games["miams"]
-    named = [("sheet", Path(settings.sheet) if settings.sheet else miams.DEFAULT_SHEET, miams.load_sheet),
-             ("tile", Path(settings.tile) if settings.tile else miams.DEFAULT_TILE, miams.load_tile)]
+    named: list[tuple[str, Path, Callable[[Path], Any]]] = [
+        ("sheet", Path(settings.sheet) if settings.sheet else miams.DEFAULT_SHEET, miams.load_sheet),
+        ("tile", Path(settings.tile) if settings.tile else miams.DEFAULT_TILE, miams.load_tile)]
     folder = miams.sheet_files(settings.sheets_dir)
-    findings, loaded = [], []
+    findings: list[Finding] = []
+    loaded: list[str] = []
     for role, path, load in [*named, *(("sheets_dir", p, miams.load_sheet) for p in folder)]:
         try:
             loaded.append(f"{load(path).name!r}")

@@ -60,7 +60,8 @@ class PlayScreen(Screen):
     hint = "OK roll  ◆ hold"
 
     def _state(self) -> rules.PigState:
-        return self.app.session.state
+        session = self.app.session
+        return session.state if session is not None else rules.initial_state()
 
     def draw(self, canvas: Canvas) -> None:
         state = self._state()
