@@ -1,5 +1,5 @@
-"""Pig's tests run on the box's simulator (gpiozero's MockFactory pins, luma's dummy display, a
-virtual clock) with every installed game registered, as the box registers them."""
+"""Pig's tests run on the box's simulator (its own gpiozero MockFactory pins, luma's dummy
+display, a virtual clock) with every installed game registered, as the box registers them."""
 
 from __future__ import annotations
 
@@ -7,19 +7,6 @@ import pytest
 
 from companion.games.catalog import GAMES, discover
 from companion.simulator.simbox import SimBox
-
-
-@pytest.fixture(autouse=True)
-def mock_pins():
-    """MockFactory as gpiozero's default pin factory, reset afterwards."""
-    from gpiozero import Device
-    from gpiozero.pins.mock import MockFactory
-
-    saved = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    yield Device.pin_factory
-    Device.pin_factory.reset()
-    Device.pin_factory = saved
 
 
 @pytest.fixture(autouse=True)

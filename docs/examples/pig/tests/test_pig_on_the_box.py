@@ -69,9 +69,6 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
     state = tmp_path / "state"
     script = textwrap.dedent(f"""
         import os, signal
-        from gpiozero import Device
-        from gpiozero.pins.mock import MockFactory
-        Device.pin_factory = MockFactory()
         from companion.simulator.simbox import SimBox
         from companion.simulator.walk import run_steps
         box = SimBox({str(state)!r}, seed=5)
