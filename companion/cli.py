@@ -10,7 +10,6 @@ import pkgutil
 import sys
 
 from . import __version__, commands
-from .games.catalog import GAMES
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -24,8 +23,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     modules = {info.name: f"{commands.__name__}.{info.name}"
                for info in pkgutil.iter_modules(commands.__path__)}
-    for spec in GAMES.values():  # a game's own commands; the box's keep their names
-        modules = {**spec.commands, **modules}
+    if command not in modules:  # a game's own command, or the whole list: read the games
+        from .games.catalog import GAMES
+
+        for spec in GAMES.values():  # the box's commands keep their names
+            modules = {**spec.commands, **modules}
     for name in [command] if command in modules else sorted(modules):
         importlib.import_module(modules[name]).register(subparsers)
     return parser
