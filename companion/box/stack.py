@@ -41,6 +41,12 @@ class ScreenStack:
             self.stack.pop()
             self.stack[-1].on_enter()
 
+    def pop_to(self, screen: Screen | None) -> None:
+        """Pop the screens above ``screen`` (a flow's questions, a menu left open), each revealed
+        one entered as :meth:`pop` does; never the home menu."""
+        while self.stack[-1] is not screen and len(self.stack) > 1:
+            self.pop()
+
     def replace(self, screen: Screen) -> None:
         self._dirty = True
         self.stack[-1] = screen

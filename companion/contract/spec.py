@@ -205,6 +205,9 @@ class Table(Protocol):
 
     def pop(self) -> None: ...
 
+    def pop_to(self, screen: Screen | None) -> None:
+        """Pop the screens above ``screen``, back to it (never the home menu)."""
+
     def replace(self, screen: Screen) -> None: ...
 
     def go_home(self, ask: bool = False) -> None:

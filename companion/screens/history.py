@@ -94,9 +94,7 @@ class ReadOnlyTable:
     def go_home(self, ask: bool = False) -> None:
         """A recorded game's "back to the menu" (the Café's OK on its result) returns to the
         history it was opened from."""
-        app = self._app
-        while app.stack[-1] is not self.origin and len(app.stack) > 1:
-            app.pop()
+        self._app.pop_to(self.origin)
 
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
         self._app.toast(*READ_ONLY)

@@ -108,8 +108,7 @@ class RoundClock:
         app = self.app
         app.beep("alarm")
         if act(app, {"type": "time_up", "at": now}) and app.in_game():
-            while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
-                app.pop()
+            app.pop_to(app.game_root)  # a menu left open is over with the round
             app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 

@@ -21,7 +21,6 @@ from . import rules
 from .queue_views import QueueViews
 from .round_views import RoundViews
 from .setup_screen import SetupScreen
-from .view import _back_to
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
@@ -92,7 +91,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         return len(s.players)
 
     def _commit(self, action: dict[str, Any]) -> bool:
-        _back_to(self.app, self)
+        self.app.pop_to(self)
         phase = self.state.phase
         done = self.app.dispatch(action)
         if done:

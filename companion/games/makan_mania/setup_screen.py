@@ -21,7 +21,7 @@ from companion.ui.widgets import (
 from companion.ui.words import MAX_LETTERS, same_name, unique_names
 
 from . import data, rules
-from .view import ABILITY_TEXT, KEY, _back_to
+from .view import ABILITY_TEXT, KEY
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
@@ -172,7 +172,7 @@ class SetupScreen(MenuScreen):
                     self.chosen.trays = picked + [t.colour for t in self.tray_cards
                                                   if t.colour not in picked]
                     self.chosen.trays_chosen = True
-                    _back_to(self.app, self)
+                    self.app.pop_to(self)
                     self.on_enter()
 
             # "?": the colour-to-ability link is a stand-in, not read from a printed card
@@ -209,7 +209,7 @@ class NamesScreen(MenuScreen):
                 if same_name(names[i], name):
                     names[i] = names[seat]
             names[seat] = name
-            _back_to(self.app, self)
+            self.app.pop_to(self)
 
         self.app.push(NamePicker(self.app, f"Makan · Player {seat + 1}", names[seat], others, named,
                                  MAX_LETTERS))

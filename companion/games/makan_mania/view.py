@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from companion.ui.widgets import (
-    Screen,
     StepperScreen,
 )
 from companion.ui.words import plural
@@ -24,12 +23,6 @@ ABILITY_TEXT = {
     "double": "double table", "face_bonus": "face points", "drink_bonus": "drink points",
 }
 FOOD_MAX = 150
-
-
-def _back_to(app: Table, screen: Screen) -> None:
-    """Close the question screens a flow pushed, back to ``screen``."""
-    while app.stack[-1] is not screen and len(app.stack) > 1:
-        app.pop()
 
 
 def _ask_numbers(app: Table, questions: list[tuple[str, str, int, int]],
