@@ -126,6 +126,11 @@ def test_games_screens_and_ui_talk_to_the_table_not_the_app_or_the_hardware():
     assert _crossings("hardware belongs to the app", sources, forbidden=("hardware",)) == []
 
 
+def test_the_records_import_nothing_of_the_ui():
+    """The history, the summaries, the exports and the roster give facts; the screens word them."""
+    assert _crossings("facts below the UI", ("companion.records",), forbidden=("companion.ui",)) == []
+
+
 def test_hardware_and_firmware_bridge_import_nothing_from_companion():
     assert _crossings("adapters never import the product", ("hardware", "firmware_bridge"),
                       forbidden=("companion",)) == []

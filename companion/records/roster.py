@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..journal import schema
-from ..ui.words import MAX_LETTERS, same_name
+from ..names import MAX_LETTERS, same_name
 from .history import journal_path
 
 ROSTER_VERSION = 2      # the journal version that made the players tables

@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from companion.contract.spec import Screen, Table
 from companion.input import ButtonEvent
 
+from ..names import MAX_LETTERS, same_name, unique_names
 from .canvas import LINE_H, WIDTH, Canvas
 from .font import MEDIUM, SMALL
 from .widgets import MenuItem, MenuScreen, is_down, is_press, is_up
-from .words import MAX_LETTERS, same_name, unique_names
 
 COMMON_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hana", "Ivy", "Jon", "Kim",
                 "Leo", "Max", "Nia", "Omar", "Pia", "Raj", "Sam", "Tom", "Uma", "Zoe")

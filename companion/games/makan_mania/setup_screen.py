@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError
+from companion.names import MAX_LETTERS, same_name, unique_names
 from companion.ui.font import SMALL
 from companion.ui.name_editor import COMMON_NAMES, NamePicker
 from companion.ui.widgets import (
@@ -18,7 +19,6 @@ from companion.ui.widgets import (
     MenuScreen,
     StepperScreen,
 )
-from companion.ui.words import MAX_LETTERS, same_name, unique_names
 
 from . import data, rules
 from .view import ABILITY_TEXT, KEY
