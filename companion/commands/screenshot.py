@@ -51,7 +51,7 @@ def handle(args: argparse.Namespace) -> int:
     for name in args.names or screens:
         box = render(name, screens[name])
         path = out / f"{name}.png"
-        box.app.hardware.display.save_png(str(path), args.scale)
+        box.display.save_png(str(path), args.scale)
         box.close()
         print(path)
     return 0

@@ -11,6 +11,10 @@ from typing import Any
 
 from PIL import Image
 
+from hardware.buzzer import RecordingBuzzer
+from hardware.clock import VirtualClock
+from hardware.sim import SimDisplay
+
 from .. import box_config as config_module
 from ..box.app import App
 from ..box.boot import build_app
@@ -30,7 +34,11 @@ class SimBox:
         self.app: App = build_app(self.config, sim=True, state_dir=state_dir, virtual_clock=True,
                                   seed=seed, journal=journal)
         self.finger = self.app.hardware.extras["finger"]
-        self.clock = self.app.clock
+        clock, display, buzzer = self.app.clock, self.app.hardware.display, self.app.hardware.buzzer
+        if not (isinstance(clock, VirtualClock) and isinstance(display, SimDisplay)
+                and isinstance(buzzer, RecordingBuzzer)):
+            raise TypeError("a SimBox is built on the simulated hardware")
+        self.clock, self.display, self.buzzer = clock, display, buzzer
         self.app.pump()
 
     def press(self, button: str, long: bool = False) -> None:
@@ -69,10 +77,10 @@ class SimBox:
         return self.app.stack[-1]
 
     def frame(self) -> Image.Image:
-        return self.app.hardware.display.frame()
+        return self.display.frame()
 
     def beeps(self) -> list[str]:
-        return [pattern for _, pattern in self.app.hardware.buzzer.played]
+        return [pattern for _, pattern in self.buzzer.played]
 
     def close(self) -> None:
         if self.app.journal is not None:

@@ -87,7 +87,7 @@ class BitmapFont:
                     if col >> y & 1:
                         image.putpixel((x, y), 255)
         if self.scale > 1:
-            image = image.resize((image.width * self.scale, 8 * self.scale), Image.NEAREST)
+            image = image.resize((image.width * self.scale, 8 * self.scale), Image.Resampling.NEAREST)
         return image
 
     def advance(self, char: str) -> int:

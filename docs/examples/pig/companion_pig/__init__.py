@@ -21,6 +21,7 @@ WALK = {
     "turn": STARTED,
     "rolled": (*STARTED, "OK", "OK"),
     "held": (*STARTED, "OK", "OK", "ACTION"),
+    "scores": (*STARTED, "OK", "OK", "ACTION", "DOWN"),
 }
 
 SPEC = GameSpec.from_rules(

@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.contract.rules import Action, RuleError, check_game, whole, whole_value
+from companion.names import MAX_LETTERS
 
 KEY = "pig"
 PLAYERS = (2, 6)
 TARGET = 100
 TARGETS = (20, 200)
-NAME_MAX = 12
+NAME_MAX = MAX_LETTERS   # the box's rule: a name fits beside a score on any line
 
 
 @dataclass(frozen=True)

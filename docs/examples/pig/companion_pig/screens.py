@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import Canvas
-from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen, is_press
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.font import SMALL
+from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, Screen, StepperScreen, is_press
 
 from . import rules
 
@@ -54,10 +55,11 @@ class SetupScreen(MenuScreen):
 
 
 class PlayScreen(Screen):
-    """Whose turn, the pot and the last roll, and every score; OK rolls, ACTION holds."""
+    """Whose turn, their last roll and the pot, and every score on one line (the player whose
+    turn it is marked); OK rolls, ACTION holds, DOWN lists the scores by name."""
 
     title = TITLE
-    hint = "OK roll  ◆ hold"
+    hint = "OK roll ◆ hold ▼ all"
 
     def _state(self) -> rules.PigState:
         session = self.app.session
@@ -65,21 +67,26 @@ class PlayScreen(Screen):
 
     def draw(self, canvas: Canvas) -> None:
         state = self._state()
+        if not state.started:
+            return
         if state.winner is not None:
             canvas.center(1, f"{state.players[state.winner]} wins!")
         else:
-            last = "bust!" if state.last == 1 else f"rolled {state.last}" if state.last else ""
-            canvas.center(1, f"{state.players[state.turn]} {last}".strip())
-            canvas.big(12, str(state.pot))
-        for row, (name, score) in enumerate(zip(state.players, state.scores, strict=True)):
-            x, y = (row % 2) * 64, 30 + (row // 2) * 9
-            mark = ">" if row == state.turn and state.winner is None else " "
-            canvas.text(x + 1, y, f"{mark}{name[:8]} {score}")
+            last = {None: "to roll", 1: "bust!"}.get(state.last, f"rolled {state.last}")
+            canvas.center(1, f"{state.players[state.turn]} {last}")
+            canvas.big(LINE_H + 2, str(state.pot))
+        scores = " ".join(f"{'>' if i == state.turn and state.winner is None else ''}{score}"
+                          for i, score in enumerate(state.scores))
+        canvas.center(canvas.height - LINE_H, SMALL.elide(scores, WIDTH))
 
     def on_button(self, event: ButtonEvent) -> bool:
-        if self._state().winner is not None:
+        state = self._state()
+        if is_press(event, "DOWN"):
+            rows = list(zip(state.players, map(str, state.scores), strict=True))
+            self.app.push(InfoScreen(self.app, f"{TITLE} · scores", lambda: rows))
+        elif state.winner is not None:
             return False
-        if is_press(event, "OK"):
+        elif is_press(event, "OK"):
             self.app.dispatch({"type": "roll", "face": self.app.rng.randint(1, 6), "source": "box"})
         elif is_press(event, "ACTION"):
             self.app.dispatch({"type": "hold"})
