@@ -49,7 +49,7 @@ WATCHERS = 3
 PRESSES = 150
 CHURN = """
 import sys, time
-from companion import roster
+from companion.records import roster
 n = 0
 while True:
     n += 1
