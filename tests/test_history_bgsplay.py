@@ -16,9 +16,9 @@ import jsonschema
 import pytest
 
 from companion.cli import main
-from companion.history import open_book
-from companion.history_export import ADD_PLAY_URL, add_play_link, bgg_ids, plays
 from companion.jsonread import BOM
+from companion.records.export import ADD_PLAY_URL, add_play_link, bgg_ids, plays
+from companion.records.history import open_book
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "history"

@@ -18,7 +18,7 @@ from companion.web.auth import MAX_WRONG, Pairing
 from tests.test_history import EXAMPLES, ROOT, run
 from tests.web_process import WebProcess
 
-PAGES = ("/", "/history", "/history/1", "/roster", "/export/games.csv", "/export/bgstats.json",
+PAGES = ("/", "/history", "/history/1", "/roster", "/export/games.csv", "/export/plays.bgsplay",
          "/export/game-1.jsonl", "/events")
 
 
@@ -118,12 +118,14 @@ def test_downloads_are_what_the_cli_writes(web, state, capsys):
     status, headers, body = web.get("/export/games.csv", session)
     assert status == 200 and headers["content-type"].startswith("text/csv")
     assert "attachment" in headers["content-disposition"]
-    rows = list(csv.DictReader(io.StringIO(body.decode())))
-    assert {r["game"] for r in rows} == {"makan", "cafe", "miams"}
-    run(capsys, "history", "--state-dir", str(state), "export", "--format", "bgstats",
-        "--out", "-")
-    status, _, body = web.get("/export/bgstats.json", session)
-    assert status == 200 and len(json.loads(body)["plays"]) == 3
+    rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
+    assert {r["game"] for r in rows} == {"Makan Mania", "3 Minute Crazy Café", "Miams"}
+    _, written, _ = run(capsys, "history", "--state-dir", str(state), "export", "--format",
+                        "bgsplay", "--out", "-")
+    status, headers, body = web.get("/export/plays.bgsplay", session)
+    assert status == 200 and body.decode() == written and len(json.loads(body)["plays"]) == 3
+    assert headers["content-type"] == "application/octet-stream"
+    assert 'filename="companion-plays.bgsplay"' in headers["content-disposition"]
     status, _, body = web.get("/export/game-1.jsonl", session)
     assert status == 200 and body.decode().splitlines()[1].startswith('{"type": "setup"')
     assert web.get("/export/game-99.jsonl", session)[0] == 404

@@ -20,8 +20,8 @@ import pytest
 from companion.cli import main
 from companion.games.catalog import GAMES
 from companion.games.crazy_cafe.state import time_left
-from companion.history_export import CSV_FIELDS
-from companion.simbox import SimBox
+from companion.records.export import ADD_PLAY_URL, CSV_FIELDS
+from companion.simulator.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
 
@@ -243,11 +243,13 @@ def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp
                             {"behavior": "allow", "downloadPath": str(tmp_path)})
     for link in css(browser, ".downloads a"):
         link.click()
-    csv_path, bg_path = tmp_path / "companion-games.csv", tmp_path / "companion-bgstats.json"
+    csv_path, bg_path = tmp_path / "companion-games.csv", tmp_path / "companion-plays.bgsplay"
     assert wait_for(lambda: csv_path.exists() and bg_path.exists(), 10)[0]
-    rows = list(csv.reader(csv_path.read_text(encoding="utf-8").splitlines()))
+    rows = list(csv.reader(csv_path.read_text(encoding="utf-8-sig").splitlines()))
     assert tuple(rows[0]) == CSV_FIELDS and len(rows) > 6
-    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgstats.schema.json")
+    links = [a.get_attribute("href") for a in css(browser, "#games a.log")]
+    assert links and all(link.startswith(ADD_PLAY_URL) for link in links)
+    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgsplay.schema.json")
                         .read_text(encoding="utf-8"))
     data = json.loads(bg_path.read_text(encoding="utf-8"))
     jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())

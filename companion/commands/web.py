@@ -73,7 +73,7 @@ def handle(args: argparse.Namespace) -> int:
         from companion.commands.history import state_dir
 
         where = state_dir(None)
-    app = build(where)
+    app = build(where, cfg)
     token = app.state.pairing.start_token
     print(f"Phone page: {pairing.page_address(port, host)}pair?token={token}", flush=True)
     print(f"(journal: {where}; the link pairs one phone, once, within 15 minutes)", flush=True)

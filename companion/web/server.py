@@ -29,10 +29,20 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion import roster
+from companion.config import Config
 from companion.games.catalog import GAMES
-from companion.history import Book, HistoryError, open_book
-from companion.history_export import to_bgstats, to_csv, to_jsonl, when
+from companion.records import roster
+from companion.records.export import (
+    BGSPLAY_MIME,
+    add_play_link,
+    bgg_ids,
+    play_file_text,
+    plays,
+    to_csv,
+    to_jsonl,
+    when,
+)
+from companion.records.history import Book, HistoryError, open_book
 
 from .auth import COOKIE, SESSION_S, Pairing
 from .live import live
@@ -65,9 +75,10 @@ def _environment() -> Environment:
     return env
 
 
-def build(state_dir: str | Path) -> Starlette:
-    """The application for the journal in ``state_dir``."""
+def build(state_dir: str | Path, config: Config | None = None) -> Starlette:
+    """The application for the journal in ``state_dir``; ``config`` gives the games' BGG ids."""
     state_dir = Path(state_dir)
+    ids = bgg_ids(config)
     env = _environment()
     pairing = Pairing(state_dir)
     watch = JournalWatch(state_dir)
@@ -150,13 +161,22 @@ def build(state_dir: str | Path) -> Starlette:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={**HEADERS, "X-Accel-Buffering": "no"})
 
+    def log_links(b: Book, games: list[Any]) -> dict[int, str]:
+        """The "Log in BG Stats" link of each finished game among ``games``."""
+        finished = [g for g in games if g.headline is not None]
+        return {p.played.id: add_play_link(p, ids.get(p.played.game, 0))
+                for p in plays(b, listed=finished)}
+
     async def history(request: Request, sid: str) -> Response:
         def read(b: Book) -> dict[str, Any]:
             people = b.players()
-            return {"games": b.games(limit=100), "people": [
+            games = b.games(limit=100)
+            return {"games": games, "people": [
                 (name, b.player_lines(name, TITLES)) for name, _ in people[:12]],
-                "makan": b.makan_lines(), "cafe": b.cafe_lines(), "miams": b.miams_lines()}
-        data = with_book(read, {"games": [], "people": [], "makan": [], "cafe": [], "miams": []})
+                "makan": b.makan_lines(), "cafe": b.cafe_lines(), "miams": b.miams_lines(),
+                "links": log_links(b, games)}
+        data = with_book(read, {"games": [], "people": [], "makan": [], "cafe": [], "miams": [],
+                                "links": {}})
         return page("history.html", tab="history", **data)
 
     async def game(request: Request, sid: str) -> Response:
@@ -168,7 +188,8 @@ def build(state_dir: str | Path) -> Starlette:
         if found is None:
             return page("missing.html", 404, tab="history", what=f"game {game_id}")
         played, seats, final = found
-        return page("game.html", tab="history", played=played, seats=seats,
+        link = with_book(lambda b: log_links(b, [played]), {}).get(played.id)
+        return page("game.html", tab="history", played=played, seats=seats, link=link,
                     final=json.dumps(final, indent=1, ensure_ascii=False) if final else "")
 
     async def export(request: Request, sid: str) -> Response:
@@ -178,10 +199,9 @@ def build(state_dir: str | Path) -> Starlette:
             return PlainTextResponse("no journal yet\n", status_code=404, headers=HEADERS)
         try:
             if name == "games.csv":
-                body, kind = to_csv(opened), "text/csv; charset=utf-8"
-            elif name == "bgstats.json":
-                body = json.dumps(to_bgstats(opened), indent=1, ensure_ascii=False)
-                kind = "application/json"
+                body, kind = to_csv(opened, ids), "text/csv; charset=utf-8"
+            elif name in ("plays.bgsplay", "bgstats.json"):  # the second: the former name
+                body, kind = play_file_text(opened, ids), BGSPLAY_MIME
             elif name.startswith("game-") and name.endswith(".jsonl") and name[5:-6].isdecimal():
                 body, kind = to_jsonl(opened, int(name[5:-6])), "application/x-ndjson"
             else:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..config import Config
+from ..games.base import GameSpec
+from ..games.catalog import GAMES
+from ..jsonread import BOM
+from ..ui.words import same_name
 from . import roster
-from .config import Config
-from .games.base import GameSpec
-from .games.catalog import GAMES
 from .history import Book, Played, setup_names
-from .jsonread import BOM
-from .ui.words import same_name
 
 # Stable ids, so exporting again gives BG Stats the same players, games and plays.
 _NAMESPACE = uuid.UUID("4d2f7a51-3f0e-4f6c-9c55-2b1f0c6e8a17")
@@ -176,12 +176,13 @@ def _ranked(seats: list[tuple[Person, int | None, bool, bool]], cooperative: boo
 
 
 def plays(book: Book, games: Mapping[str, GameSpec] | None = None,
-          people: People | None = None) -> list[Play]:
-    """Every game of the journal, oldest first, with its people (unfinished ones too: the
-    CSV lists them; the play file keeps the finished)."""
+          people: People | None = None, listed: Iterable[Played] | None = None) -> list[Play]:
+    """The games ``listed`` (default: every game, oldest first) with their people; unfinished
+    ones too: the CSV lists them, the play file keeps the finished."""
     games = GAMES if games is None else games
     people = People(book) if people is None else people
-    return [_play(book, people, games, played) for played in all_games(book)]
+    return [_play(book, people, games, played)
+            for played in (all_games(book) if listed is None else listed)]
 
 
 def _play(book: Book, people: People, games: Mapping[str, GameSpec], listed: Played) -> Play:

@@ -19,12 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import history_store as store
-from . import roster
-from .games.base import GameSpec
-from .history_export import bgg_ids, game_name, game_uuid, play_uuid
-from .journal import Journal
-from .ui.words import same_name
+from ..games.base import GameSpec
+from ..journal.journal import Journal
+from ..ui.words import same_name
+from . import roster, store
+from .export import bgg_ids, game_name, game_uuid, play_uuid
 
 
 class PlayFileError(Exception):
