@@ -113,6 +113,27 @@ def test_the_roster_form_needs_its_csrf_token(web):
     assert status == 400 and b"Zed is in the roster already" in body
 
 
+def test_the_roster_page_marks_who_is_me(web, state, capsys):
+    """The phone sets the play file's "me"; the roster list says who it is."""
+    session = web.session()
+    _, _, body = web.get("/roster", session)
+    token = re.search(rb'name="csrf" value="([^"]+)"', body).group(1).decode()
+    status, headers, _ = web.post("/roster", {"op": "add", "name": "Dee", "csrf": token}, session)
+    player = re.search(rb'<option value="(\d+)"[^>]*>Dee<', web.get("/roster", session)[2])
+    status, headers, _ = web.post("/roster", {"op": "me", "player": player.group(1).decode(),
+                                              "csrf": token}, session)
+    assert status == 303 and "You%20are%20Dee" in headers["location"]
+    _, _, body = web.get("/roster", session)
+    assert b"<b>Dee</b> <small>(you)</small>" in body
+    _, out, _ = run(capsys, "history", "--state-dir", str(state), "export", "--format",
+                    "bgsplay", "--out", "-")
+    data = json.loads(out)
+    assert next(p["name"] for p in data["players"]
+                if p["id"] == data["userInfo"]["meRefId"]) == "Dee"
+    status, headers, _ = web.post("/roster", {"op": "me", "player": "", "csrf": token}, session)
+    assert status == 303 and "none%20of%20these" in headers["location"]
+
+
 def test_downloads_are_what_the_cli_writes(web, state, capsys):
     session = web.session()
     status, headers, body = web.get("/export/games.csv", session)

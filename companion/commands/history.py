@@ -7,7 +7,9 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from companion import box_config
 from companion.box.boot import sim_state_dir
@@ -34,6 +36,7 @@ from companion.records.store import import_game
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgsplay", "bgstats", "jsonl")  # bgstats: the play file's former name
+T = TypeVar("T")
 MAX_MINUTES = 7 * 24 * 60  # an imported game's length: a week is past any real one
 
 
@@ -232,19 +235,29 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     if not spec.is_finished(state):
         return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
     actions = [action for _, action in numbered]
+    code, game_id = _into_journal(where, lambda journal: import_game(
+        journal, spec, actions, state, started, args.minutes * 60))
+    if code == 0:
+        print(f"game {game_id}: {spec.title}, {when(started)}")
+    return code
+
+
+def _into_journal(where: Path, write: Callable[[Journal], T]) -> tuple[int, T | None]:
+    """Open the journal of the state directory ``where``, ``write(journal)``, close it:
+    (the exit status, what ``write`` returned)."""
     if journal_path(where) == where:
-        return _fail("import writes into a state directory, not a journal file")
+        return _fail("import writes into a state directory, not a journal file"), None
     journal, note = Journal.open(where)
     try:
         if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {note or journal.status.reason}")
-        game_id = import_game(journal, spec, actions, state, started, args.minutes * 60)
+            return _fail(f"cannot write the journal in {where}: "
+                         f"{note or journal.status.reason}"), None
+        done = write(journal)
         if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {journal.status.reason}")
+            return _fail(f"cannot write the journal in {where}: {journal.status.reason}"), None
     finally:
         journal.close()
-    print(f"game {game_id}: {spec.title}, {when(started)}")
-    return 0
+    return 0, done
 
 
 def _import_play_file(args: argparse.Namespace, where: Path) -> int:
@@ -265,17 +278,9 @@ def _import_play_file(args: argparse.Namespace, where: Path) -> int:
         print(f"skipped {plural(count, 'play')} of {name}: a game this box does not know")
     for line in found.unreadable:
         print(f"skipped {line}")
-    if journal_path(where) == where:
-        return _fail("import writes into a state directory, not a journal file")
-    journal, note = Journal.open(where)
-    try:
-        if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {note or journal.status.reason}")
-        done = import_plays(journal, found.plays)
-        if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {journal.status.reason}")
-    finally:
-        journal.close()
+    code, done = _into_journal(where, lambda journal: import_plays(journal, found.plays))
+    if code or done is None:
+        return code
     for game_id, play in done:
         print(f"game {game_id}: {game_name(play.spec)}, {when(play.started_at)}")
     if len(done) < len(found.plays):

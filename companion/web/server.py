@@ -228,11 +228,11 @@ def build(state_dir: str | Path, config: Config | None = None) -> Starlette:
                 error = str(exc)
         try:
             with roster.connect(state_dir) as conn:
-                players = roster.players(conn)
+                players, me = roster.players(conn), roster.me(conn)
         except roster.RosterError as exc:
-            players, error = [], error or str(exc)
+            players, me, error = [], None, error or str(exc)
         return page("roster.html", 400 if error else 200, tab="roster", players=players,
-                    csrf=pairing.csrf(sid), message=message, error=error)
+                    me=me, csrf=pairing.csrf(sid), message=message, error=error)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -274,4 +274,8 @@ def _change(state_dir: Path, form: Any) -> str:
             gone = roster.find(conn, str(form.get("player", "")))
             done = roster.merge(conn, gone.id, str(form.get("into", "")))
             return f"{gone.name} merged into {done.name}"
-    raise roster.RosterError("pick add, rename or merge")
+        if op == "me":  # the BG Stats play file's user; an empty choice: none of them
+            who = str(form.get("player", ""))
+            marked = roster.set_me(conn, who or None)
+            return f"You are {marked.name}" if marked else "You are none of these"
+    raise roster.RosterError("pick add, rename, merge or me")
