@@ -14,6 +14,8 @@ from urllib.parse import unquote
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.cli import main
 from companion.jsonread import BOM
@@ -330,3 +332,43 @@ def test_the_add_play_link_carries_the_play(journal):
     assert all({"startPlayer", "winner", "sourcePlayerId"} <= set(p) for d in data
                for p in d["players"])
     assert makan["sourceName"] == "Table Companion" and makan["sourcePlayId"]
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin", "rounds",
+          "board", "playerScores", "playerRefId", "score", "winner", "rank", "seatOrder",
+          "startPlayer", "isAnonymous", "metaData", "meRefId")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_damage_to_a_play_file_is_refused_or_skipped_never_raised(data):
+    """The sample file with values swapped for any JSON, at any depth: the reader gives plays,
+    skips, or one PlayFileError, never another exception; what it gives summarises."""
+    from companion.games.catalog import GAMES
+    from companion.records.importing import PlayFileError, read_play_file, summarise_play
+
+    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    for _ in range(data.draw(st.integers(1, 6))):
+        node = sample
+        while isinstance(node, dict | list) and node and data.draw(st.booleans()):
+            key = (data.draw(st.sampled_from(sorted(node))) if isinstance(node, dict)
+                   else data.draw(st.integers(0, len(node) - 1)))
+            if not isinstance(node[key], dict | list):
+                break
+            node = node[key]
+        if isinstance(node, dict):
+            node[data.draw(st.sampled_from(FIELDS))] = data.draw(JSON)
+        elif isinstance(node, list) and node:
+            node[data.draw(st.integers(0, len(node) - 1))] = data.draw(JSON)
+    try:
+        found = read_play_file(json.dumps(sample), GAMES)
+    except PlayFileError as exc:
+        assert "\n" not in str(exc)
+        return
+    for play in found.plays:
+        summarise_play(play)
+    assert all("\n" not in line for line in found.unreadable)
+    assert all("\n" not in name and len(name) <= 40 for name in found.skipped)

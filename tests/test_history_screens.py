@@ -118,3 +118,24 @@ def test_the_cafe_results_ok_returns_to_the_history(box):
     assert box.screen.title == "Crazy Café · result"
     box.press("OK")  # on the box: back to the menu; here: back to the game's page
     assert isinstance(box.screen, GameScreen) and box.app.errors == 0
+
+
+def test_a_play_imported_from_a_play_file_shows_its_result_without_actions(box):
+    """A play file holds results: the box lists the play and its seats, and its final screens
+    say there are no actions to show rather than replaying nothing."""
+    from pathlib import Path
+
+    from companion.games.catalog import GAMES
+    from companion.records.importing import import_plays, read_play_file
+
+    sample = Path(__file__).parent / "fixtures" / "history" / "sample.bgsplay"
+    found = read_play_file(sample.read_text(encoding="utf-8"), GAMES)
+    assert [game_id for game_id, _ in import_plays(box.app.journal, found.plays)] == [1]
+    run_steps(box, ("menu:History",))
+    assert box.screen.items[2].label.endswith("Café")
+    run_steps(box, ("DOWN", "DOWN", "OK"))
+    rows = box.screen.rows()
+    assert ("Result", "won R3") in rows and ("Mira ★", "") not in rows  # the table's one result
+    box.press("OK")                                         # Final screens
+    assert box.app._toast[0] == ["An imported play:", "no actions to show"]
+    assert isinstance(box.screen, GameScreen) and box.app.errors == 0

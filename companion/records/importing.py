@@ -114,23 +114,23 @@ def read_play_file(text: str, games: Mapping[str, GameSpec],
         raise PlayFileError(f"not JSON (line {getattr(exc, 'lineno', '?')})") from None
     if not isinstance(data, dict) or not isinstance(data.get("plays"), list):
         raise PlayFileError("not a BG Stats play file (no list of plays)")
-    players = {p.get("id"): p for p in _list(data, "players")}
-    file_games = {g.get("id"): g for g in _list(data, "games")}
-    me = (data.get("userInfo") or {}).get("meRefId") if isinstance(data.get("userInfo"),
-                                                                     dict) else None
+    players = {_key(p.get("id")): p for p in _list(data, "players")}
+    file_games = {_key(g.get("id")): g for g in _list(data, "games")}
+    info = data.get("userInfo")
+    me = _key(info.get("meRefId")) if isinstance(info, dict) else None
     out = Read()
     for number, play in enumerate(_list(data, "plays"), 1):
-        game = file_games.get(play.get("gameRefId"), {})
+        game = file_games.get(_key(play.get("gameRefId")), {})
         spec = _match(game, games, ids)
         if spec is None:
-            name = str(game.get("name") or f"game {play.get('gameRefId')}")
+            name = _shown(game.get("name") or f"game {_key(play.get('gameRefId'))}")
             out.skipped[name] = out.skipped.get(name, 0) + 1
             continue
         try:
             started = _date(play.get("playDate"))
             seats = [_seat(players, score, me, order)
                      for order, score in enumerate(play.get("playerScores") or [], 1)]
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError):
             out.unreadable.append(f"play {number} ({game_name(spec)}): its date or players "
                                   "cannot be read")
             continue
@@ -144,12 +144,25 @@ def read_play_file(text: str, games: Mapping[str, GameSpec],
     return out
 
 
+def _shown(text: Any) -> str:
+    """A file's name as the box keeps and says it: one line, at most 40 characters."""
+    return " ".join(str(text).split())[:40] or "?"
+
+
+def _key(value: Any) -> int | str | None:
+    """An id as a dictionary key: whole numbers and text only (a list is no id)."""
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+
+
 def _seat(players: Mapping[Any, Mapping[str, Any]], score: Mapping[str, Any], me: Any,
           order: int) -> dict[str, Any]:
-    player = players.get(score["playerRefId"], {})
-    return {"name": str(player.get("name") or "?"), "bot": _is_bot(player),
+    ref = _key(score["playerRefId"])
+    if ref is None:
+        raise ValueError("a player's id is not a number")
+    player = players.get(ref, {})
+    return {"name": _shown(player.get("name") or "?"), "bot": _is_bot(player),
             "anonymous": _flag(player.get("isAnonymous")),
-            "me": me is not None and score["playerRefId"] == me,
+            "me": me is not None and ref == me,
             "score": _whole(score.get("score")), "winner": _flag(score.get("winner")),
             "start": _flag(score.get("startPlayer")), "rank": _whole(score.get("rank")) or 0,
             "order": _whole(score.get("seatOrder")) or order}
