@@ -372,3 +372,13 @@ def test_any_damage_to_a_play_file_is_refused_or_skipped_never_raised(data):
         summarise_play(play)
     assert all("\n" not in line for line in found.unreadable)
     assert all("\n" not in name and len(name) <= 40 for name in found.skipped)
+
+
+def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path), "import",
+                         str(ROOT / "docs" / "examples" / "cafe_game.jsonl"))
+    assert code == 2 and out == ""
+    assert err.strip() == (f"companion history: {ROOT / 'docs' / 'examples' / 'cafe_game.jsonl'}"
+                           ": give --game for JSON-lines actions (a BG Stats play file ends in "
+                           ".bgsplay)")
+    assert not (tmp_path / "journal.db").exists()
