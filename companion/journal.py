@@ -31,7 +31,7 @@ from .journal_store import (
     open_rw,
     short_reason,
 )
-from .ui.words import plural
+from .ui.words import first_upper, plural
 
 log = logging.getLogger(__name__)
 
@@ -142,12 +142,12 @@ class Journal:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._disk, _ = open_rw(self.path, self._connect, check=False)
             except (sqlite3.Error, schema.NewerJournal, OSError) as exc:
-                self._reason = short_reason(exc)
+                self._reason = short_reason(exc, self.path.parent)
                 return 0
         try:
             commit(self._disk, self._held)
         except sqlite3.Error as exc:
-            self._reason = short_reason(exc)
+            self._reason = short_reason(exc, self.path.parent)
             return 0
         saved = _presses(self._held)
         log.warning("journal back: %d held change(s) written", len(self._held))
@@ -167,7 +167,7 @@ class Journal:
                 commit(self._disk, [op])
                 return
             except sqlite3.Error as exc:
-                self._start_holding(short_reason(exc))
+                self._start_holding(short_reason(exc, self.path.parent))
             commit(self._mem, [op])
             self._held.append(op)
             return
@@ -183,7 +183,7 @@ class Journal:
             log.exception("could not copy the journal to memory")
             self._mem = memory_copy(None)
         self._reason = reason
-        self._notices.append(Notice((f"{reason.capitalize()}:", "play kept in memory"),
+        self._notices.append(Notice((f"{first_upper(reason)}:", "play kept in memory"),
                                     error=True))
 
     def _checkpoint_wal(self) -> None:
@@ -319,7 +319,7 @@ class Journal:
         except sqlite3.ProgrammingError:
             raise  # a closed journal is a bug in the caller, not a disk problem
         except sqlite3.Error as exc:
-            raise JournalError(f"read failed: {short_reason(exc)}") from exc
+            raise JournalError(f"read failed: {short_reason(exc, self.path.parent)}") from exc
 
     def read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows for the history (what the disk holds plus what is held in memory)."""

@@ -129,13 +129,13 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     ``clean`` is "1" after a clean close, "0" while a box has the journal open; ``checkpoint``
     names the last point the database file itself holds (e.g. "round 2").
     """
-    after = f"after {checkpoint}" if checkpoint else "since the last save point"
-    play = f"play after {checkpoint}" if checkpoint else "recent play"
+    after = past(checkpoint) if checkpoint else "since the last save point"
+    play = f"play {past(checkpoint)}" if checkpoint else "recent play"
     if scan.lost > 0:
         # Only commits still visible past the damage are counted: a cut may have taken more.
         n = f"at least {plural(scan.lost, 'action')}"
-        report.add(f"journal.db-wal was cut or damaged: {n} played after "
-                   f"{checkpoint or 'the last save point'} lost; everything before the damage "
+        report.add(f"journal.db-wal was cut or damaged: {n} played "
+                   f"{past(checkpoint or 'the last save point')} lost; everything before the damage "
                    "was kept", note=f"Journal cut: {n} lost")
     elif scan.lost < 0:
         report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
@@ -143,3 +143,9 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     elif not scan.present and clean == "0":
         report.add(f"journal.db-wal is missing after an unclean stop: actions {after} "
                    "may be lost", note=f"Log gone: {play} may be lost")
+
+
+def past(label: str) -> str:
+    """"after round 2" for a save point's name; a name that already says it ("after round 2",
+    the scoreboard stage of Makan Mania) is not given a second "after"."""
+    return label if label.startswith("after ") else f"after {label}"

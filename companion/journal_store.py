@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 from . import journal_schema as schema
 from .journal_check import StartupReport, move_aside, scan_wal, wal_findings
+from .ui.words import first_upper
 
 log = logging.getLogger(__name__)
 
@@ -113,21 +115,21 @@ def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
     try:
         disk, _ = open_rw(path, connect)
     except (sqlite3.Error, schema.NewerJournal) as err:
-        return Opened(None, memory_copy(None), short_reason(err), report)
+        return Opened(None, memory_copy(None), short_reason(err, path.parent), report)
     return Opened(disk, None, "", report)
 
 
 def _open_readonly(path: Path, exc: BaseException, report: StartupReport,
                    connect: Connect) -> Opened:
     """The file cannot be written: read its saved games, hold new changes in memory."""
-    reason = short_reason(exc)
+    reason = short_reason(exc, path.parent)
     source = open_ro(path, connect) if path.exists() else None
     mem = memory_copy(source)
     if source is not None:
         source.close()
     kept = "its saved games can be resumed" if source is not None else "it cannot be read"
     report.add(f"{path.name} cannot be written ({exc}); {kept}, new play is kept in memory "
-               "and written when it can be", note=f"{reason.capitalize()}: play kept in memory")
+               "and written when it can be", note=f"{first_upper(reason)}: play kept in memory")
     return Opened(None, mem, reason, report)
 
 
@@ -198,12 +200,18 @@ def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
     return "malformed" in text or "not a database" in text or "corrupt" in text
 
 
-def short_reason(exc: BaseException) -> str:
-    """Why the disk refused, in two or three words for the screen."""
+# Less free space than this on the journal's filesystem makes an I/O error a full disk:
+# SQLite reports a -shm or -wal file it cannot grow as an I/O error, not as SQLITE_FULL.
+LOW_SPACE_BYTES = 64 * 1024
+
+
+def short_reason(exc: BaseException, where: Path | None = None) -> str:
+    """Why the disk refused, in two or three words for the screen; ``where`` (the journal's
+    directory) tells a full disk from another I/O error."""
     text = str(exc).lower()
     if isinstance(exc, schema.NewerJournal):
         return "newer journal"
-    if "full" in text:
+    if "full" in text or ("i/o" in text and where is not None and _low_space(where)):
         return "disk full"
     if "readonly" in text or "read-only" in text:
         return "read-only"
@@ -214,3 +222,11 @@ def short_reason(exc: BaseException) -> str:
     if "locked" in text or "busy" in text:
         return "busy"
     return "write failed"
+
+
+def _low_space(where: Path) -> bool:
+    try:
+        stats = os.statvfs(where)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < LOW_SPACE_BYTES
