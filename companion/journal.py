@@ -14,6 +14,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,27 +207,30 @@ class Journal:
     def append(self, game_id: int, action: dict[str, Any], undoable: bool, *,
                finishes: bool = False) -> None:
         """Commit one action (and, if it ends the game, the game's end with it)."""
-        statements = [(
-            "INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
-            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?, ?)",
-            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable),
-             time.time()),
-        )]
+        statements = [action_sql(game_id, action, undoable)]
         if finishes:
             statements += [status_sql(game_id, "finished"), mark_sql(*GAME_END)]
         self._run(Op("action", tuple(statements)))
         if finishes:
             self._checkpoint_wal()
 
-    def pop_last(self, game_id: int, *, reopens: bool = False) -> None:
-        """Remove the game's last action (the caller has checked it may be undone); with
-        ``reopens`` the finished game is playing again, in the same transaction."""
+    def pop_last(self, game_id: int, *, count: int = 1, reopens: bool = False,
+                 then: Sequence[tuple[dict[str, Any], bool]] = (), finishes: bool = False) -> None:
+        """Remove the game's last ``count`` actions (the caller has checked they may be undone)
+        and append ``then`` (action, undoable), all in one transaction; with ``reopens`` the
+        finished game is playing again, with ``finishes`` what ``then`` adds ends it."""
         statements = [(
-            "DELETE FROM actions WHERE game_id = ? AND seq = "
-            "(SELECT MAX(seq) FROM actions WHERE game_id = ?)", (game_id, game_id))]
+            "DELETE FROM actions WHERE game_id = ? AND seq IN "
+            "(SELECT seq FROM actions WHERE game_id = ? ORDER BY seq DESC LIMIT ?)",
+            (game_id, game_id, count))]
         if reopens:
             statements += [status_sql(game_id, "playing"), *forget_summary_sql(game_id)]
+        statements += [action_sql(game_id, action, undoable) for action, undoable in then]
+        if finishes:
+            statements += [status_sql(game_id, "finished"), mark_sql(*GAME_END)]
         self._run(Op("undo", tuple(statements)))
+        if finishes:
+            self._checkpoint_wal()
 
     def set_status(self, game_id: int, status: str) -> None:
         """Mark a game ``playing``, ``finished`` or ``abandoned``; a game's end is a save point."""
@@ -353,6 +357,14 @@ class Journal:
 
     def settings(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM settings")}
+
+
+def action_sql(game_id: int, action: dict[str, Any], undoable: bool) -> Statement:
+    """The game's next action, stamped with the time it was played."""
+    return ("INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
+            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?, ?)",
+            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable),
+             time.time()))
 
 
 def status_sql(game_id: int, status: str) -> Statement:

@@ -162,19 +162,29 @@ class GameSession:
             before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
-        was_finished = session.spec.is_finished(session.state)
+        spec = session.spec
+        was_finished = spec.is_finished(session.state)
+        before = spec.replay(session.actions[:-count])
+        # What the box adds with the undo (the Café's clock as it reads now) is journaled in
+        # the same change, so a power cut right after it never resumes from an older reading.
+        state, added = before, []
+        for action in spec.after_undo(before, self.clock.now()):
+            state = spec.apply(state, action)
+            added.append(action)
+        finishes = spec.is_finished(state)
         if session.game_id is not None:
-            # One change per action of the step; the last one reopens a finished game.
-            for left in range(count, 0, -1):
-                self._journal_write(
-                    lambda j, last=left == 1: j.pop_last(session.game_id, reopens=was_finished and last))
-        del session.actions[-count:]
-        session.state = session.spec.replay(session.actions)
+            self._journal_write(lambda j: j.pop_last(
+                session.game_id, count=count, reopens=was_finished,
+                then=[(action, spec.is_undoable(action)) for action in added], finishes=finishes))
+        session.actions[-count:] = added
+        session.state = state
+        if session.game_id is not None and finishes:
+            self._journal_write(lambda j: history_store.on_finish(j, session))
         while self.stack[-1] is not self.game_root and len(self.stack) > 1:
             self.stack.pop()
         if self.game_root is not None:
             self.game_root.on_state_changed()
-        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}{also}")
+        self.toast(f"Undone: {spec.describe_action(last, before)}{also}")
         self.beep("ok")
         return True
 
