@@ -84,6 +84,8 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "sensor": {
         "port": Field("", str, "serial URL or device of the dice sensor; empty for none"),
         "baud": Field(115200, int, "serial speed", between(1200, 4_000_000)),
+        "protocol": Field(2, int, "2; 1 also reads an old v1 sensor (its check misses 2-bit errors)",
+                          between(1, 2)),
     },
     "state": {
         "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),
