@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import textfiles
+
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEVICE_STATE_DIR = Path("/var/lib/companion")
 
@@ -186,7 +188,10 @@ def load(
 def read_toml(path: Path | str) -> dict[str, Any]:
     """Read any TOML file of the box (config, printed-component data); errors are ConfigErrors."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))  # a BOM is allowed
+        return tomllib.loads(textfiles.read_text(path, encoding="utf-8-sig"))  # a BOM is allowed
+    except textfiles.TooLarge as exc:  # e.g. a path set to /dev/zero
+        raise ConfigError(exc.where, "(file)", exc.problem.removesuffix("; not read"),
+                          "point the setting at the right file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
     except UnicodeDecodeError:  # a ValueError too: caught before the clause below

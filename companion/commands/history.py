@@ -10,16 +10,16 @@ import time
 from pathlib import Path
 
 from companion.box.boot import sim_state_dir
-from companion.commands.replay import read_actions
+from companion.commands.replay import opened, read_actions, text_lines, unreadable
 from companion.config import DEVICE_STATE_DIR
 from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
-from companion.jsonread import BOM
 from companion.records import roster
 from companion.records.export import to_bgstats, to_csv, to_jsonl, when, write_atomic
 from companion.records.history import Book, HistoryError, journal_path, open_book
 from companion.records.store import import_game
+from companion.textfiles import TooLarge
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgstats", "jsonl")
@@ -179,21 +179,19 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     if spec is None:
         return _fail(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
         started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
                    else time.time() - args.minutes * 60)
-    except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
     except ValueError:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
     if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
         return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
-        numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+        with opened(args.file) as stream:
+            numbered = list(read_actions(text_lines(stream, args.file), args.file))
     except SystemExit as exc:
         return int(exc.code)
+    except (OSError, UnicodeDecodeError, TooLarge) as exc:
+        return _fail(unreadable(args.file, exc))
     state = spec.initial_state()
     for number, action in numbered:
         try:
