@@ -14,6 +14,7 @@ from ..games.base import Action, GameSpec, RuleError, Screen, Session
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
+from ..ui.words import first_upper, plural
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The files of a kept folder, as the About screen names them.
+KEPT_WORDS = {"": "db", "-wal": "WAL", "-shm": "shm"}
 RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 
@@ -45,10 +48,28 @@ class GameSession:
         return self.journal is not None and self.journal.status.ok
 
     def journal_health(self) -> tuple[str, str | None]:
-        """The journal's state for the About screen, and the file a damaged one was kept as."""
+        """The journal's state for the About screen, and the file a damaged one was kept as
+        (with what it holds, when it is a folder: "bad-1130-1538/: db, WAL, shm")."""
         if self.journal is None:
             return "none", None
-        return self.journal.status.text(), self.journal.startup.kept
+        startup = self.journal.startup
+        files = ", ".join(KEPT_WORDS.get(name.rpartition(".db")[2], name)
+                          for name in startup.kept_files)
+        kept = f"{startup.kept}: {files}" if files else startup.kept
+        return self.journal.status.text(), kept
+
+    def journal_saved_words(self) -> str:
+        """What the last frame before power-off says about the games: saved, or where the play
+        the disk refused is ("kept on the USB stick for the next start", "lost")."""
+        if self.journal is None or self.journal.status.ok:
+            return "Games are saved."
+        status = self.journal.status
+        held = plural(status.held, "action")
+        if not status.kept_on:
+            return f"Not saved: {status.reason}, {held} lost"
+        if status.volatile:
+            return f"{first_upper(status.reason)}: {held} in RAM only, lost at power-off"
+        return f"{first_upper(status.reason)}: {held} kept on the {status.kept_on}, back at next start"
 
     # ----- saved games --------------------------------------------------------------------
     def saved_games(self) -> list[SavedEntry]:

@@ -284,6 +284,9 @@ class Table(Protocol):
         """The journal's state ("ok", "disk full: 26 held", "none") and the name a damaged
         journal was kept under at start-up, if any."""
 
+    def journal_saved_words(self) -> str:
+        """What the last frame says of the games: "Games are saved." or where held play is."""
+
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
 

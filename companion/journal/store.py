@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,11 +15,12 @@ from typing import Any
 
 from ..ui.words import first_upper
 from . import schema
-from .check import StartupReport, move_aside, scan_wal, wal_findings
+from .check import StartupReport, copy_before_open, move_aside, scan_wal, settle_copy, wal_findings
 
 log = logging.getLogger(__name__)
 
 Connect = Callable[..., sqlite3.Connection]
+OPENED = "opened"  # the mark naming the run that has the journal open
 Statement = tuple[str, tuple[Any, ...]]
 
 
@@ -70,19 +72,20 @@ def open_files(path: Path, connect: Connect) -> Opened:
         report.add(f"cannot create {path.parent} ({exc.strerror}): play is kept in memory",
                    note="No state dir: play kept in memory")
         return _log(Opened(None, memory_copy(None), "no state dir", report))
+    copy = copy_before_open(path)
     empty = path.exists() and path.stat().st_size == 0
     wal = scan_wal(path.with_name(path.name + "-wal"))
     try:
         disk, marks = open_rw(path, connect)
     except (sqlite3.Error, schema.NewerJournal) as exc:
         if isinstance(exc, sqlite3.DatabaseError) and _looks_corrupt(exc) and path.exists():
-            return _log(_replace_damaged(path, exc, report, connect))
+            return _settled(copy, _replace_damaged(path, exc, report, connect))
         opened = _open_readonly(path, exc, report, connect)
         marks: dict[str, str] = {}
         with contextlib.suppress(sqlite3.Error):  # a newer journal may keep them elsewhere
             marks = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
         wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
-        return _log(opened)
+        return _settled(copy, opened)
     games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     if empty and games:
         report.add(f"{path.name} was empty (0 bytes); its games were read back from its WAL")
@@ -90,7 +93,12 @@ def open_files(path: Path, connect: Connect) -> Opened:
         report.add(f"{path.name} was empty (0 bytes): its games are gone; a new journal "
                    "was started", note="Empty journal file: new one started")
     wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
-    return _log(Opened(disk, None, "", report))
+    return _settled(copy, Opened(disk, None, "", report))
+
+
+def _settled(copy: Path | None, opened: Opened) -> Opened:
+    settle_copy(copy, opened.report)
+    return _log(opened)
 
 
 def _log(opened: Opened) -> Opened:
@@ -148,7 +156,8 @@ def open_rw(path: Path, connect: Connect, *, check: bool = True
             quick_check(conn)
         schema.migrate(conn)
         marks = dict(conn.execute("SELECT key, value FROM marks").fetchall())
-        commit(conn, [Op("mark", (mark_sql("clean", "0"),))])
+        # "opened" names this opening, so a file copied over the journal is told apart.
+        commit(conn, [Op("mark", (mark_sql("clean", "0"), mark_sql(OPENED, secrets.token_hex(8))))])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except BaseException:
         conn.close()
@@ -177,6 +186,34 @@ def open_ro(path: Path, connect: Connect, *, check: bool = True) -> sqlite3.Conn
             log.warning("journal read-only open (%s) failed: %s", query, exc)
             conn.close()
     return None
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (device and inode), or None when there is none."""
+    try:
+        stats = os.stat(path)
+    except OSError:
+        return None
+    return stats.st_dev, stats.st_ino
+
+
+def same_journal(path: Path, disk: sqlite3.Connection | None) -> bool:
+    """Whether the file at ``path``, read afresh, still carries the mark this run wrote when
+    it opened it through ``disk``: SQLite's own connection keeps its pages in memory and never
+    sees a file copied over it in place."""
+    if disk is None:
+        return True
+    try:
+        ours = disk.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
+        fresh = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            theirs = fresh.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
+        finally:
+            fresh.close()
+    except sqlite3.Error as exc:
+        text = str(exc).lower()
+        return "locked" in text or "busy" in text  # a writer at work is no replacement
+    return ours == theirs
 
 
 def memory_copy(source: sqlite3.Connection | None) -> sqlite3.Connection:
