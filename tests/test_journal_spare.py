@@ -42,7 +42,7 @@ def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp
     # The power goes (the journal is never closed) and the card is repaired: the next start
     # opens the same files.
     again, note = Journal.open(tmp_path, places=[ram_place])
-    assert note == "Disk failed before: 2 actions back"
+    assert note == "Disk failed before: 4 actions back"  # three actions and an undo
     assert again.load(game).actions == [add(1), add(2), add(3)]
     assert not spare.exists(), "merged: the spare is gone"
     again.close()

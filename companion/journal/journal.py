@@ -22,7 +22,7 @@ from typing import Any
 from ..ui.words import first_upper, plural
 from . import schema
 from .check import StartupReport
-from .spare import Place, Spare, default_places, fingerprint, merge_back
+from .spare import Place, Spare, default_places, merge_back
 from .store import (
     Connect,
     Op,
@@ -125,7 +125,6 @@ class Journal:
         self._closed = False
         self._places = places
         self._spare: Spare | None = None  # held play written to a second filesystem
-        self._base = ""  # the fingerprint of what the disk held when holding began
         self._identity = file_identity(path) if disk is not None else None
         self._checked_at = time.monotonic()
         self._replaced = False  # the file is no longer ours: never written again this run
@@ -200,7 +199,6 @@ class Journal:
         if self._spare is not None:  # everything is on the journal's own disk again
             self._spare.close(remove=True)
             self._spare = None
-        self._base = ""
         self._checkpoint_wal()
         said = f"{plural(saved, 'action')} saved" if saved else "writing again"
         self._notices.append(Notice(("Journal back:", said), error=False, saved=saved))
@@ -226,7 +224,7 @@ class Journal:
         self._held.append(op)
         if self._spare is not None:
             try:
-                commit(self._spare.conn, [op])
+                self._spare.hold(op)
             except sqlite3.Error as exc:  # the second place failed too: try the next one
                 log.error("spare journal %s failed (%s)", self._spare.path, exc)
                 self._spare.close(remove=False)
@@ -268,8 +266,7 @@ class Journal:
     def _start_spare(self) -> None:
         """Write the journal as held so far to the first place that takes it."""
         try:
-            self._base = self._base or fingerprint(self._mem)
-            self._spare = Spare.start(self.path, self._mem, self._base, self._places)
+            self._spare = Spare.start(self.path, self._mem, self._held, self._places)
         except sqlite3.Error:
             log.exception("could not start a spare journal")
             self._spare = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import json
 import logging
 import os
 import sqlite3
@@ -23,10 +24,12 @@ from pathlib import Path
 from ..ui.words import plural
 from . import schema
 from .check import StartupReport, aside_name
+from .store import Op, Statement, commit, memory_copy
 
 log = logging.getLogger(__name__)
 
-BASE, OWNER = "spare_base", "spare_of"  # marks of a spare: what it was copied from
+OWNER = "spare_of"  # the mark of a spare: the journal it belongs to
+HELD = "held_ops"  # the spare's table of the held changes, in order, as the journal runs them
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,7 @@ def default_places() -> list[Place]:
 
 
 def fingerprint(conn: sqlite3.Connection) -> str:
-    """A digest of the play a journal holds (games, actions, settings), to tell whether the
-    journal on disk is still the one a spare was copied from."""
+    """A digest of the play a journal holds (games, actions, settings)."""
     digest = hashlib.sha1()
     for sql in ("SELECT id, game, status FROM games ORDER BY id",
                 "SELECT game_id, seq, action FROM actions ORDER BY game_id, seq",
@@ -66,6 +68,11 @@ def spare_name(journal: Path) -> str:
     return f"journal-spare-{key}.db"
 
 
+def _held_sql(op: Op) -> Statement:
+    return (f"INSERT INTO {HELD} (kind, statements) VALUES (?, ?)",
+            (op.kind, json.dumps(op.statements)))
+
+
 class Spare:
     """The spare copy being written while the disk refuses (``place`` says where)."""
 
@@ -73,10 +80,10 @@ class Spare:
         self.conn, self.path, self.place = conn, path, place
 
     @classmethod
-    def start(cls, journal: Path, mem: sqlite3.Connection, base: str,
+    def start(cls, journal: Path, mem: sqlite3.Connection, held: Sequence[Op],
               places: Sequence[Place]) -> Spare | None:
-        """Copy ``mem`` (the journal as the disk last held it, plus what is held) to the first
-        place that takes it, on another filesystem than the journal's; None if none does."""
+        """Copy ``mem`` (what the disk held plus the ``held`` changes) to the first place
+        that takes it, on another filesystem than the journal's; None if none does."""
         try:
             failed_dev = journal.parent.stat().st_dev
         except OSError:
@@ -94,11 +101,12 @@ class Spare:
                     # One file, no WAL (the copy took the journal's WAL flag): a FAT stick and
                     # a copy of the file alone are whole.
                     conn.execute("PRAGMA journal_mode=DELETE").fetchone()
-                    conn.execute("BEGIN IMMEDIATE")
-                    for key, value in ((BASE, base), (OWNER, str(journal.resolve()))):
-                        conn.execute("INSERT OR REPLACE INTO marks (key, value) VALUES (?, ?)",
-                                     (key, value))
-                    conn.execute("COMMIT")
+                    commit(conn, [Op("spare", (
+                        (f"CREATE TABLE {HELD} (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
+                         "statements TEXT NOT NULL)", ()),
+                        ("INSERT OR REPLACE INTO marks (key, value) VALUES (?, ?)",
+                         (OWNER, str(journal.resolve()))),
+                        *(_held_sql(op) for op in held)))])
                 except sqlite3.Error:
                     conn.close()
                     raise
@@ -108,6 +116,10 @@ class Spare:
             log.warning("spare journal: held play written to %s (%s)", path, place.name)
             return cls(conn, path, place)
         return None
+
+    def hold(self, op: Op) -> None:
+        """Apply a held change to the spare and keep it in order (one transaction)."""
+        commit(self.conn, [op, Op("spare", (_held_sql(op),))])
 
     def close(self, remove: bool) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -128,7 +140,7 @@ def merge_back(disk: sqlite3.Connection, journal: Path, places: Sequence[Place],
             continue
         try:
             _merge_one(disk, journal, path, place, report)
-        except (OSError, sqlite3.Error, schema.NewerJournal) as exc:
+        except (OSError, sqlite3.Error, ValueError, schema.NewerJournal) as exc:
             log.error("spare journal %s could not be merged: %s", path, exc)
             report.add(f"the spare journal on the {place.name} ({path}) could not be read ({exc});"
                        " it was left where it is", note=f"Spare on {place.name} unreadable")
@@ -141,49 +153,34 @@ def _merge_one(disk: sqlite3.Connection, journal: Path, path: Path, place: Place
         marks = dict(spare.execute("SELECT key, value FROM marks").fetchall())
         if schema.version(spare) != schema.VERSION or marks.get(OWNER) != str(journal.resolve()):
             return  # another release's or another journal's: not ours to merge
-        own, base, now = fingerprint(spare), marks.get(BASE), fingerprint(disk)
-        count = _actions(spare) - _actions(disk)
+        own = fingerprint(spare)
+        held = [Op(kind, tuple((sql, tuple(args)) for sql, args in json.loads(text)))
+                for kind, text in spare.execute(f"SELECT kind, statements FROM {HELD} ORDER BY seq")]
     finally:
         spare.close()
-    if now == own:  # written back by the last run itself before it stopped
+    if fingerprint(disk) == own:  # written back by the last run itself before it stopped
         path.unlink()
         return
-    if now != base:
-        kept = aside_name(journal.parent, prefix="spare")
-        kept.write_bytes(path.read_bytes())
-        path.unlink()
-        report.kept = kept.name
-        report.add(f"a spare journal on the {place.name} holds play the journal does not, but the"
-                   f" journal changed since it was copied; kept as {kept.name}",
-                   note=f"Spare kept as {kept.name}")
-        return
-    _replace_play(disk, path)
-    path.unlink()
-    said = plural(max(count, 0), "action")
-    report.add(f"the disk failed in the last run: {said} held on the {place.name} were "
-               "written back", note=f"Disk failed before: {said} back")
-
-
-def _actions(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
-
-
-def _replace_play(disk: sqlite3.Connection, path: Path) -> None:
-    """Make the journal's tables those of the spare, in one transaction (the marks stay)."""
-    tables = [name for (name,) in disk.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'marks' "
-        "AND name NOT LIKE 'sqlite_%'")]
-    disk.execute("ATTACH DATABASE ? AS spare", (f"{path.resolve().as_uri()}?mode=ro",))
-    try:
-        disk.execute("BEGIN IMMEDIATE")
+    # The held changes on top of the journal as it is must give the spare's play. The first
+    # one may have reached the disk although its commit failed (an I/O error after the write).
+    for skip in (0, 1):
+        trial = memory_copy(disk)
         try:
-            for table in tables:
-                disk.execute(f"DELETE FROM main.{table}")
-                disk.execute(f"INSERT INTO main.{table} SELECT * FROM spare.{table}")
-            disk.execute("COMMIT")
-        except BaseException:
-            if disk.in_transaction:
-                disk.execute("ROLLBACK")
-            raise
-    finally:
-        disk.execute("DETACH DATABASE spare")
+            commit(trial, held[skip:])
+            fits = fingerprint(trial) == own
+        finally:
+            trial.close()
+        if fits:
+            commit(disk, held[skip:])
+            path.unlink()
+            said = plural(sum(op.kind in ("action", "undo") for op in held[skip:]), "action")
+            report.add(f"the disk failed in the last run: {said} held on the {place.name} were "
+                       "written back", note=f"Disk failed before: {said} back")
+            return
+    kept = aside_name(journal.parent, prefix="spare")
+    kept.write_bytes(path.read_bytes())
+    path.unlink()
+    report.kept = kept.name
+    report.add(f"a spare journal on the {place.name} holds play the journal does not, but the"
+               f" journal changed since it was copied; kept as {kept.name}",
+               note=f"Spare kept as {kept.name}")
