@@ -22,6 +22,7 @@ from typing import Any
 from ..ui.words import first_upper, plural
 from . import schema
 from .check import StartupReport
+from .health import JournalStatus, Notice
 from .spare import Place, Spare, default_places, merge_back
 from .store import (
     Connect,
@@ -39,8 +40,6 @@ from .store import (
 
 log = logging.getLogger(__name__)
 
-# Where a spare is, as a short line of the screen says it.
-SHORT_PLACES = {"boot partition": "boot disk"}
 PRESSES = ("action", "undo")  # the changes a player made, counted in the messages
 GAME_END = ("checkpoint", "game end")  # the save point a finished game leaves
 
@@ -66,39 +65,6 @@ class GameSummary:
     started_at: float
     actions: int
     last_at: float  # when its last action was played (its start if none)
-
-
-@dataclass(frozen=True)
-class JournalStatus:
-    """Whether changes reach the disk; if not, how many are held in memory and why."""
-
-    ok: bool
-    held: int = 0
-    reason: str = ""
-
-    kept_on: str = ""  # the spare's place ("USB stick"); "" while held in memory only
-    volatile: bool = True  # a power cut loses what is held
-
-    def text(self) -> str:
-        """``ok``, or e.g. ``disk full: 26 held`` (short enough for an About line)."""
-        return "ok" if self.ok else f"{self.reason}: {self.held} held"
-
-    def kept_words(self) -> str:
-        """Where held play is, in a few words for the screen: "play on USB stick"."""
-        if not self.kept_on:
-            return "play kept in memory"
-        if self.volatile:
-            return "play in RAM only"
-        return f"play on {SHORT_PLACES.get(self.kept_on, self.kept_on)}"
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A change of journal health to show once: ``lines`` for a toast, ``saved`` written back."""
-
-    lines: tuple[str, ...]
-    error: bool
-    saved: int = 0
 
 
 class Journal:
