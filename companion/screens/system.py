@@ -38,7 +38,7 @@ class AboutScreen(Screen):
         ]
         if kept:
             name, _, files = kept.partition(": ")
-            lines += ["Damaged journal kept:", f" {name}", *([f" {files}"] if files else [])]
+            lines += ["Kept at start:", f" {name}", *([f" {files}"] if files else [])]
         return [*lines, f"Saved games: {self.saved}"]
 
     def draw(self, canvas: Canvas) -> None:
