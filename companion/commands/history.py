@@ -13,12 +13,11 @@ from typing import TypeVar
 
 from companion import box_config
 from companion.box.boot import sim_state_dir
-from companion.commands.replay import read_actions
+from companion.commands.replay import opened, read_actions, text_lines, unreadable
 from companion.config import DEVICE_STATE_DIR, ConfigError
 from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
-from companion.jsonread import BOM
 from companion.records import roster
 from companion.records.export import (
     BGSPLAY_SUFFIX,
@@ -33,6 +32,7 @@ from companion.records.export import (
 from companion.records.history import Book, HistoryError, journal_path, open_book
 from companion.records.importing import PlayFileError, import_plays, read_play_file
 from companion.records.store import import_game
+from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgsplay", "bgstats", "jsonl")  # bgstats: the play file's former name
@@ -209,21 +209,19 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     if spec is None:
         return _fail(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
         started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
                    else time.time() - args.minutes * 60)
-    except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
     except ValueError:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
     if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
         return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
-        numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+        with opened(args.file) as stream:
+            numbered = list(read_actions(text_lines(stream, args.file), args.file))
     except SystemExit as exc:
         return int(exc.code)
+    except (OSError, UnicodeDecodeError, TooLarge) as exc:
+        return _fail(unreadable(args.file, exc))
     state = spec.initial_state()
     for number, action in numbered:
         try:
@@ -264,14 +262,15 @@ def _import_play_file(args: argparse.Namespace, where: Path) -> int:
     """The plays of a BG Stats play file, for the games this box knows."""
     try:
         ids = bgg_ids(box_config.load(args.config, required=args.config is not None))
-        text = Path(args.file).read_text(encoding="utf-8-sig")
+        # A play file is often one long line of JSON: bounded as a whole, not per line.
+        text = read_text(args.file, MAX_GAME_BYTES, max_line=MAX_GAME_BYTES, encoding="utf-8-sig")
         found = read_play_file(text, GAMES, ids)
     except ConfigError as exc:
         return _fail(str(exc))
-    except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror}")
     except UnicodeDecodeError:
         return _fail(f"{args.file} is not UTF-8 text (a BG Stats play file is JSON)")
+    except (OSError, TooLarge) as exc:
+        return _fail(unreadable(args.file, exc) or str(exc))
     except PlayFileError as exc:
         return _fail(f"{args.file}: {exc}")
     for name, count in found.skipped.items():

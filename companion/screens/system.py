@@ -37,7 +37,8 @@ class AboutScreen(Screen):
             f"Journal: {health}",
         ]
         if kept:
-            lines += ["Damaged journal kept:", f" {kept}"]
+            name, _, files = kept.partition(": ")
+            lines += ["Kept at start:", f" {name}", *([f" {files}"] if files else [])]
         return [*lines, f"Saved games: {self.saved}"]
 
     def draw(self, canvas: Canvas) -> None:
@@ -79,9 +80,8 @@ class PoweredOffScreen(Screen):
         self.message = message
 
     def lines(self) -> tuple[str, str]:
-        health, _ = self.app.journal_health()
-        # The disk refused to the end: say so rather than promise.
-        return self.message, "Games are saved." if health == "ok" else f"Not saved: {health}"
+        # The disk refused to the end: say so, and where the play it refused is, not promise.
+        return self.message, self.app.journal_saved_words()
 
     def draw(self, canvas: Canvas) -> None:
         message, saved = self.lines()
