@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -29,7 +30,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion import roster
+from companion import phones, roster
 from companion.games.catalog import GAMES
 from companion.history import Book, HistoryError, open_book
 from companion.history_export import to_bgstats, to_csv, to_jsonl, when
@@ -40,6 +41,8 @@ from .watch import JournalWatch
 
 HERE = Path(__file__).parent
 KEEPALIVE_S = 15.0
+FORM_BYTES = 8192           # the page's forms are a few fields: a bigger body is refused
+MAX_ID_DIGITS = 18          # a game id in a path: SQLite's integers, and never int() of 5,000 digits
 TITLES = {key: spec.title for key, spec in GAMES.items()}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
@@ -65,11 +68,12 @@ def _environment() -> Environment:
     return env
 
 
-def build(state_dir: str | Path) -> Starlette:
-    """The application for the journal in ``state_dir``."""
+def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
+    """The application for the journal in ``state_dir``; ``start_token``: also pair one phone
+    with a token of its own, for ``companion web`` run on a terminal."""
     state_dir = Path(state_dir)
     env = _environment()
-    pairing = Pairing(state_dir)
+    pairing = Pairing(state_dir, start_token=start_token)
     watch = JournalWatch(state_dir)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -89,11 +93,14 @@ def build(state_dir: str | Path) -> Starlette:
             return await endpoint(request, sid)
         return check
 
-    def welcome() -> Response:
+    def welcome(cookie: str) -> Response:
         response = RedirectResponse("/", status_code=303, headers=HEADERS)
-        response.set_cookie(COOKIE, pairing.new_session(), max_age=SESSION_S, httponly=True,
+        response.set_cookie(COOKIE, cookie, max_age=SESSION_S, httponly=True,
                             samesite="strict", path="/")
         return response
+
+    def refused(text: str, status: int) -> Response:
+        return PlainTextResponse(text + "\n", status_code=status, headers=HEADERS)
 
     def book() -> Book | None:
         try:
@@ -118,31 +125,35 @@ def build(state_dir: str | Path) -> Starlette:
 
     # ----- pairing ------------------------------------------------------------------------
     async def pair(request: Request) -> Response:
+        address = request.client.host if request.client else ""
+        agent = request.headers.get("user-agent", "")
         if request.method == "GET":
             token = request.query_params.get("token") or request.query_params.get("t")
-            if pairing.take_token(token):
-                return welcome()
-            said = "That code was used or has expired." if token else ""
-            return unpaired(request, said)
-        wait = pairing.wait_s()
-        if wait > 0:
-            return unpaired(request, f"Too many tries: wait {int(wait) + 1} s.", 429)
-        form = await request.form()
-        if pairing.try_pin(str(form.get("pin", ""))):
-            return welcome()
-        return unpaired(request, "Wrong PIN, or the box's Phone screen is closed.")
+            if not token:
+                return unpaired(request)
+            done = pairing.take_token(token, address, agent)
+        else:
+            form = await small_form(request)
+            if form is None:
+                return refused("the form is too big", 413)
+            done = pairing.try_pin(form.get("pin", ""), address, agent)
+        if done.cookie:
+            return welcome(done.cookie)
+        return unpaired(request, done.message, done.status)
 
     # ----- pages --------------------------------------------------------------------------
     async def home(request: Request, sid: str) -> Response:
         return page("live.html", part=live_html(), tab="live")
 
     async def events(request: Request, sid: str) -> Response:
+        cookie = request.cookies.get(COOKIE)
+
         async def stream() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
             while True:
                 changed = await watch.wait(KEEPALIVE_S)
-                if await request.is_disconnected():
-                    return
+                if await request.is_disconnected() or pairing.session_id(cookie) != sid:
+                    return      # gone, or this phone was forgotten meanwhile
                 if changed:
                     yield f"event: live\ndata: {json.dumps({'html': live_html()})}\n\n"
                 else:
@@ -161,10 +172,10 @@ def build(state_dir: str | Path) -> Starlette:
 
     async def game(request: Request, sid: str) -> Response:
         game_id = request.path_params["id"]
-        try:
-            found = with_book(lambda b: b.game(game_id))
-        except KeyError:
-            found = None
+        found = None
+        if _game_id(game_id):
+            with contextlib.suppress(KeyError):
+                found = with_book(lambda b: b.game(int(game_id)))
         if found is None:
             return page("missing.html", 404, tab="history", what=f"game {game_id}")
         played, seats, final = found
@@ -182,7 +193,7 @@ def build(state_dir: str | Path) -> Starlette:
             elif name == "bgstats.json":
                 body = json.dumps(to_bgstats(opened), indent=1, ensure_ascii=False)
                 kind = "application/json"
-            elif name.startswith("game-") and name.endswith(".jsonl") and name[5:-6].isdecimal():
+            elif name.startswith("game-") and name.endswith(".jsonl") and _game_id(name[5:-6]):
                 body, kind = to_jsonl(opened, int(name[5:-6])), "application/x-ndjson"
             else:
                 return PlainTextResponse("no such export\n", status_code=404, headers=HEADERS)
@@ -196,7 +207,9 @@ def build(state_dir: str | Path) -> Starlette:
     async def roster_page(request: Request, sid: str) -> Response:
         message, error = request.query_params.get("done", ""), ""
         if request.method == "POST":
-            form = await request.form()
+            form = await small_form(request)
+            if form is None:
+                return refused("the form is too big", 413)
             if not pairing.csrf_ok(sid, form.get("csrf")):
                 return PlainTextResponse("the form expired: reload the page\n", status_code=403,
                                          headers=HEADERS)
@@ -214,6 +227,28 @@ def build(state_dir: str | Path) -> Starlette:
         return page("roster.html", 400 if error else 200, tab="roster", players=players,
                     csrf=pairing.csrf(sid), message=message, error=error)
 
+    async def phones_page(request: Request, sid: str) -> Response:
+        message = ""
+        if request.method == "POST":
+            form = await small_form(request)
+            if form is None:
+                return refused("the form is too big", 413)
+            if not pairing.csrf_ok(sid, form.get("csrf")):
+                return refused("the form expired: reload the page", 403)
+            try:
+                gone = pairing.forget(form.get("phone", ""))
+            except (roster.RosterError, sqlite3.Error) as exc:
+                return refused(f"cannot forget the phone: {exc}", 409)
+            if form.get("phone") == phones.digest(sid):
+                return unpaired(request, "This phone was forgotten: pair it again to come back.")
+            message = "Phone forgotten." if gone else "That phone was forgotten already."
+        now = time.time()
+        listed = [{"id": p.id, "name": p.name, "paired": when(p.paired_at)[:16],
+                   "seen": phones.ago(now - p.last_seen), "this": p.id == phones.digest(sid)}
+                  for p in pairing.phones()]
+        return page("phones.html", tab="phones", phones=listed, csrf=pairing.csrf(sid),
+                    message=message)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         task = asyncio.create_task(watch.run())
@@ -229,14 +264,38 @@ def build(state_dir: str | Path) -> Starlette:
         Route("/pair", pair, methods=["GET", "POST"]),
         Route("/events", paired(events)),
         Route("/history", paired(history)),
-        Route("/history/{id:int}", paired(game)),
+        Route("/history/{id}", paired(game)),
         Route("/export/{name}", paired(export)),
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
+        Route("/phones", paired(phones_page), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing
     app.state.watch = watch
     return app
+
+
+def _game_id(text: str) -> bool:
+    """A game id as a path may carry one: ASCII digits, few enough for SQLite and int()."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS
+
+
+async def small_form(request: Request) -> dict[str, str] | None:
+    """The request's URL-encoded form, read whole before anything is decided; None when it is
+    bigger than :data:`FORM_BYTES`. Undecodable bytes become U+FFFD, never an error."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and len(declared) < 12 and int(declared) > FORM_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > FORM_BYTES:
+            return None
+    try:
+        pairs = parse_qsl(body.decode("utf-8", "replace"), max_num_fields=64)
+    except ValueError:      # more fields than a form of this page has
+        return None
+    return dict(pairs)
 
 
 def _change(state_dir: Path, form: Any) -> str:
