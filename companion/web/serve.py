@@ -14,7 +14,9 @@ rather than replacing a server whose memory and behaviour are measured:
 - at most :data:`TOTAL` in all, within the descriptor limit less :data:`SPARE_FDS`; when full,
   a new connection evicts the oldest one still waiting for its request, so a slow flood
   cannot keep a paired phone out;
-- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start;
+- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start, and the
+  listen backlog (which is also how many connections asyncio accepts in one go, before any
+  check) kept to :data:`ACCEPTS`, so an accept never meets "Too many open files";
 - each logger the server writes to says at most :data:`LOG_LINES` lines a minute.
 """
 
@@ -33,9 +35,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 REQUEST_S = 10.0        # headers and body of one request, however they trickle
 IDLE_S = 5              # a kept-alive connection with no new request
 PER_ADDRESS = 32        # a phone opens a handful (its Live stream, a page, its assets)
-TOTAL = 4096
-WANT_FDS = 8192
-SPARE_FDS = 64          # the journal, the watch, the logs, a burst of accepts
+TOTAL = 1024            # in all: a table's phones need a few dozen; bounds memory too
+WANT_FDS = 2048
+ACCEPTS = 32            # asyncio accepts up to the listen backlog at once, before any check
+SPARE_FDS = 64 + 3 * ACCEPTS    # the journal, the watch, the logs, and the accepts in flight
 LOG_LINES = 20
 HEADER_BYTES = 16 * 1024
 
@@ -76,6 +79,7 @@ class Guard:
                 self.refused += 1
                 return False
             self.evicted += 1
+            self.leave(waiting, waiting.address)
             waiting.drop()
         self.open[protocol] = None
         self.by_address[address] += 1
@@ -93,15 +97,15 @@ def guarded_protocol(guard: Guard, request_s: float = REQUEST_S) -> type[H11Prot
     """uvicorn's h11 protocol under ``guard``, with a deadline for each whole request."""
 
     class GuardedH11Protocol(H11Protocol):
-        _address = ""
+        address = ""
         _admitted = False
         _deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             peer = transport.get_extra_info("peername")
-            self._address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+            self.address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
             self.transport = transport
-            if not guard.admit(self, self._address):
+            if not guard.admit(self, self.address):
                 transport.abort()           # a reset: no descriptor left lingering
                 return
             self._admitted = True
@@ -112,7 +116,7 @@ def guarded_protocol(guard: Guard, request_s: float = REQUEST_S) -> type[H11Prot
             if not self._admitted:
                 return
             self._admitted = False
-            guard.leave(self, self._address)
+            guard.leave(self, self.address)
             self._disarm()
             super().connection_lost(exc)
 
@@ -185,6 +189,6 @@ def run(app: Any, host: str, port: int) -> None:
         app, host=host, port=port, http=guarded_protocol(guard), log_level="warning",
         access_log=False, timeout_keep_alive=IDLE_S, timeout_graceful_shutdown=1,
         proxy_headers=False, server_header=False, h11_max_incomplete_event_size=HEADER_BYTES,
-        backlog=1024, lifespan="on")
+        backlog=ACCEPTS, lifespan="on")
     app.state.guard = guard
     uvicorn.Server(config).run()
