@@ -13,8 +13,9 @@ import time
 
 import pytest
 
-from companion import pairing, phones, roster
+from companion import pairing
 from companion.cli import main
+from companion.records import phones, roster
 from companion.screens.phone import qr_modules
 from companion.web.auth import Pairing
 from tests.test_history import EXAMPLES, ROOT, run

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import segno
 from PIL import ImageDraw
 
-from companion import pairing, phones, roster
+from companion import pairing
+from companion.records import phones, roster
 from companion.ui.canvas import HEIGHT, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press

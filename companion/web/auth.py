@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion import pairing, phones, roster
+from companion import pairing
+from companion.records import phones, roster
 
 COOKIE = "companion_session"
 SESSION_S = 30 * 24 * 3600      # a paired phone stays paired for a month
