@@ -3,12 +3,10 @@ session, "Forget phones", the roster form's CSRF check, the downloads, and the c
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import re
-import socket
 import time
 
 import pytest
@@ -19,7 +17,7 @@ from companion.records import phones, roster
 from companion.screens.phone import qr_modules
 from companion.web.auth import Pairing
 from tests.test_history import EXAMPLES, ROOT, run
-from tests.web_process import WebProcess
+from tests.web_process import WebProcess, race_bodies
 
 PAGES = ("/", "/history", "/history/1", "/roster", "/export/games.csv", "/export/bgstats.json",
          "/export/game-1.jsonl", "/events")
@@ -89,35 +87,12 @@ def test_the_qr_code_holds_the_pairing_address():
     assert qr_modules("http://example.org/" + "x" * 80) is None
 
 
-def _hold_then_send(port: int, bodies: list[tuple[str, bytes]]) -> list[bytes]:
-    """Open one connection per (source address, body), send every request's headers, then every
-    body at once, as a racing guesser would; returns each answer."""
-    socks = []
-    for source, body in bodies:
-        s = socket.create_connection(("127.0.0.1", port), timeout=20, source_address=(source, 0))
-        s.sendall(b"POST /pair HTTP/1.1\r\nHost: box\r\nContent-Type: application/"
-                  b"x-www-form-urlencoded\r\nConnection: close\r\nContent-Length: "
-                  + str(len(body)).encode() + b"\r\n\r\n")
-        socks.append(s)
-    for s, (_, body) in zip(socks, bodies, strict=True):
-        s.sendall(body)
-    answers = []
-    for s in socks:
-        chunks = []
-        with contextlib.suppress(OSError):
-            while chunk := s.recv(65536):
-                chunks.append(chunk)
-        s.close()
-        answers.append(b"".join(chunks))
-    return answers
-
-
 def test_racing_guessers_get_at_most_five_pins_checked_per_pin_shown(web, state):
     """900 connections guessing at once got 900 PINs checked; now the PIN is burnt after 5."""
     offer = pairing.offer(state)
     guesses = [f"{n:06d}" for n in range(300) if f"{n:06d}" != offer.pin][:240]
     bodies = [(f"127.0.1.{n % 60 + 1}", f"pin={g}".encode()) for n, g in enumerate(guesses)]
-    answers = _hold_then_send(web.port, bodies)
+    answers = race_bodies(web.port, bodies)
     assert all(a.startswith(b"HTTP/1.1 ") for a in answers)
     checked = sum(b"Wrong PIN." in a for a in answers)
     assert 1 <= checked <= phones.MAX_WRONG

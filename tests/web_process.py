@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import resource
@@ -23,6 +24,29 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def race_bodies(port: int, bodies: list[tuple[str, bytes]], path: str = "/pair") -> list[bytes]:
+    """Open one connection per (source address, body), send every request's headers, then every
+    body at once, as a racing guesser would; returns each answer."""
+    socks = []
+    for source, body in bodies:
+        s = socket.create_connection(("127.0.0.1", port), timeout=20, source_address=(source, 0))
+        s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: box\r\nContent-Type: application/"
+                  b"x-www-form-urlencoded\r\nConnection: close\r\nContent-Length: "
+                  + str(len(body)).encode() + b"\r\n\r\n")
+        socks.append(s)
+    for s, (_, body) in zip(socks, bodies, strict=True):
+        s.sendall(body)
+    answers = []
+    for s in socks:
+        chunks = []
+        with contextlib.suppress(OSError):
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        s.close()
+        answers.append(b"".join(chunks))
+    return answers
 
 
 class WebProcess:

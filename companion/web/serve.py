@@ -14,9 +14,11 @@ rather than replacing a server whose memory and behaviour are measured:
 - at most :data:`TOTAL` in all, within the descriptor limit less :data:`SPARE_FDS`; when full,
   a new connection evicts the oldest one still waiting for its request, so a slow flood
   cannot keep a paired phone out;
-- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start, and the
-  listen backlog (which is also how many connections asyncio accepts in one go, before any
-  check) kept to :data:`ACCEPTS`, so an accept never meets "Too many open files";
+- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start, with
+  room for two bursts of :data:`ACCEPTS` (the listen backlog, which is also how many
+  connections asyncio accepts in one go, before any check), so an accept never meets "Too many
+  open files" (a backlog too short drops a phone's handshake while a flood fills it, and the
+  phone waits a second for its retry);
 - each logger the server writes to says at most :data:`LOG_LINES` lines a minute.
 """
 
@@ -36,9 +38,9 @@ REQUEST_S = 10.0        # headers and body of one request, however they trickle
 IDLE_S = 5              # a kept-alive connection with no new request
 PER_ADDRESS = 32        # a phone opens a handful (its Live stream, a page, its assets)
 TOTAL = 1024            # in all: a table's phones need a few dozen; bounds memory too
-WANT_FDS = 2048
-ACCEPTS = 32            # asyncio accepts up to the listen backlog at once, before any check
-SPARE_FDS = 64 + 3 * ACCEPTS    # the journal, the watch, the logs, and the accepts in flight
+WANT_FDS = 4096
+ACCEPTS = 256           # the listen backlog, which asyncio also accepts at once, before any check
+SPARE_FDS = 64 + 2 * ACCEPTS    # the journal, the watch, the logs, and the accepts in flight
 LOG_LINES = 20
 HEADER_BYTES = 16 * 1024
 
