@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import time
 
@@ -215,14 +216,20 @@ def test_arthurs_sheet_shows_every_circled_space(browser, table):
     count = len(box.app.session.actions)
     assert wait_for(lambda: live_actions(browser) == count)[0]
     marks = box.app.session.state.arthur.rows
-    rows = css(browser, "#sheet tr")
-    assert len(rows) == len(marks)
-    for row, done in zip(rows, marks, strict=True):
-        cells = row.find_elements("css selector", "td")
-        shown = ["o" if "circled" in c.get_attribute("class") else
-                 "x" if "crossed" in c.get_attribute("class") else "" for c in cells]
-        assert "".join(shown) == done
+    # Read in one script, so that no update swaps the part between two reads. Each mark is a
+    # glyph in the cell's own text (readable without colour, without hovering), not a class only.
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#sheet tr')].map(r => [...r.querySelectorAll('td')]"
+        ".map(c => { const t = c.innerText; return t.includes('◯') ? 'o' : t.includes('╳') ? 'x'"
+        " : ''; }).join(''))")
+    assert shown == list(marks)
     assert sum(m.count("o") for m in marks) == len(css(browser, "#sheet td.circled")) > 0
+    page = browser.find_element("css selector", "#live").text
+    tile = box.app.session.state.options.tile
+    assert not any(face in page for face in tile.skewer_of), "a face id on the page"
+    outcome = css(browser, "#outcome")[0].text
+    assert re.fullmatch(r"(You win: you \d+, Arthur \d+|Arthur wins: Arthur \d+, you \d+)\.",
+                        outcome), outcome
     shoot(browser, "live-miams")
     shoot(browser, "live-miams-dark", dark=True)
 

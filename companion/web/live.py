@@ -14,7 +14,7 @@ from typing import Any
 
 from companion.games.base import GameSpec
 from companion.games.catalog import GAMES
-from companion.games.miams.sheet import SKEWER_NAMES
+from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
@@ -130,11 +130,22 @@ def _miams(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]])
                      "end_mark": done[len(spaces)] if len(done) > len(spaces) else ""})
     summary = spec.summary(state)
     last = state.last
+    tile = state.options.tile
+    # The table's words: the tile's name of the face and the skewer it scores, never its id.
+    roll_words = None if last is None else (
+        f"{tile.names.get(last.face, last.face)} → {SKEWER_NAMES[SKEWERS[tile.skewer_of[last.face]]]}"
+        if last.face in tile.skewer_of else tile.names.get(last.face, last.face))
+    player, winner = summary.get("player", {}), summary.get("winner")
+    arthur_score = summary["arthur"]["score"]
+    outcome = None if winner is None else (
+        f"You win: you {player.get('score')}, Arthur {arthur_score}." if winner == "player"
+        else f"Arthur wins: Arthur {arthur_score}, you {player.get('score')}.")
     return {"rows": rows, "phase": state.phase, "difficulty": state.options.difficulty,
             "hearts": state.arthur.hearts, "stars": state.arthur.stars,
-            "score": summary["arthur"]["score"], "turns": state.turns,
+            "score": arthur_score, "turns": state.turns,
             "roll": None if last is None else {"face": last.face, "source": last.source},
-            "player": summary.get("player", {}), "winner": summary.get("winner"),
+            "roll_words": roll_words, "outcome": outcome,
+            "player": player, "winner": winner,
             "circled": sum(m.count("o") for m in marks)}
 
 

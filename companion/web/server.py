@@ -36,6 +36,7 @@ from companion.records.export import to_bgstats, to_csv, to_jsonl, when
 from companion.records.history import Book, HistoryError, open_book
 
 from .auth import COOKIE, SESSION_S, Pairing
+from .board import board
 from .live import live
 from .watch import JournalWatch
 
@@ -119,9 +120,11 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
         finally:
             opened.close()
 
-    def live_html() -> str:
+    def live_html(view: str = "live") -> str:
+        """The changing part of the Live page, or of the table view."""
         data = with_book(lambda b: live(b.read), {"kind": "none", "now": time.time()})
-        return env.get_template("live_part.html").render(g=data)
+        name = "table_part.html" if view == "table" else "live_part.html"
+        return env.get_template(name).render(g=data, b=board(data))
 
     # ----- pairing ------------------------------------------------------------------------
     async def pair(request: Request) -> Response:
@@ -145,8 +148,12 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
     async def home(request: Request, sid: str) -> Response:
         return page("live.html", part=live_html(), tab="live")
 
+    async def table(request: Request, sid: str) -> Response:
+        return page("table.html", part=live_html("table"), tab="table")
+
     async def events(request: Request, sid: str) -> Response:
         cookie = request.cookies.get(COOKIE)
+        view = "table" if request.query_params.get("view") == "table" else "live"
 
         async def stream() -> AsyncIterator[str]:
             yield "retry: 1000\n\n"
@@ -155,7 +162,7 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
                 if await request.is_disconnected() or pairing.session_id(cookie) != sid:
                     return      # gone, or this phone was forgotten meanwhile
                 if changed:
-                    yield f"event: live\ndata: {json.dumps({'html': live_html()})}\n\n"
+                    yield f"event: live\ndata: {json.dumps({'html': live_html(view)})}\n\n"
                 else:
                     yield ": still here\n\n"
         return StreamingResponse(stream(), media_type="text/event-stream",
@@ -262,6 +269,7 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
     app = Starlette(routes=[
         Route("/", paired(home)),
         Route("/pair", pair, methods=["GET", "POST"]),
+        Route("/table", paired(table)),
         Route("/events", paired(events)),
         Route("/history", paired(history)),
         Route("/history/{id}", paired(game)),
