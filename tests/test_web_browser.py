@@ -234,6 +234,116 @@ def test_arthurs_sheet_shows_every_circled_space(browser, table):
     shoot(browser, "live-miams-dark", dark=True)
 
 
+def screen_size(driver, width: int, height: int) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def shoot_sizes(driver, name: str) -> None:
+    """The table view at a phone's and a tablet's size, light and dark."""
+    for width, height in ((390, 844), (1280, 800)):
+        screen_size(driver, width, height)
+        time.sleep(0.2)
+        shoot(driver, f"{name}-{width}")
+        shoot(driver, f"{name}-{width}-dark", dark=True)
+    screen_size(driver, 1280, 800)
+
+
+def open_table(browser, table, key: str):
+    box, web = table
+    go_home(box)
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": web.base,
+                                                         "permissions": ["wakeLockScreen"]})
+    browser.get(web.base + "/table")
+    screen_size(browser, 1280, 800)      # after loading: the phone emulation comes back with a page
+    spec, actions = GAMES[key], example(key)
+    assert box.app.new_game(spec, actions[0])
+    return box, actions
+
+
+def board_rows(browser) -> dict[str, list[str]]:
+    """The scoreboard's rows, read in one script: {first cell: the other cells}."""
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#scores tbody tr')].map(r => "
+        "[...r.children].map(c => c.innerText.replace('▶', '').replace('now: ', '').trim()))")
+    return {row[0].rstrip(" ★"): row[1:] for row in rows}
+
+
+def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_awake(
+        browser, table):
+    box, actions = open_table(browser, table, "makan")
+    for action in actions[1:31]:
+        assert box.app.dispatch(action), action
+        box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == 31)[0]
+    state = box.app.session.state
+    rows = board_rows(browser)
+    for player in state.players:
+        assert rows[player.name][0] == str(player.coins), (player.name, rows)
+    awake = wait_for(lambda: browser.execute_script(
+        "return document.documentElement.dataset.awake === '1'"))[0]
+    assert awake, "no screen wake lock during the game"
+    size = browser.execute_script(
+        "return parseFloat(getComputedStyle(document.querySelector('#scores td')).fontSize)")
+    width = browser.execute_script("return window.innerWidth")
+    assert size >= 40, f"{size}px at {width}px wide: not readable across a table"
+    shoot_sizes(browser, "table-makan")
+    for action in actions[31:]:
+        assert box.app.dispatch(action), action
+    box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+    final = box.app.session.state
+    rows = board_rows(browser)
+    for player in final.players:
+        total = next(p for p in box.app.session.spec.summary(final)["players"]
+                     if p["name"] == player.name)["score"]["total"]
+        assert rows[player.name][-1] == str(total)
+    released = wait_for(lambda: browser.execute_script(
+        "return document.documentElement.dataset.awake !== '1'"))[0]
+    assert released, "the wake lock outlived the game"
+
+
+def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, table):
+    box, actions = open_table(browser, table, "cafe")
+    start = actions[1]
+    box.advance(start["at"] - box.clock.now(), step=1.0)
+    assert box.app.dispatch(start)
+    state = box.app.session.state
+    near = state.deadline - 2.0          # the box journals its clock 2 s before TIME'S UP
+    box.advance(near - box.clock.now(), step=1.0)
+    assert box.app.dispatch({"type": "clock", "at": near})
+    box.app.pump()
+    browser.execute_script("window.vibrated = null; navigator.vibrate = p => "
+                           "{ window.vibrated = p; return true; };")
+    assert wait_for(lambda: live_actions(browser) == len(box.app.session.actions))[0]
+    facts = dict(zip([e.text for e in css(browser, ".facts dt")],
+                     [e.text for e in css(browser, ".facts dd")], strict=True))
+    assert facts["LIGHT ORDERS"] == str(state.light) and facts["DARK ORDERS"] == str(state.dark)
+    clock = css(browser, "#clock")[0]
+    assert clock.get_attribute("role") == "timer" and clock.get_attribute("aria-live") == "off"
+    shoot_sizes(browser, "table-cafe")
+    flashed = wait_for(lambda: browser.execute_script(
+        "return document.body.classList.contains('timesup') && window.vibrated"), 6)[0]
+    assert flashed, "no flash and vibration at TIME'S UP"
+    assert css(browser, "#clock")[0].text == "0:00"
+    announced = css(browser, "#announce")[0].get_attribute("textContent")
+    assert not re.search(r"\d:\d\d", announced), announced     # never the ticking clock
+
+
+def test_the_table_view_shows_arthurs_and_your_hearts(browser, table):
+    box, actions = open_table(browser, table, "miams")
+    for action in actions[1:]:
+        assert box.app.dispatch(action), action
+    box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+    state = box.app.session.state
+    rows = board_rows(browser)
+    assert rows["Arthur"][0] == str(state.arthur.hearts)
+    assert rows["You"][0] == str(state.player_score[0])
+    shoot_sizes(browser, "table-miams")
+    screen_size(browser, PHONE["width"], PHONE["height"])
+
+
 def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp_path):
     import jsonschema
 
