@@ -392,3 +392,45 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
     assert "Dora" in box.app.roster_names() and "Dee" not in box.app.roster_names()
     browser.get(web.base + "/history")
     assert "Dora" in browser.page_source
+
+
+def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
+    from companion import settings
+    from companion.games.catalog import config_sections
+    from tests.test_settings import loader_message
+
+    box, web = table
+    fields = settings.settable(config_sections())
+    browser.get(web.base + "/settings")
+    groups = [f.get_attribute("data-group") for f in css(browser, "form.settings")]
+    assert groups == ["The box", "Makan Mania", "Crazy Café", "Miams solo"][:len(groups)]
+    assert len(groups) == 4
+    for index in range(1, len(groups) + 1):
+        form = css(browser, f"#settings-{index}")[0]
+        field = form.find_elements("css selector", "input[name], select[name]")[1]  # after csrf
+        key = field.get_attribute("name")
+        # A select offers only right values: a wrong one is what a crafted request would send.
+        browser.execute_script(
+            "const f = arguments[0]; if (f.tagName === 'SELECT') { const o = new Option('x9', 'x9');"
+            " f.add(o); f.value = 'x9'; } else { f.value = 'x9'; }", field)
+        form.find_element("css selector", "button").click()
+        shown = wait_for(lambda key=key: css(browser, f"[id='{key}-error']"), 5)[0]
+        assert shown, f"{key}: no message"
+        setting = fields[key]
+        assert shown[0].text == loader_message(setting.section, setting.name, "x9")
+        if index == 1:
+            shoot(browser, "settings-refused")
+    browser.get(web.base + "/settings")
+    field = css(browser, "input[name='volume']")[0]
+    field.clear()
+    field.send_keys("1")
+    css(browser, "#settings-1 button")[0].click()
+    assert wait_for(lambda: css(browser, "p.done"), 5)[0]
+    box.advance(1.5)
+    assert box.app.settings["volume"] == 1            # the box uses it at once
+    go_home(box)
+    box.screen.selected = [item.label for item in box.screen.items].index("Settings")
+    box.press("OK")
+    assert box.screen.name() == "SettingsScreen"
+    assert box.screen.items[0].detail == "Quiet"        # and its Settings screen shows it
+    shoot(browser, "settings")

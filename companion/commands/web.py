@@ -14,8 +14,9 @@ INSTALL = "the phone page needs the web extra: pip install 'table-companion[web]
 
 DESCRIPTION = (
     "Serve the phone page, a second screen for the table: the game being played, the history "
-    "and stats with their downloads, and the roster. It reads the box's journal beside the box "
-    "and writes only roster changes; it never plays. Phones pair with the PIN or QR code of "
+    "and stats with their downloads, the roster and the settings. It reads the box's journal "
+    "beside the box and writes only roster changes, paired phones and settings; it never plays. "
+    "Phones pair with the PIN or QR code of "
     "the box's Home → Phone screen; run on a terminal, it also prints an address whose token "
     "pairs one phone within 15 minutes (never under systemd, whose log others may read).")
 
@@ -75,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
     # A token is shown only to a person at a terminal: under systemd this line would go to the
     # system journal, where anyone who may read it could pair a phone.
     terminal = sys.stdout.isatty()
-    app = build(where, start_token=terminal)
+    app = build(where, start_token=terminal, config_path=args.config)
     address = pairing.page_address(port, host)
     if terminal:
         print(f"Phone page: {address}pair?token={app.state.pairing.start_token}", flush=True)

@@ -339,6 +339,45 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
                    f"{', '.join(stand_in)} (docs/makan_mania.md)")
 
 
+def check_settings(cfg: config_module.Config, directory: Path) -> Finding:
+    """The settings set on the box or the phone page (the journal's ``settings`` rows), checked
+    as the config's own values are: the ones the box uses over config.toml."""
+    import json
+    import sqlite3
+
+    from .. import settings as store
+    from ..games.catalog import config_sections
+    from ..records.history import journal_path
+
+    path = journal_path(directory)
+    if not path.exists():
+        return Finding("settings", OK, "none set on the box or the phone: config.toml's")
+    fields = store.settable(config_sections())
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT key, value FROM settings").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return Finding("settings", WARN, f"cannot read the journal's settings: {exc}",
+                       "check the state directory's permissions")
+    used, refused = {}, []
+    for key, text in rows:
+        if key in fields:
+            try:
+                used[key] = store.check(fields[key], json.loads(text))
+            except (ValueError, config_module.ConfigError) as exc:
+                refused.append(str(exc))
+    if refused:
+        return Finding("settings", WARN, f"left out: {refused[0]}",
+                       "set it again on the phone page's Settings or on the box")
+    if not used:
+        return Finding("settings", OK, "none set on the box or the phone: config.toml's")
+    return Finding("settings", OK, "set on the box or the phone, used over config.toml: "
+                   + ", ".join(store.words(k, v) for k, v in used.items()))
+
+
 def check_state_dir(directory: Path) -> Finding:
     """The journal's directory is writable and synced, with room to spare.
 
@@ -415,6 +454,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
+        check_settings(cfg, resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]
 

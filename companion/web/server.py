@@ -30,7 +30,9 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion.games.catalog import GAMES
+from companion import settings as store
+from companion.config import ConfigError
+from companion.games.catalog import GAMES, config_sections
 from companion.records import phones, roster
 from companion.records.export import to_bgstats, to_csv, to_jsonl, when
 from companion.records.history import Book, HistoryError, open_book
@@ -43,6 +45,7 @@ from .watch import JournalWatch
 HERE = Path(__file__).parent
 KEEPALIVE_S = 15.0
 FORM_BYTES = 8192           # the page's forms are a few fields: a bigger body is refused
+MAX_VALUE_CHARS = 40        # a setting's value as typed: a number or a choice
 MAX_ID_DIGITS = 18          # a game id in a path: SQLite's integers, and never int() of 5,000 digits
 TITLES = {key: spec.title for key, spec in GAMES.items()}
 HEADERS = {
@@ -69,9 +72,11 @@ def _environment() -> Environment:
     return env
 
 
-def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
+def build(state_dir: str | Path, *, start_token: bool = False,
+          config_path: str | None = None) -> Starlette:
     """The application for the journal in ``state_dir``; ``start_token``: also pair one phone
-    with a token of its own, for ``companion web`` run on a terminal."""
+    with a token of its own, for ``companion web`` run on a terminal; ``config_path``: the
+    box's config file (the settings forms show its values and what overrides them)."""
     state_dir = Path(state_dir)
     env = _environment()
     pairing = Pairing(state_dir, start_token=start_token)
@@ -234,6 +239,40 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
         return page("roster.html", 400 if error else 200, tab="roster", players=players,
                     csrf=pairing.csrf(sid), message=message, error=error)
 
+    async def settings_page(request: Request, sid: str) -> Response:
+        fields = store.settable(config_sections())
+        message, errors, typed = request.query_params.get("done", ""), {}, {}
+        if request.method == "POST":
+            form = await small_form(request)
+            if form is None:
+                return refused("the form is too big", 413)
+            if not pairing.csrf_ok(sid, form.get("csrf")):
+                return refused("the form expired: reload the page", 403)
+            changes = {}
+            for key, text in form.items():
+                if key not in fields:
+                    continue
+                typed[key] = text
+                try:
+                    if len(text) > MAX_VALUE_CHARS:
+                        raise ValueError(f"{key}: at most {MAX_VALUE_CHARS} characters")
+                    changes[key] = store.from_text(fields[key], text)
+                except (ConfigError, ValueError) as exc:
+                    errors[key] = str(exc)
+            if not errors and changes:
+                try:
+                    with roster.connect(state_dir) as conn:
+                        for key, value in changes.items():
+                            store.save(conn, key, value)
+                except (roster.RosterError, sqlite3.Error) as exc:
+                    return refused(f"cannot save the settings: {exc}", 409)
+                said = ", ".join(store.words(k, v) for k, v in changes.items())
+                return RedirectResponse(f"/settings?done={quote('Saved: ' + said)}",
+                                        status_code=303, headers=HEADERS)
+        return page("settings.html", 400 if errors else 200, tab="settings",
+                    **settings_view(state_dir, config_path, fields), errors=errors, typed=typed,
+                    message=message, csrf=pairing.csrf(sid))
+
     async def phones_page(request: Request, sid: str) -> Response:
         message = ""
         if request.method == "POST":
@@ -276,11 +315,51 @@ def build(state_dir: str | Path, *, start_token: bool = False) -> Starlette:
         Route("/export/{name}", paired(export)),
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
         Route("/phones", paired(phones_page), methods=["GET", "POST"]),
+        Route("/settings", paired(settings_page), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing
     app.state.watch = watch
     return app
+
+
+def settings_view(state_dir: Path, config_path: str | None, fields: dict[str, store.Setting]
+                  ) -> dict[str, Any]:
+    """The settings forms' groups (the box's, then each game's) with each value now and where it
+    comes from, and the printed-card data each game uses, stand-ins said as such (the findings
+    of ``companion doctor``'s own checks)."""
+    from companion import box_config
+
+    try:
+        cfg = box_config.load(config_path)
+    except ConfigError as exc:
+        return {"groups": [], "problem": str(exc), "cards": []}
+    try:
+        with roster.connect(state_dir) as conn:
+            overrides = store.saved(conn, fields)
+    except (roster.RosterError, sqlite3.Error):
+        overrides = {}
+    now = store.current(cfg, overrides, fields)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for key, setting in fields.items():
+        title = TITLES.get(setting.game, "The box") if setting.game else "The box"
+        value, set_here = now[key]
+        groups.setdefault(title, []).append({
+            "key": key, "label": store.BOX[key][1] if key in store.BOX else
+            setting.name.replace("_", " ").capitalize(),
+            "doc": setting.field.doc, "value": value, "set": set_here,
+            "default": setting.field.default, "choices": _choices(setting.field)})
+    from companion.doctor.checks import check_makan_data, check_miams_files
+
+    cards = [check_makan_data(cfg), *check_miams_files(cfg)]
+    return {"groups": list(groups.items()), "problem": "", "cards": cards}
+
+
+def _choices(field: Any) -> list[str]:
+    """A field's allowed texts when its check is a list of choices (else free input)."""
+    probe = field.check("\x00") if field.check and field.kind is str else None
+    return probe.removeprefix("must be one of ").split(", ") if probe and probe.startswith(
+        "must be one of ") else []
 
 
 def _game_id(text: str) -> bool:
