@@ -18,6 +18,7 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .config import SCHEMA, Config, ConfigError, Field, check_table
@@ -122,3 +123,28 @@ def apply_games(cfg: Config, overrides: Mapping[str, Any], fields: Mapping[str, 
 def words(key: str, value: Any) -> str:
     """A setting as About and doctor list it: "games.cafe.round_seconds = 120"."""
     return f"{key} = {value!r}" if isinstance(value, str) else f"{key} = {value}"
+
+
+def report(state_dir: str | Path) -> tuple[dict[str, Any], list[str]]:
+    """What the journal in ``state_dir`` sets over config.toml, read-only: (the settings that
+    pass their checks, the messages of those that do not). sqlite3.Error if it cannot be read."""
+    from .games.catalog import config_sections
+    from .records.history import journal_path
+
+    path = journal_path(state_dir)
+    if not path.exists():
+        return {}, []
+    fields = settable(config_sections())
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT key, value FROM settings").fetchall()
+    finally:
+        conn.close()
+    used, refused = {}, []
+    for key, text in rows:
+        if key in fields:
+            try:
+                used[key] = check(fields[key], json.loads(text))
+            except (ValueError, ConfigError) as exc:
+                refused.append(str(exc))
+    return used, refused

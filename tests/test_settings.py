@@ -64,7 +64,7 @@ def test_the_box_uses_what_the_phone_set_at_once_and_doctor_and_about_agree(box)
     box.advance(1.5)
     assert box.app.settings["volume"] == 1 and box.app.hardware.buzzer.volume == 1
     assert box.app.config.games["cafe"]["round_seconds"] == 120
-    found = check_settings(box.app.config, box.app.state_dir)
+    found = check_settings(box.app.state_dir)
     assert found.level == "ok" and "volume = 1" in found.detail
     assert "games.cafe.round_seconds = 120" in found.detail
     about = [line.strip() for line in AboutScreen(box.app).lines()]
@@ -76,7 +76,7 @@ def test_a_bad_row_is_never_used_and_doctor_says_so(box):
     save(box, volume=7)
     box.advance(1.5)
     assert box.app.settings["volume"] != 7
-    found = check_settings(box.app.config, box.app.state_dir)
+    found = check_settings(box.app.state_dir)
     assert found.level == "warn" and "buzzer.volume: 7 must be between 0 and 3" in found.detail
 
 

@@ -53,7 +53,7 @@ SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHea
 class Timer:
     at: float
     seq: int
-    fn: Callable[[], None] = field(compare=False)
+    fn: Callable[[], bool | None] = field(compare=False)
     cancelled: bool = field(default=False, compare=False)
 
     def cancel(self) -> None:
@@ -158,14 +158,16 @@ class App(ScreenStack, GameSession, Panel):
         store.apply_games(self.config, valid, fields)
         return valid
 
-    def follow_settings(self) -> None:
+    def follow_settings(self) -> bool:
         """What the phone page set since the last look: used at once, as if set here (a game in
-        progress keeps its setup's options)."""
+        progress keeps its setup's options). True when the frame may show a change."""
         saved = self._saved_settings()
+        changed = False
         for key in ("volume", "contrast", "long_press_s"):
             if key in saved and saved[key] != self.settings[key]:
                 self._use_setting(key, saved[key])
-                self._dirty = True
+                changed = True
+        return changed
 
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
@@ -294,18 +296,19 @@ class App(ScreenStack, GameSession, Panel):
             log.warning("unknown event %r", event)
 
     # ----- deadlines ----------------------------------------------------------------------
-    def schedule(self, at: float, fn: Callable[[], None]) -> Timer:
+    def schedule(self, at: float, fn: Callable[[], bool | None]) -> Timer:
         """Call ``fn`` on the loop thread once the clock reaches ``at``."""
         timer = Timer(at, next(self._timer_seq), fn)
         heapq.heappush(self._timers, timer)
         return timer
 
-    def every(self, interval: float, fn: Callable[[], None]) -> None:
-        """Call ``fn`` every ``interval`` seconds from the loop (e.g. the watchdog ping)."""
+    def every(self, interval: float, fn: Callable[[], bool | None]) -> None:
+        """Call ``fn`` every ``interval`` seconds from the loop (e.g. the watchdog ping); it
+        returns False when it changed nothing on the screen."""
 
-        def again() -> None:
-            fn()
+        def again() -> bool | None:
             self.schedule(self.clock.now() + interval, again)
+            return fn()
 
         self.schedule(self.clock.now() + interval, again)
 
@@ -322,7 +325,7 @@ class App(ScreenStack, GameSession, Panel):
 
     def _fire_due(self) -> None:
         """Run what is due; anything that runs may change the frame (a timer redraws the
-        Café clock's digits when its whole second changes)."""
+        Café clock's digits when its whole second changes), unless it says it did not (False)."""
         now = self.clock.now()
         for event in self.decoder.poll(now):
             if event.button not in self._swallow:
@@ -330,10 +333,11 @@ class App(ScreenStack, GameSession, Panel):
         while self._timers and self._timers[0].at <= now:
             timer = heapq.heappop(self._timers)
             if not timer.cancelled:
-                self._dirty = True
                 try:
-                    timer.fn()
+                    if timer.fn() is not False:
+                        self._dirty = True
                 except Exception:
+                    self._dirty = True
                     self._recover(f"timer {timer.fn!r}")
         if self._toast and now >= self._toast[1]:
             self.clear_toast(now)

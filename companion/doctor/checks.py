@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -339,43 +340,21 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
                    f"{', '.join(stand_in)} (docs/makan_mania.md)")
 
 
-def check_settings(cfg: config_module.Config, directory: Path) -> Finding:
-    """The settings set on the box or the phone page (the journal's ``settings`` rows), checked
-    as the config's own values are: the ones the box uses over config.toml."""
-    import json
-    import sqlite3
+def check_settings(directory: Path) -> Finding:
+    """What the box uses over config.toml: the settings set on it or on the phone page."""
+    from .. import settings
 
-    from .. import settings as store
-    from ..games.catalog import config_sections
-    from ..records.history import journal_path
-
-    path = journal_path(directory)
-    if not path.exists():
-        return Finding("settings", OK, "none set on the box or the phone: config.toml's")
-    fields = store.settable(config_sections())
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            rows = conn.execute("SELECT key, value FROM settings").fetchall()
-        finally:
-            conn.close()
+        used, refused = settings.report(directory)
     except sqlite3.Error as exc:
         return Finding("settings", WARN, f"cannot read the journal's settings: {exc}",
                        "check the state directory's permissions")
-    used, refused = {}, []
-    for key, text in rows:
-        if key in fields:
-            try:
-                used[key] = store.check(fields[key], json.loads(text))
-            except (ValueError, config_module.ConfigError) as exc:
-                refused.append(str(exc))
     if refused:
         return Finding("settings", WARN, f"left out: {refused[0]}",
                        "set it again on the phone page's Settings or on the box")
-    if not used:
-        return Finding("settings", OK, "none set on the box or the phone: config.toml's")
-    return Finding("settings", OK, "set on the box or the phone, used over config.toml: "
-                   + ", ".join(store.words(k, v) for k, v in used.items()))
+    said = ", ".join(settings.words(k, v) for k, v in used.items())
+    return Finding("settings", OK, f"set on the box or the phone, used over config.toml: {said}"
+                   if used else "none set on the box or the phone: config.toml's")
 
 
 def check_state_dir(directory: Path) -> Finding:
@@ -454,7 +433,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
-        check_settings(cfg, resolve_state_dir(cfg, state_dir, sim)),
+        check_settings(resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]
 
