@@ -261,6 +261,14 @@ def open_table(browser, table, key: str):
     return box, actions
 
 
+def play_all(browser, box, actions, start: int = 1) -> None:
+    """A game's example actions from ``start`` on the box, until the page shows them all."""
+    for action in actions[start:]:
+        assert box.app.dispatch(action), action
+    box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+
+
 def board_rows(browser) -> dict[str, list[str]]:
     """The scoreboard's rows, read in one script: {first cell: the other cells}."""
     rows = browser.execute_script(
@@ -288,10 +296,7 @@ def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_a
     width = browser.execute_script("return window.innerWidth")
     assert size >= 40, f"{size}px at {width}px wide: not readable across a table"
     shoot_sizes(browser, "table-makan")
-    for action in actions[31:]:
-        assert box.app.dispatch(action), action
-    box.app.pump()
-    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+    play_all(browser, box, actions, start=31)
     final = box.app.session.state
     rows = board_rows(browser)
     for player in final.players:
@@ -332,10 +337,7 @@ def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, ta
 
 def test_the_table_view_shows_arthurs_and_your_hearts(browser, table):
     box, actions = open_table(browser, table, "miams")
-    for action in actions[1:]:
-        assert box.app.dispatch(action), action
-    box.app.pump()
-    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+    play_all(browser, box, actions)
     state = box.app.session.state
     rows = board_rows(browser)
     assert rows["Arthur"][0] == str(state.arthur.hearts)

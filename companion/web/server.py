@@ -131,6 +131,15 @@ def build(state_dir: str | Path, *, start_token: bool = False,
         name = "table_part.html" if view == "table" else "live_part.html"
         return env.get_template(name).render(g=data, b=board(data))
 
+    async def checked_form(request: Request, sid: str) -> dict[str, str] | Response:
+        """A posted form, read whole, whose CSRF token is this session's; else the refusal."""
+        form = await small_form(request)
+        if form is None:
+            return refused("the form is too big", 413)
+        if not pairing.csrf_ok(sid, form.get("csrf")):
+            return refused("the form expired: reload the page", 403)
+        return form
+
     # ----- pairing ------------------------------------------------------------------------
     async def pair(request: Request) -> Response:
         address = request.client.host if request.client else ""
@@ -151,10 +160,10 @@ def build(state_dir: str | Path, *, start_token: bool = False,
 
     # ----- pages --------------------------------------------------------------------------
     async def home(request: Request, sid: str) -> Response:
-        return page("live.html", part=live_html(), tab="live")
+        return page("live.html", part=live_html(), tab="live", view="live")
 
     async def table(request: Request, sid: str) -> Response:
-        return page("table.html", part=live_html("table"), tab="table")
+        return page("live.html", part=live_html("table"), tab="table", view="table")
 
     async def events(request: Request, sid: str) -> Response:
         cookie = request.cookies.get(COOKIE)
@@ -219,12 +228,9 @@ def build(state_dir: str | Path, *, start_token: bool = False,
     async def roster_page(request: Request, sid: str) -> Response:
         message, error = request.query_params.get("done", ""), ""
         if request.method == "POST":
-            form = await small_form(request)
-            if form is None:
-                return refused("the form is too big", 413)
-            if not pairing.csrf_ok(sid, form.get("csrf")):
-                return PlainTextResponse("the form expired: reload the page\n", status_code=403,
-                                         headers=HEADERS)
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
             try:
                 message = _change(state_dir, form)
                 return RedirectResponse(f"/roster?done={quote(message)}", status_code=303,
@@ -243,11 +249,9 @@ def build(state_dir: str | Path, *, start_token: bool = False,
         fields = store.settable(config_sections())
         message, errors, typed = request.query_params.get("done", ""), {}, {}
         if request.method == "POST":
-            form = await small_form(request)
-            if form is None:
-                return refused("the form is too big", 413)
-            if not pairing.csrf_ok(sid, form.get("csrf")):
-                return refused("the form expired: reload the page", 403)
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
             changes = {}
             for key, text in form.items():
                 if key not in fields:
@@ -276,11 +280,9 @@ def build(state_dir: str | Path, *, start_token: bool = False,
     async def phones_page(request: Request, sid: str) -> Response:
         message = ""
         if request.method == "POST":
-            form = await small_form(request)
-            if form is None:
-                return refused("the form is too big", 413)
-            if not pairing.csrf_ok(sid, form.get("csrf")):
-                return refused("the form expired: reload the page", 403)
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
             try:
                 gone = pairing.forget(form.get("phone", ""))
             except (roster.RosterError, sqlite3.Error) as exc:
