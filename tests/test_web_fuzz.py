@@ -55,7 +55,8 @@ def test_every_route_under_fuzz_answers_without_5xx_or_traceback(fuzzed):
     web, cookie, csrf = fuzzed
     table = routes()
     assert {path for path, _ in table} >= {"/", "/pair", "/events", "/history/{id}",
-                                           "/export/{name}", "/roster", "/phones"}
+                                           "/export/{name}", "/roster", "/phones", "/settings",
+                                           "/table"}
     statuses: list[int] = []
 
     @settings(max_examples=EXAMPLES, deadline=None, database=None,
