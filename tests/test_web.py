@@ -267,3 +267,12 @@ def test_the_box_shows_a_new_pin_once_one_is_burnt_or_has_paired(box):
     box.press("OK")                                     # ... yes
     with roster.connect(box.app.state_dir) as conn:
         assert phones.listing(conn) == []
+
+
+def test_a_game_without_a_board_of_its_own_shows_its_facts_big():
+    from companion.web.board import board
+
+    made = board({"kind": "game", "title": "Pig", "status": "playing", "describe": "Ana's turn",
+                  "facts": {"Ana": 12, "Ben": 30}})
+    assert made["facts"] == [("Ana", 12), ("Ben", 30)] and made["announce"] == "Ana's turn"
+    assert board({"kind": "none"})["rows"] == [] and board({"kind": "unknown"})["facts"] == []
