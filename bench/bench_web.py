@@ -7,7 +7,8 @@ game into the same journal. Prints JSON:
 - ``live_ms_p50`` / ``live_ms_max``: from the box's commit of an action to its event reaching
   each of the three streams; target < 300;
 - ``box_press_to_frame_ms_p99`` alone and while three pages watch (the roster changing every
-  100 ms, so every page gets a new Live part ten times a second): the box's own responsiveness
+  100 ms, so every page re-reads and renders its Live part ten times a second; it is sent
+  only when it differs): the box's own responsiveness
   (its loop on the real clock, presses on the mock pins, as bench/fuzz_sensor.py times them);
   target: within 1 ms of each other;
 - ``pin_guesses_checked_per_pin``: the most wrong PINs the page compared against one PIN the
@@ -87,6 +88,9 @@ def watch(web: WebProcess, cookie: str, arrivals: list[float], ready: threading.
     conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=30)
     conn.request("GET", "/events", headers={"Cookie": cookie})
     response = conn.getresponse()
+    while response.readline() != b"event: live\n":    # past the part as it was on connecting
+        pass
+    response.readline()
     response.readline()
     ready.set()
     while True:

@@ -3,6 +3,7 @@ session, "Forget phones", the roster form's CSRF check, the downloads, and the c
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -195,8 +196,16 @@ def test_sse_pushes_a_change_of_the_journal(web, state):
         "text/event-stream")
     assert response.readline().startswith(b"retry:")
     response.readline()
-    begun = time.monotonic()
+    assert response.readline() == b"event: live\n"              # the part as it is now
+    assert response.readline().startswith(b"data: {\"html\":")
+    response.readline()
     assert main(["history", "--state-dir", str(state), "roster", "add", "Quin"]) == 0
+    assert response.readline() == b": still here\n"      # the Live part did not change
+    response.readline()
+    begun = time.monotonic()
+    with contextlib.redirect_stdout(io.StringIO()):     # a newer game: the Live part changes
+        assert main(["history", "--state-dir", str(state), "import",
+                     str(ROOT / "docs" / "examples" / EXAMPLES["cafe"]), "--game", "cafe"]) == 0
     assert response.readline() == b"event: live\n"
     assert response.readline().startswith(b"data: {\"html\":")
     assert time.monotonic() - begun < 1.0

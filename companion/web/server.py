@@ -170,13 +170,17 @@ def build(state_dir: str | Path, *, start_token: bool = False,
         view = "table" if request.query_params.get("view") == "table" else "live"
 
         async def stream() -> AsyncIterator[str]:
-            yield "retry: 1000\n\n"
+            # The part as it is now first: the page may have missed a change since it loaded.
+            sent = live_html(view)
+            yield f"retry: 1000\n\nevent: live\ndata: {json.dumps({'html': sent})}\n\n"
             while True:
                 changed = await watch.wait(KEEPALIVE_S)
                 if await request.is_disconnected() or pairing.session_id(cookie) != sid:
                     return      # gone, or this phone was forgotten meanwhile
-                if changed:
-                    yield f"event: live\ndata: {json.dumps({'html': live_html(view)})}\n\n"
+                html = live_html(view) if changed else sent
+                if html != sent:    # a roster or a phone's "last seen" changes no Live part
+                    sent = html
+                    yield f"event: live\ndata: {json.dumps({'html': html})}\n\n"
                 else:
                     yield ": still here\n\n"
         return StreamingResponse(stream(), media_type="text/event-stream",
