@@ -285,3 +285,26 @@ def test_a_game_without_a_board_of_its_own_shows_its_facts_big():
                   "facts": {"Ana": 12, "Ben": 30}})
     assert made["facts"] == [("Ana", 12), ("Ben", 30)] and made["announce"] == "Ana's turn"
     assert board({"kind": "none"})["rows"] == [] and board({"kind": "unknown"})["facts"] == []
+
+
+def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
+    """The history said "–: unfinished" of a Café game (it has no names): now the table's words."""
+    from companion.games.catalog import GAMES
+    from tests.test_history import example
+
+    actions = example("cafe")
+    assert box.app.new_game(GAMES["cafe"], actions[0])
+    web = WebProcess(box.app.state_dir)
+    try:
+        session = web.session()
+        body = web.get("/history", session)[2].decode()
+        assert "The table: in progress on the box" in body and "–: unfinished" not in body
+        for action in actions[1:]:
+            if "at" in action:
+                box.advance(max(0.0, action["at"] - box.clock.now()), step=1.0)
+            box.app.dispatch(action)
+        assert box.app.session.state.phase == "finished"
+        body = web.get("/history", session)[2].decode()
+        assert "Table: lost in round 3" in body and "unfinished" not in body
+    finally:
+        web.close()
