@@ -295,6 +295,9 @@ class Table(Protocol):
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
 
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings set on the box or the phone page, over the config's."""
+
     def roster_names(self) -> list[str]:
         """Names of recent players, the last used first (empty without a journal)."""
 
