@@ -17,6 +17,10 @@ from .rules import Action
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
+TABLE_SEAT = "Table"   # the one seat of a cooperative game: the whole table
+UNNAMED = "You"        # a player the setup names nobody
+
+
 @dataclass(frozen=True)
 class Seat:
     """One player of a finished game, as the stats and the exports see them."""

@@ -21,6 +21,7 @@ from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
 from .facts import DoctorCheck, Example, LiveView, Stats, Summary
+from .play_facts import PlayFacts
 from .rules import Action
 
 if TYPE_CHECKING:
@@ -74,6 +75,9 @@ class GameSpec:
     # ``follow_up(action, earlier actions)`` gives the words the undo toast adds for it
     # ("its reroll"; "" for a step the table never sees), or None for an action of its own.
     follow_up: Callable[[Action, Sequence[Action]], str | None] = lambda action, earlier: None
+    # What the box journals in the same change as an undo, given the state the undo leaves and
+    # the box's clock reading now (the Café's fresh clock reading): ``after_undo(state, now)``.
+    after_undo: Callable[[Any, float], list[Action]] = lambda state, now: []
     config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.simulator.walk for the step syntax).
@@ -88,12 +92,13 @@ class GameSpec:
     # A finished game's summary from its ``summary`` JSON and its setup action ({} if none).
     summarise: Callable[[dict[str, Any], Action], Summary] | None = None
     stats: Stats | None = None                      # its own figures under History → Stats
-    cooperative: bool = False                       # one side, the whole table: no person's stats
+    cooperative: bool = False                       # one shared result: the whole table wins or loses
     live: LiveView | None = None                    # the phone's Live page
     doctor: DoctorCheck | None = None               # ``companion doctor``'s check of its files
     example: Example | None = None                  # a game the screen walk seeds History with
-    bgg_id: int | None = None                       # BoardGameGeek's id, for the exports
-    bgstats_name: str = ""                          # its name in a BG Stats file; "" = title
+    # How its finished plays read in a BG Stats play file and the CSV (its BGG id is its
+    # config section's ``bgg_id``).
+    play_facts: PlayFacts = field(default_factory=PlayFacts)
     dice: tuple[str, ...] = ()                      # the die kinds its sensor watches, in order
     # Its own ``companion`` commands: name -> module with ``register(subparsers)``.
     commands: Mapping[str, str] = field(default_factory=dict)
@@ -112,7 +117,8 @@ class GameSpec:
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
             describe_action=rules.describe_action, is_undoable=rules.is_undoable,
             **{"replay_all": getattr(rules, "replay", None), "follow_up": getattr(
-                rules, "follow_up", cls.follow_up), **screens_and_data},
+                rules, "follow_up", cls.follow_up), "after_undo": getattr(
+                rules, "after_undo", cls.after_undo), **screens_and_data},
         )
 
     def last_step(self, actions: Sequence[Action]) -> tuple[int, str]:
@@ -235,8 +241,14 @@ class Table(Protocol):
         """The journal's state ("ok", "disk full: 26 held", "none") and the name a damaged
         journal was kept under at start-up, if any."""
 
+    def journal_saved_words(self) -> str:
+        """What the last frame says of the games: "Games are saved." or where held play is."""
+
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings set on the box or the phone page, over the config's."""
 
     def roster_names(self) -> list[str]:
         """Names of recent players, the last used first (empty without a journal)."""

@@ -16,3 +16,9 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 def noun_for(count: int, noun: str, many: str | None = None) -> str:
     """The noun alone in the number ``count`` asks for, for a count drawn apart from it."""
     return noun if count == 1 else many or _IRREGULAR.get(noun, noun + "s")
+
+
+def first_upper(text: str) -> str:
+    """``text`` with its first letter a capital and the rest as written: "I/O error", where
+    ``str.capitalize`` would lower the rest ("I/o error")."""
+    return text[:1].upper() + text[1:]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.contract.facts import Example
+from companion.contract.play_facts import PlayFacts
 from companion.contract.spec import GameSpec, Lazy
 
 from . import live, records, rules
@@ -43,10 +47,26 @@ WALK: dict[str, tuple[str, ...]] = {
                "+181", "OK"),
 }
 
+
+
+def _board(final: Mapping[str, Any]) -> str:
+    return "Double Trouble" if (final.get("setup") or {}).get("double_trouble") else ""
+
+
+def _rounds(final: Mapping[str, Any]) -> int:
+    return int(final.get("round") or 0)
+
+
+# Scoreless (and cooperative, in the spec): every seat has the table's one result.
+PLAY_FACTS = PlayFacts(name="3 Minute Crazy Café", bgg_name="3 Minute Crazy Cafe",
+                       bgg_year=2023, no_points=True, board=_board, rounds=_rounds,
+                       variant=lambda board: "double" if board else "plain")
+
 SPEC = GameSpec.from_rules(
     rules.KEY, TITLE, rules,
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
     config=CONFIG, walk=WALK, short="Café", order=2, cooperative=True,
+    play_facts=PLAY_FACTS,
     summarise=records.summarise, stats=records.STATS, live=live.VIEW,
     example=Example("cafe_game.jsonl", 1763812800.0, 12),
     dice=("yellow", "yellow", "blue", "blue"),   # "Yellow die = dishes", "Blue die = drinks"

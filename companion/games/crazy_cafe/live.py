@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,25 @@ def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> d
     summary = spec.summary(state)
     setup = summary.get("setup", {})
     last = actions[-1][0] if actions else {}
-    return {"round": state.round, "phase": state.phase, "light": state.light,
+    data = {"round": state.round, "phase": state.phase, "light": state.light,
             "dark": state.dark, "ends": ends, "left": left, "result": state.result,
             "double_trouble": bool(setup.get("double_trouble")),
             "trouble": TROUBLE.get(state.trouble, "") if last.get("type") != "setup" else "",
-            "rounds": summary["rounds"]}
+            "rounds": summary["rounds"], "now": time.time()}
+    return {**data, "board": _board(data)}
+
+
+def _board(g: dict[str, Any]) -> dict[str, Any]:
+    if g["result"]:
+        said = f"Game {g['result']}"
+    elif g["phase"] == "running":
+        said = f"Round {g['round']} of 3"
+    else:
+        said = f"Round {g['round']}: {'paused' if g['phase'] == 'paused' else 'ready'}"
+    return {"clock": {"ends": g["ends"], "left": g["left"], "now": g["now"]},
+            "facts": [("Round", f"{g['round']} of 3"), ("Light orders", g["light"]),
+                      ("Dark orders", g["dark"])],
+            "announce": said + ".", "notice": g["trouble"]}
 
 
 VIEW = LiveView(data, Path(__file__).with_name("live.html"))

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import Line, Read, Seat, Stats, Summary, rate
+from companion.contract.facts import TABLE_SEAT, Line, Read, Seat, Stats, Summary, rate
 from companion.contract.rules import Action
 
 from .rules import KEY
-
-TABLE = "Table"   # the Café is cooperative: its one side is the whole table
 
 
 def summarise(final: dict[str, Any], setup: Action) -> Summary:
     """"won in round 3" / "lost in round 2", grouped by Double Trouble or plain."""
     won = final.get("result") == "won"
     reached = int(final.get("round") or 1)
-    seats = (Seat(TABLE, None, won, start=True),)
+    seats = (Seat(TABLE_SEAT, None, won, start=True),)
     double = bool(final.get("setup", {}).get("double_trouble"))
     said = "won" if won else "lost"
     return Summary(seats, f"{said} in round {reached}", f"{said} R{reached}", won,

@@ -29,10 +29,23 @@ def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> d
                         "drinks": p["drinks"], "current": i == turn,
                         "total": (p["score"] or {}).get("total"),
                         "winner": p["name"] in summary.get("winners", ())})
-    return {"round": summary["round"], "phase": summary["phase"], "pot": summary["pot"],
+    data = {"round": summary["round"], "phase": summary["phase"], "pot": summary["pot"],
             "supply": summary["supply"], "players": players,
             "order": [names[i] for i in order], "current": None if turn is None else names[turn],
             "row": row}
+    return {**data, "board": _board(data)}
+
+
+def _board(g: dict[str, Any]) -> dict[str, Any]:
+    finished = bool(g["players"]) and g["players"][0]["total"] is not None
+    columns = ["Player", "Coins", "Drinks", *(["Score"] if finished else [])]
+    rows = [{"cells": [p["name"] + (" ★" if p["winner"] else ""), p["coins"], len(p["drinks"]),
+                       *([p["total"]] if finished else [])], "current": p["current"]}
+            for p in g["players"]]
+    now = f"{g['current']}'s turn" if g["current"] else g["phase"]
+    return {"facts": [("Round", g["round"]), ("Pot", g["pot"]), ("Now", now)],
+            "columns": columns, "rows": rows,
+            "announce": "Final scores." if finished else f"Round {g['round']}: {now}."}
 
 
 VIEW = LiveView(data, Path(__file__).with_name("live.html"))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.config import Field, one_of
 from companion.contract.facts import Example
+from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.spec import GameSpec, Lazy
 
 from . import doctor, live, records, rules
@@ -20,7 +24,21 @@ CONFIG = {
     "setup_column": Field("counts", str,
                           "do setup crosses earn the first-column stars: counts or ignored",
                           one_of(*rules.SETUP_COLUMN)),
+    "bgg_id": bgg_id_field(0),  # not known to this release: see docs/history.md
 }
+
+
+def _board(final: Mapping[str, Any]) -> str:
+    return str(final.get("difficulty") or "").capitalize()
+
+
+def _rounds(final: Mapping[str, Any]) -> int:
+    return int((final.get("player") or {}).get("turns") or 0)
+
+
+# Solo against Arthur, the box's own opponent: the play file marks him a bot (summary seats).
+PLAY_FACTS = PlayFacts(name="Miams", board=_board, rounds=_rounds,
+                       variant=lambda board: board.lower() or None)
 
 SETUP = ("game:miams",)
 STARTED = (*SETUP, "menu:Start")
@@ -37,7 +55,7 @@ SPEC = GameSpec.from_rules(
     rules.KEY, "Miams solo", rules,
     new_game=Lazy(f"{__name__}.screens:SetupScreen"),
     play=Lazy(f"{__name__}.screens:PlayScreen"),
-    config=CONFIG, short="Miams", order=3, bgstats_name="Miams",
+    config=CONFIG, short="Miams", order=3, play_facts=PLAY_FACTS,
     summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_files,
     example=Example("miams_game.jsonl", 1764072000.0, 25),
     dice=("white",) * 5 + ("red",),   # five white dice and the red one

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import Line, Read, Seat, Stats, Summary, rate
+from companion.contract.facts import UNNAMED, Line, Read, Seat, Stats, Summary, rate
 from companion.contract.rules import Action
 
 from .rules import KEY
-
-YOU = "You"      # the Miams player when the setup names nobody
 
 
 def summarise(final: dict[str, Any], setup: Action) -> Summary:
@@ -19,7 +17,7 @@ def summarise(final: dict[str, Any], setup: Action) -> Summary:
     you = final.get("player", {}).get("score")
     arthur = final.get("arthur", {}).get("score")
     won = final.get("winner") == "player"
-    seats = (Seat(name or YOU, you, won, start=True),
+    seats = (Seat(name or UNNAMED, you, won, start=True),
              Seat("Arthur", arthur, not won, bot=True))
     difficulty = str(final.get("difficulty", "")).capitalize()
     first, second = ((name or "you", you), ("Arthur", arthur)) if won else (

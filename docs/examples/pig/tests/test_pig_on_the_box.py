@@ -20,7 +20,7 @@ from companion import box_config
 from companion.cli import main
 from companion.doctor.checks import FAIL, OK, check_config
 from companion.games.catalog import GROUP
-from companion.records.export import to_bgstats, to_csv, to_jsonl
+from companion.records.export import to_bgsplay, to_csv, to_jsonl
 from companion.records.history import open_book
 from companion.records.store import import_game
 from companion.screens.stats import StatsScreen
@@ -127,6 +127,7 @@ def test_a_finished_game_shows_in_history_and_stats(box, tmp_path):
 
 
 def test_the_live_page_lists_the_game_as_its_facts(box):
+    from companion.web.board import board
     from companion.web.server import _environment
 
     start(box)
@@ -134,9 +135,10 @@ def test_the_live_page_lists_the_game_as_its_facts(box):
     data = live(lambda sql, args=(): box.app.journal.read(sql, args))
     assert data["kind"] == "game" and data["template"] is None and data["title"] == "Pig"
     assert data["facts"]["Turn"] == "Player 1" and data["facts"]["Target"] == 100
-    page = _environment().get_template("live_part.html").render(g=data)
+    page = _environment().get_template("live_part.html").render(g=data, b=board(data))
     assert "<dt>Pot</dt>" in page and "<dt>Player 2</dt><dd>0</dd>" in page
     assert "cannot be shown" not in page
+    assert any(label == "Pot" for label, _ in board(data)["facts"])   # the table view's board
 
 
 def test_the_exports_carry_pig(box, tmp_path):
@@ -144,8 +146,8 @@ def test_the_exports_carry_pig(box, tmp_path):
     book = open_book(tmp_path / "state")
     try:
         rows = to_csv(book).splitlines()
-        assert rows[1].startswith("1,pig,finished,") and rows[1].endswith(",1,Ana,105,1,1")
-        bgstats = to_bgstats(book)
+        assert rows[1].startswith("1,Pig,") and ",Ana,105,1," in rows[1]
+        bgstats = to_bgsplay(book)
         assert [game["name"] for game in bgstats["games"]] == ["Pig"]
         assert not bgstats["games"][0]["cooperative"]
         lines = to_jsonl(book, game_id).splitlines()
