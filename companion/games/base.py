@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
+from .play_facts import PlayFacts
+
 if TYPE_CHECKING:
     from companion.saved_games import SavedEntry
     from companion.ui.canvas import Canvas
@@ -164,6 +166,9 @@ class GameSpec:
     # A whole game replayed at once, where the rules do it faster than action by action (the
     # same handlers on one draft); None: apply each action in turn.
     replay_all: Callable[[Iterable[Action]], Any] | None = None
+    # How its finished plays read in a BG Stats play file and the CSV (its BGG id is the
+    # config section's ``bgg_id``).
+    play_facts: PlayFacts = field(default_factory=PlayFacts)
 
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
@@ -289,6 +294,9 @@ class Table(Protocol):
 
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings set on the box or the phone page, over the config's."""
 
     def roster_names(self) -> list[str]:
         """Names of recent players, the last used first (empty without a journal)."""
