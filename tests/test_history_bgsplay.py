@@ -8,6 +8,7 @@ import copy
 import csv
 import io
 import json
+import sqlite3
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -382,3 +383,20 @@ def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
                            ": give --game for JSON-lines actions (a BG Stats play file ends in "
                            ".bgsplay)")
     assert not (tmp_path / "journal.db").exists()
+
+
+def test_a_bgg_id_set_on_the_phone_is_the_one_exported(journal, capsys):
+    """The phone's Settings keep a game's bgg_id in the journal over config.toml; the exports
+    use it as the box does."""
+    from companion import settings
+
+    conn = sqlite3.connect(journal / "journal.db")
+    try:
+        settings.save(conn, "games.miams.bgg_id", 4321)
+        conn.commit()
+    finally:
+        conn.close()
+    games = {g["name"]: g["bggId"] for g in export(capsys, journal)["games"]}
+    assert games["Miams"] == 4321
+    rows = csv.DictReader(io.StringIO(export(capsys, journal, "csv").lstrip(BOM)))
+    assert {r["bgg_id"] for r in rows if r["game"] == "Miams"} == {"4321"}
