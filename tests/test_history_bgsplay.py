@@ -335,9 +335,13 @@ def test_the_add_play_link_carries_the_play(journal):
     assert makan["sourceName"] == "Table Companion" and makan["sourcePlayId"]
 
 
+def _nested(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.one_of(st.lists(inner, max_size=4),
+                     st.dictionaries(st.text(max_size=8), inner, max_size=4))
+
+
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+                    _nested, max_leaves=12)
 FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin", "rounds",
           "board", "playerScores", "playerRefId", "score", "winner", "rank", "seatOrder",
           "startPlayer", "isAnonymous", "metaData", "meRefId")
