@@ -82,6 +82,18 @@ class CafeScreen(Screen):
     def on_state_changed(self) -> None:
         clock_for(self.app).sync()
 
+    def on_leave(self) -> None:
+        """The table goes to the home menu: a running round pauses, so it never runs out
+        behind a screen that cannot show its clock (docs/crazy_cafe.md)."""
+        app, state = self.app, self.state
+        if state.phase != "running":
+            return
+        now = app.clock.now()
+        if now >= state.deadline - rules.EPSILON_S:
+            clock_for(app).expire(now)
+        elif act(app, {"type": "pause", "at": now}):
+            app.toast(f"Round {state.round} paused", "Resume goes on")
+
     # ----- drawing -----
     def draw(self, canvas: Canvas) -> None:
         phase = self.state.phase

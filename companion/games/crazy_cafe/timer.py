@@ -96,7 +96,7 @@ class RoundClock:
                if self.handled_until < at <= now]
         self.handled_until = max(self.handled_until, now)
         if now >= self.deadline:
-            self._time_up(now)
+            self.expire(now)
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
@@ -104,7 +104,8 @@ class RoundClock:
             app.dispatch({"type": "clock", "at": now})
         self._arm(now)
 
-    def _time_up(self, now: float) -> None:
+    def expire(self, now: float) -> None:
+        """The deadline has passed: the alarm, the round ends, TIME'S UP over the game."""
         app = self.app
         app.beep("alarm")
         if act(app, {"type": "time_up", "at": now}) and app.in_game():
@@ -132,7 +133,19 @@ def roll_faces(app: Table, dice: tuple[int, ...]) -> list[str | None]:
 
 
 def act(app: Table, action: Action) -> bool:
-    """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
+    """Dispatch ``action``; then re-arm the clock, sound and show what it caused.
+
+    During a running round the action carries the clock's reading, so the rules refuse it
+    once the deadline has passed; a press the loop handles after the deadline but before the
+    clock's own wake is refused here with a reason, and the round ends at once."""
+    state = _state(app)
+    if state.phase == "running" and action.get("type") != "time_up":
+        now = app.clock.now()
+        if now >= state.deadline - rules.EPSILON_S:
+            app.refuse("Too late: time\nwas already up")
+            clock_for(app).expire(now)
+            return False
+        action = {**action, "at": action.get("at", now)}
     if not app.dispatch(action):
         return False
     after = _state(app)
@@ -169,8 +182,8 @@ def _reroll(app: Table) -> None:
 
 def roll_freed(app: Table) -> None:
     """Box dice: "The dice used are re-rolled", with no Double Trouble check."""
-    app.dispatch({"type": "roll", "kind": "freed", "faces": roll_faces(app, _state(app).to_roll),
-                  "source": "box"})
+    act(app, {"type": "roll", "kind": "freed", "faces": roll_faces(app, _state(app).to_roll),
+              "source": "box"})
 
 
 class TimesUpScreen(Screen):
