@@ -353,3 +353,25 @@ def test_what_one_undo_takes_back():
     assert SPEC.is_undoable(freed)
     assert SPEC.last_step([setup, place, clock, clock]) == (3, "")
     assert SPEC.last_step([setup]) == (1, "")
+
+
+# ----- issue 24: the ready screen keeps every line -------------------------------------------
+
+@pytest.mark.parametrize(("choices", "sensor", "rounds_over", "expected"), [
+    (("Special",), False, 0, ["Draw a round 1 menu", "The box rolled:"]),
+    (("Special",), False, 1, ["Round 1: 5 set aside", "Draw a round 2 menu", "OK rolls all 4 dice"]),
+    (("Special",), False, 2, ["4 new + 11 set aside", "Draw a round 3 menu", "OK rolls all 4 dice"]),
+    (("Special", "Dice"), True, 0, ["Draw a round 1 menu", "Sensor offline"]),
+])
+def test_a_special_menu_hides_no_line_of_the_ready_screen(box, monkeypatch, choices, sensor,
+                                                         rounds_over, expected):
+    """Issue 24, item 3: "Before the start of each round, you draw a special menu": that line
+    joins the setup roll, "OK rolls all 4 dice" and "Sensor offline"; it replaces none."""
+    start_game(box, *choices, sensor=sensor)
+    for _ in range(rounds_over):
+        box.press("OK")
+        box.advance(181)
+        box.press("OK")  # TIME'S UP closed
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == []
+    assert [line for line in drawn if line in expected] == expected

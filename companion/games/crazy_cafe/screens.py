@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.ui.canvas import Canvas
-from companion.ui.font import LARGE, MEDIUM, SMALL
+from companion.ui.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
 from companion.ui.words import noun_for, plural
 from firmware_bridge.events import DiceSettled
@@ -106,36 +106,40 @@ class CafeScreen(Screen):
 
     def _draw_ready(self, canvas: Canvas) -> None:
         state = self.state
+        # The count in the large font with its two lines beside it, then at most three lines:
+        # the last round, the special menu, the dice (each always shown, never one for another).
+        count = rules.orders_for_round(state.round, state.carried)
+        x = canvas.text(1, 1, str(count), MEDIUM) + 4
+        canvas.text(x, 0, f"{noun_for(count, 'order')} to lay out")
+        canvas.text(x, 9, "light side up")
+        lines = self._ready_lines()
+        for row, line in enumerate(lines, 2):
+            canvas.text(1, row * 9 + 1, line)
+        if state.setup.dice == "box" and not state.rounds:
+            draw_dice(canvas, (2 + len(lines)) * 9 + 1, state)
+
+    def _ready_lines(self) -> list[str]:
+        """What the table does before OK, one line each (the dice strip follows the last)."""
+        state = self.state
+        lines = []
         # "Round 3: Four orders, and also any orders not fulfilled from round 1 and round 2":
         # that line takes the place of the last round's summary.
         carried = state.carried if state.round == rules.ROUNDS else 0
-        y = 0
-        if state.rounds and not carried:
-            last = state.rounds[-1]
-            canvas.text(1, 1, f"Round {last.number} done, {mmss(last.time_left or 0)} left"
-                        if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
-            y = 9
-        count = rules.orders_for_round(state.round, state.carried)
-        canvas.text(1, y + 5, "Lay out")
-        x = canvas.text(SMALL.width("Lay out") + 5, y + 1, str(count), MEDIUM)
-        canvas.text(x + 4, y + 5, noun_for(count, "order"))
-        lines = ["light side up"]
         if carried:
             lines.append(f"{rules.ORDERS_PER_ROUND[rules.ROUNDS]} new + {carried} set aside")
-        box_roll = state.setup.dice == "box" and not state.rounds
+        elif state.rounds:
+            last = state.rounds[-1]
+            lines.append(f"Round {last.number} done, {mmss(last.time_left or 0)} left"
+                         if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
         if state.setup.special_menus:
             lines.append(f"Draw a round {state.round} menu")
-        elif state.setup.dice == "sensor" and not self.app.sensor.online:
+        if state.setup.dice == "sensor" and not self.app.sensor.online:
             lines.append("Sensor offline")
         elif state.setup.dice == "sensor" and None in state.faces:
             lines.append("Roll all 4 dice")
         elif state.setup.dice == "box":
-            lines.append("The box rolled:" if box_roll else "OK rolls all 4 dice")
-        for line in lines:
-            y += 9
-            canvas.text(1, y + 9, line)
-        if box_roll and not state.setup.special_menus:
-            draw_dice(canvas, y + 19, state)
+            lines.append("OK rolls all 4 dice" if state.rounds else "The box rolled:")
+        return lines
 
     def _draw_timer(self, canvas: Canvas) -> None:
         state = self.state
