@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from companion.games.base import RuleError
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -21,7 +22,11 @@ from companion.ui.widgets import (
 from companion.ui.words import plural
 
 from . import rules
-from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where
+from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where, unspent_words
+
+# A turn change must be seen before ◆ can make the next one: a quick double tap never skips a
+# player (UX, "One press, one step").
+TURN_SEEN_S = 1.0
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -36,6 +41,10 @@ class QueueViews:
     board_seen: int
     drinks_open: bool
     state: rules.State
+    taken: set[tuple[int, int]]   # (round, turn) whose gains the table has taken
+    turn_shown_at: float          # when the current turn came on screen
+
+    def _notice(self, title: str, lines: list[str]) -> None: ...
 
     # ----- the Queue ---------------------------------------------------------------------
     # Two pages: the turn (whose it is, what the table does now, the coins and dice to spend)
@@ -51,7 +60,7 @@ class QueueViews:
         canvas.text(coins_x, 1, coins, MEDIUM)
         canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
         canvas.text(1, LINE_H + 1, f"{plural(p.dice, 'die')} left")
-        steps = _turn_steps(s)
+        steps = _turn_steps(s, taken=(s.round, s.turn) in self.taken)
         rows = canvas.lines - 2
         if len(steps) > rows:   # a rare pile-up of gains shares the last line
             steps = [*steps[: rows - 1], ", ".join(steps[rows - 1 :])]
@@ -77,7 +86,7 @@ class QueueViews:
         """UP/DOWN: the turn page is the row before the first drink and after the last."""
         rows = len(rules.visible_slots(self.state, rules.current(self.state)))
         if not self.drinks_open:
-            self.drinks_open, self.selected = True, (0 if is_down(event) else max(0, rows - 1))
+            self._open_drinks(0 if is_down(event) else max(0, rows - 1))
             return
         step = step_selection(event, self.selected, rows) if rows else None
         if step is None or (is_down(event) and step == 0) or (is_up(event) and step == rows - 1):
@@ -92,9 +101,15 @@ class QueueViews:
         self.drinks_open, self.selected = False, 0
         return True
 
+    def _open_drinks(self, selected: int) -> None:
+        """The table moves on from the turn page: what it said to take has been taken."""
+        s = self.state
+        self.taken.add((s.round, s.turn))
+        self.drinks_open, self.selected = True, selected
+
     def _queue_ok(self) -> None:
         if not self.drinks_open:
-            self.drinks_open, self.selected = True, 0
+            self._open_drinks(0)
             return
         s = self.state
         slots = rules.visible_slots(s, rules.current(s))
@@ -117,20 +132,31 @@ class QueueViews:
         drink = s.book.by_key[s.row[slot].drink]
         paid = (plural(rules.dice_price(s, drink.key), "die") if pay == "dice"
                 else plural(drink.coins, "coin"))
-        if self._commit({"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}):
+        action = {"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}
+        try:
+            rules.apply(s, action)
+        except RuleError as exc:
+            # The table must pick again: the reason waits for OK rather than fading (UX).
+            self.app.beep("error")
+            self._notice(f"{_where(s)} · Can't buy", str(exc).split("\n"))
+            return
+        if self._commit(action):
             self.app.toast(drink.name, f"bought, paid {paid}")
 
     def _queue_action(self) -> None:
         s = self.state
+        if self.app.clock.now() - self.turn_shown_at < TURN_SEEN_S:
+            self.app.beep("error")  # the turn just changed: this ◆ came too soon to be meant
+            return
         who = rules.current(s)
-        before = s.players[who].coins
+        p = s.players[who]
+        dice, before, title = p.dice, p.coins, f"{_where(s)} · {p.name}"
         if self._commit({"type": "end_turn", "player": who}):
             # the next player starts on their turn page
             self.drinks_open, self.selected = False, 0
-            got = self.state.players[who].coins - before
-            if got:
-                self.app.toast(f"{s.players[who].name} takes {plural(got, 'coin')}",
-                               "for unspent dice")
+            if dice:
+                got = self.state.players[who].coins - before
+                self._notice(title, unspent_words(p.name, dice, got))
 
     # ----- final scoring -----------------------------------------------------------------
     def _draw_scoring(self, canvas: Canvas) -> None:

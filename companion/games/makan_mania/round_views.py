@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import LINE_H, Canvas
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     CheckListScreen,
@@ -33,6 +33,8 @@ class RoundViews:
     selected: int
     board_seen: int
     state: rules.State
+
+    def _notice(self, title: str, lines: list[str]) -> None: ...
 
     # ----- setup taken back by undo --------------------------------------------------------
     def _draw_setup(self, canvas: Canvas) -> None:
@@ -164,14 +166,48 @@ class RoundViews:
         s = self.state
         _, target, over = rules.pending_jump(s)
         if target == 88:
-            self._commit({"type": "jump", "to": 88, "go": True})
+            self._jump({"type": "jump", "to": 88, "go": True})
             return
         # "Each player you jump over may make a 'tch' sound": only those who did are ticked, so
-        # Done straight away gives no coin nobody claimed.
+        # Done straight away gives no coin nobody claimed. The title says what the pile can pay.
+        pile = s.supply if s.options.coin_supply else len(over)
+        title = ("Who said tch? +1¤" if pile >= len(over) else f"Tch? Pile has {pile}¤" if pile
+                 else "Tch? Pile is empty")
         self.app.push(CheckListScreen(
-            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [False] * len(over),
-            lambda ticked: self._commit({"type": "jump", "to": 1, "go": True,
-                                         "tch": [over[i] for i in ticked]})))
+            self.app, title, [s.players[i].name for i in over], [False] * len(over),
+            lambda ticked: self._jump({"type": "jump", "to": 1, "go": True,
+                                       "tch": [over[i] for i in ticked]})))
+
+    def _jump(self, action: dict) -> None:
+        """The jump, then who moves to which table and who takes coins, until OK."""
+        before = self.state
+        if not self._commit(action):
+            return
+        after = self.state
+        lines: list[str] = []
+        for p, was in zip(after.players, before.players, strict=True):
+            if p.table != was.table:   # "Ana → 88, Ben → 1" as far as a line goes
+                move = f"{p.name} → {p.table}"
+                if lines and SMALL.width(f"{lines[-1]}, {move}") <= WIDTH - 2:
+                    lines[-1] = f"{lines[-1]}, {move}"
+                else:
+                    lines.append(move)
+        # The coins of the jump (the first Queue turn's table benefit is on its own page).
+        turn_gain = dict.fromkeys(range(len(after.players)), 0)
+        if after.phase == "queue":
+            turn_gain[rules.current(after)] = after.gained.coins + after.gained.pot_out
+        paid = 0
+        for index, (p, was) in enumerate(zip(after.players, before.players, strict=True)):
+            got = p.coins - was.coins - turn_gain[index]
+            if got > 0:
+                paid += got
+                lines.append(f"{p.name} takes {plural(got, 'coin')}")
+        jumper, target, _ = rules.pending_jump(before)
+        owed = len(action.get("tch", ())) + (
+            rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
+        if owed > paid:
+            lines.append(f"Pile empty: {owed - paid}¤ unpaid")
+        self._notice(f"{_where(before)} · Move trays", lines)
 
     def _jumps_action(self) -> None:
         _, target, _ = rules.pending_jump(self.state)
