@@ -8,10 +8,10 @@ import signal
 import sys
 
 from companion import box_config as config_module
-from companion.boot import build_app
+from companion.box.boot import build_app
+from companion.box.events import Stop
+from companion.box.notify import Notifier, supervise
 from companion.cli import add_common
-from companion.events import Stop
-from companion.notify import Notifier, supervise
 
 log = logging.getLogger(__name__)
 
