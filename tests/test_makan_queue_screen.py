@@ -218,7 +218,7 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
 def short_pile_box(tmp_path, coins: int):
     """The walk's 4-player game on a pile of ``coins``, at the jumps."""
     from companion import box_config
-    from companion.simbox import SimBox
+    from companion.simulator.simbox import SimBox
 
     box = SimBox(tmp_path / "state", cfg=box_config.parse({"games": {"makan": {"coin_supply": coins}}}))
     run_steps(box, SPEC.walk["jumps"])

@@ -106,7 +106,7 @@ def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim
     assert sensor_box.screen.title == "DOUBLE TROUBLE!"
     assert app.session.actions[-1] == {"type": "roll", "kind": "reroll",
                                        "faces": ["burger", "fries", "coffee", "coffee"],
-                                       "source": "sensor"}
+                                       "source": "sensor", "at": app.clock.now()}
 
 
 def test_miams_takes_arthurs_red_die_from_the_sensor(tmp_path, sensor_path):
