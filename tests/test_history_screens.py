@@ -45,7 +45,7 @@ def test_stepping_through_a_game_changes_nothing(box):
 
 def test_final_screens_are_the_games_own_and_read_only(box):
     run_steps(box, ("seed:examples", "menu:History", *("DOWN",) * 4, "OK", "OK"))
-    assert box.screen.title == "Makan · Final scores"
+    assert box.screen.title == "Makan · Scores"
     before = journal_rows(box)
     for button in ("DOWN", "OK", "OK", "ACTION", "BACK"):
         box.press(button)
@@ -83,6 +83,6 @@ def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
 
 def test_the_cafe_results_ok_returns_to_the_history(box):
     run_steps(box, ("seed:examples", "menu:History", "DOWN", "DOWN", "DOWN", "OK", "OK"))
-    assert box.screen.title == "Crazy Café · result"
+    assert box.screen.title == "Café · result"
     box.press("OK")  # on the box: back to the menu; here: back to the game's page
     assert isinstance(box.screen, GameScreen) and box.app.errors == 0

@@ -232,7 +232,7 @@ def test_a_jump_says_who_moves_where_and_waits_for_ok(walked):
     box = walked("jump-moves")
     assert box.screen.lines == ["Ana → 88, Ben → 1", "Cai → 2, Dee → 3", "Ana takes 4 coins"]
     run_steps(box, ("+5", "ACTION"))
-    assert box.screen.title == "Makan R1 · Move trays"
+    assert box.screen.title == "Makan R1 · Jump"
     run_steps(box, ("OK",))
     assert box.screen is box.app.game_root and box.app.session.state.phase == "queue"
 
@@ -281,7 +281,7 @@ def test_a_refused_buy_waits_for_ok(walked):
     box = walked("queue", "DOWN", "OK")
     assert box.screen.lines == ["Cola", "needs 2 dice, has 1"] and box.beeps()[-1] == "error"
     run_steps(box, ("+10", "ACTION"))
-    assert box.screen.title == "Makan R1 · Can't buy"
+    assert box.screen.title == "Makan R1 · Refused"
     run_steps(box, ("OK",))
     assert box.screen is box.app.game_root and box.app.game_root.drinks_open
 

@@ -80,7 +80,7 @@ def test_a_round_by_buttons_with_undo(box):
     press(box, "+1", "ACTION", "OK", "+3")
     assert box.screen.title == "Makan · After R1"
     press(box, "OK")
-    assert "R2/5" in box.screen.title and state(box).players[3].bonus == 2
+    assert "R2 ·" in box.screen.title and state(box).players[3].bonus == 2
 
 
 def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
@@ -161,7 +161,7 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
 def test_sub_screens_name_the_game_and_round(box):
     """UX: the title bar says where we are, also on the questions a step asks."""
     press(box, "game:makan", "OK", "OK")
-    assert box.app.stack[-1].title == "Makan R1 · Drink 1/4"
+    assert box.app.stack[-1].title == "Makan R1 · Drinks"
     press(box, "OK", "OK", "OK", "OK", "OK")            # four drinks and the private one
     press(box, "OK")
     assert box.app.stack[-1].title == "Makan R1 · Rush"

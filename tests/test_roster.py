@@ -50,7 +50,7 @@ def test_rename_renames_the_player_in_history_stats_and_the_box_roster(state):
     assert headline.startswith("Deedee 55 – Ben 46")
     book = open_book(state)
     assert ("Dee", 1) not in book.players() and ("Deedee", 1) in book.players()
-    assert book.player_lines("Deedee", TITLES)[0].value.startswith("1 · 1 won")
+    assert book.player_lines("Deedee", TITLES)[1].value == "1 of 1 (100%)"
     book.close()
     journal, _ = Journal.open(state)   # the box's next setup offers the new name
     assert "Deedee" in journal.roster() and "Dee" not in journal.roster()

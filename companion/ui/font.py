@@ -137,6 +137,14 @@ class BitmapFont:
         the screen means to show whole should never need it)."""
         return self._cut(text, width)
 
+    def first_fit(self, texts: tuple[str, ...] | list[str], width: int) -> str:
+        """The first of ``texts`` (longest wording first) that fits whole in ``width`` pixels,
+        else the last, cut: a long name takes the shorter wording, never a cut one."""
+        for text in texts:
+            if self.width(text) <= width:
+                return text
+        return self.fit(texts[-1], width)
+
     def elide(self, text: str, width: int) -> str:
         """``text`` cut with an ellipsis on purpose: data of unbounded length (a list of
         names) that the screen shows as much of as fits."""

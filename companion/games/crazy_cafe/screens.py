@@ -21,7 +21,7 @@ from .orders import DicePickScreen, TableScreen, start_order_done
 from .rules import KINDS, CafeState
 from .setup_screen import SetupScreen, new_game
 from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, start_round
-from .view import TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
+from .view import BAR, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -60,9 +60,9 @@ class CafeScreen(Screen):
     def title(self) -> str:
         state = self.state
         if state.phase == "finished":
-            return f"{TITLE} · result"
+            return f"{BAR} · result"
         if state.phase == "setup":
-            return f"{TITLE} · setup"
+            return f"{BAR} · setup"
         return round_title(state.round)
 
     @property

@@ -9,7 +9,7 @@ from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen
 
 from . import rules
 from .rules import KINDS
-from .view import DICE_NAMES, TITLE, mmss, setting
+from .view import BAR, DICE_NAMES, mmss, setting
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -19,7 +19,7 @@ class SetupScreen(MenuScreen):
     """Start first, then the choices: The Next Level, special menus, dice, round length."""
 
     def __init__(self, app: Table) -> None:
-        super().__init__(app, f"{TITLE} · setup", [])
+        super().__init__(app, f"{BAR} · setup", [])
         self.double_trouble = False
         self.special_menus = False
         self.dice = "box"
@@ -57,7 +57,7 @@ class SetupScreen(MenuScreen):
             self.on_enter()
 
         low, high = rules.ROUND_S_RANGE
-        self.app.push(StepperScreen(self.app, f"{TITLE} · setup", "Round length", self.seconds,
+        self.app.push(StepperScreen(self.app, f"{BAR} · setup", "Round length", self.seconds,
                                     low, high, chosen, step=30, shown=mmss))
 
     def _start(self) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 
-from .options import CONFIG, TITLE
+from .options import BAR, CONFIG
 from .rules import CafeState
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def _state(app: Table) -> CafeState:
 
 def round_title(number: int) -> str:
     """The title bar during round ``number``: the game and where it stands."""
-    return f"{TITLE} · Round {number}"
+    return f"{BAR} · Round {number}"
 
 
 def roll_prompt(dice: tuple[int, ...]) -> str:

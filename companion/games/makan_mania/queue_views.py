@@ -58,8 +58,11 @@ class QueueViews:
         coins = f"{p.coins}¤"
         coins_x = WIDTH - MEDIUM.width(coins) - 1
         canvas.text(coins_x, 1, coins, MEDIUM)
-        canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
-        canvas.text(1, LINE_H + 1, f"{plural(p.dice, 'die')} left")
+        room = coins_x - 3
+        first = SMALL.first_fit((f"{p.name} · Table {p.table}", f"{p.name} · T{p.table}", p.name), room)
+        canvas.text(1, 1, first)
+        dice = f"{plural(p.dice, 'die')} left"
+        canvas.text(1, LINE_H + 1, dice if first != p.name else f"T{p.table}, {dice}")
         steps = _turn_steps(s, taken=(s.round, s.turn) in self.taken)
         rows = canvas.lines - 2
         if len(steps) > rows:   # a rare pile-up of gains shares the last line
@@ -71,7 +74,8 @@ class QueueViews:
         s = self.state
         who = rules.current(s)
         p = s.players[who]
-        canvas.text(1, 1, f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤")
+        canvas.text(1, 1, SMALL.first_fit((f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤",
+                                           f"{p.name}: {plural(p.dice, 'die')}, {p.coins}¤"), WIDTH - 2))
         slots = rules.visible_slots(s, who)
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         if not slots:
@@ -138,7 +142,7 @@ class QueueViews:
         except RuleError as exc:
             # The table must pick again: the reason waits for OK rather than fading (UX).
             self.app.beep("error")
-            self._notice(f"{_where(s)} · Can't buy", str(exc).split("\n"))
+            self._notice(f"{_where(s)} · Refused", str(exc).split("\n"))
             return
         if self._commit(action):
             self.app.toast(drink.name, f"bought, paid {paid}")
@@ -150,7 +154,7 @@ class QueueViews:
             return
         who = rules.current(s)
         p = s.players[who]
-        dice, before, title = p.dice, p.coins, f"{_where(s)} · {p.name}"
+        dice, before, title = p.dice, p.coins, f"{_where(s)} · Coins"
         if self._commit({"type": "end_turn", "player": who}):
             # the next player starts on their turn page
             self.drinks_open, self.selected = False, 0
@@ -172,7 +176,7 @@ class QueueViews:
             self._show_breakdown(who)
             return
         snacks, meals, faces = rules.score_needs(s, who)
-        title = f"Makan · Score {p.name}"
+        title = f"Score {p.name}"   # whose score, beside every status icon (no game name)
         questions = [(title, "Food card points?", 0, FOOD_MAX)]
         if snacks:
             questions.append((title, "Snack cards?", 0, 60))
@@ -196,14 +200,18 @@ class QueueViews:
     def _show_breakdown(self, who: int) -> None:
         p = self.state.players[who]
         lines = [f"{label}: {points}" for label, points in p.score or ()]
-        self.app.push(MessageScreen(self.app, f"Makan · {p.name}: {p.total}", lines))
+        self.app.push(MessageScreen(self.app, f"{p.name}: {p.total}", lines))
 
     def _draw_over(self, canvas: Canvas) -> None:
         s = self.state
         best = rules.winners(s)
         names = " & ".join(s.players[i].name for i in best)
         verb = "share the win" if len(best) > 1 else "wins"
-        canvas.center(1, SMALL.fit(f"★ {names} {verb}: {s.players[best[0]].total} ★", WIDTH - 2))
+        total = s.players[best[0]].total
+        canvas.center(1, SMALL.first_fit((f"★ {names} {verb}: {total} ★", f"{names} {verb}: {total}",
+                                          f"{names}: {total}",
+                                          f"Shared win at {total}" if len(best) > 1 else f"{names} wins"),
+                                         WIDTH - 2))
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
         draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],

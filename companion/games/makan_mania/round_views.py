@@ -48,8 +48,14 @@ class RoundViews:
         s = self.state
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        details = [f"{p.coins}¤ {plural(len(p.drinks), 'drink')}"
-                   + (f" +{plural(p.bonus, 'die')}" if p.bonus else "") for p in s.players]
+        details = []
+        for p in s.players:
+            # Coins always, then the bonus dice of next round, then the drinks, as room allows
+            # beside the name.
+            bonus = f" +{plural(p.bonus, 'die')}" if p.bonus else ""
+            room = WIDTH - 10 - SMALL.width(p.name)
+            details.append(SMALL.first_fit((f"{p.coins}¤ {plural(len(p.drinks), 'drink')}{bonus}",
+                                            f"{p.coins}¤{bonus}", f"{p.coins}¤"), room))
         draw_list(sub, [p.name for p in s.players], details, self.selected)
 
     def _board_ok(self) -> None:
@@ -92,9 +98,9 @@ class RoundViews:
                                   "private": picks[-1] if owner is not None else None})
 
             private = owner is not None and k == count - 1
-            title = f"{_where(s)} · " + (f"{s.players[owner].name}'s drink" if private
-                                         else f"Drink {k + 1}/{len(s.players)}")
-            self.app.push(ChoiceScreen(self.app, title, "Which drink is it?",
+            prompt = (f"{s.players[owner].name}'s own drink:" if private
+                      else f"Drink {k + 1} of {len(s.players)} is:")
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Drinks", prompt,
                                        [d.name for d in s.book.drinks], chosen))
 
         ask(0)
@@ -115,7 +121,9 @@ class RoundViews:
         canvas.line(1, f"Free tables: {free}")
         for row, index in enumerate(seated[: canvas.lines - 2], 2):
             p = s.players[index]
-            canvas.line(row, f"T{p.table} {p.name}: {plural(p.dice, 'die')} left")
+            canvas.line(row, SMALL.first_fit((f"T{p.table} {p.name}: {plural(p.dice, 'die')} left",
+                                              f"T{p.table} {p.name}: {plural(p.dice, 'die')}"),
+                                             WIDTH - 2))
 
     def _rush_ok(self) -> None:
         s = self.state
@@ -148,7 +156,9 @@ class RoundViews:
         s = self.state
         jumper, target, over = rules.pending_jump(s)
         p = s.players[jumper]
-        canvas.center(0, f"{p.name} ({p.tray.title()}) at Table {p.table}")
+        canvas.center(0, SMALL.first_fit((f"{p.name} ({p.tray.title()}) at Table {p.table}",
+                                          f"{p.name} ({p.tray.title()}) at {p.table}",
+                                          f"{p.name} at Table {p.table}"), WIDTH))
         canvas.center(LINE_H, "may jump to Table")
         canvas.big(2 * LINE_H, str(target))
         if s.options.push == "swap":
@@ -201,13 +211,14 @@ class RoundViews:
             got = p.coins - was.coins - turn_gain[index]
             if got > 0:
                 paid += got
-                lines.append(f"{p.name} takes {plural(got, 'coin')}")
+                lines.append(SMALL.first_fit((f"{p.name} takes {plural(got, 'coin')}",
+                                              f"{p.name}: {plural(got, 'coin')}"), WIDTH - 2))
         jumper, target, _ = rules.pending_jump(before)
         owed = len(action.get("tch", ())) + (
             rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
         if owed > paid:
             lines.append(f"Pile empty: {owed - paid}¤ unpaid")
-        self._notice(f"{_where(before)} · Move trays", lines)
+        self._notice(f"{_where(before)} · Jump", lines)
 
     def _jumps_action(self) -> None:
         _, target, _ = rules.pending_jump(self.state)

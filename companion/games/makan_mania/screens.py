@@ -62,11 +62,12 @@ class MakanScreen(RoundViews, QueueViews, Screen):
             return f"Makan · After R{s.round - 1}"
         if s.phase == "setup":
             return "Makan Mania"
+        # Short enough beside every status icon; the Queue's label is the turn in table order.
         label = {"reveal": "Start", "rush": "Rush", "jumps": "Jumps",
-                 "queue": f"Queue {s.turn + 1}/{len(s.players)}"}.get(s.phase)
+                 "queue": f"Turn {s.turn + 1}/{len(s.players)}"}.get(s.phase)
         if label is None:
-            return "Makan · Final scores" if s.phase == "over" else "Makan · Final scoring"
-        return f"Makan R{s.round}/{rules.ROUNDS} · {label}"
+            return "Makan · Scores" if s.phase == "over" else "Makan · Scoring"
+        return f"Makan R{s.round} · {label}"
 
     @property
     def hint(self) -> str:  # type: ignore[override]

@@ -177,8 +177,8 @@ class SetupScreen(MenuScreen):
 
             # "?": the colour-to-ability link is a stand-in, not read from a printed card
             labels = [f"{t.name}: {ABILITY_TEXT[t.ability]}{'' if t.printed else '?'}" for t in free]
-            self.app.push(ChoiceScreen(self.app, f"Makan · {names[k]}'s tray", "Tray colour:", labels,
-                                       chosen))
+            self.app.push(ChoiceScreen(self.app, f"Makan · Tray {k + 1}", f"{names[k]}'s tray:",
+                                       labels, chosen))
 
         ask(0)
 

@@ -42,7 +42,7 @@ class SetupScreen(MenuScreen):
     and who plays first (Arthur, as the solo rules say)."""
 
     def __init__(self, app: Table) -> None:
-        super().__init__(app, f"{TITLE} · new solo game", [])
+        super().__init__(app, f"{TITLE} · new game", [])
         cfg = _settings(app)
         self.difficulty = cfg.difficulty
         # A configured sheet or tile that does not load is named with its problem and the
