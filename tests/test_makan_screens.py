@@ -179,3 +179,22 @@ def test_config_fields_are_the_rules_options():
         assert all(CONFIG[key].check(c) is None for c in choices)
         assert CONFIG[key].check("other") is not None
     assert CONFIG["coin_supply"].check(rules.MAX_COIN_SUPPLY + 1) is not None
+
+
+def test_undoing_the_setup_leaves_no_game_behind(box):
+    """Issue 24, item 11: hold BACK right after the setup takes the whole game back: no
+    "round 0" game to resume, no dropped game in history, nobody seated in it; the table is at
+    Makan's setup again, with its choices, and a new start journals a new game."""
+    from companion.games.makan_mania.setup_screen import SetupScreen
+
+    press(box, "game:makan", "OK")
+    assert state(box).phase == "reveal"
+    box.press("BACK", long=True)
+    app = box.app
+    assert app.session is None and isinstance(box.screen, SetupScreen)
+    assert " ".join(app._toast[0]).startswith("Undone: ")
+    assert app.saved_games() == [] and app.journal.history() == []
+    assert app.journal.read("SELECT COUNT(*) FROM game_players") == [(0,)]
+    assert app.journal.roster()[:2] == ["Ana", "Ben"]      # the names stay offered
+    press(box, "OK")
+    assert state(box).phase == "reveal" and len(app.journal.history()) == 1
