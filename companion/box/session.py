@@ -162,7 +162,7 @@ class GameSession:
             before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
-        if count == len(session.actions):
+        if count == len(session.actions) and last.get("type") == "setup":
             self._withdraw(session, last)
             return True
         was_finished = session.spec.is_finished(session.state)
