@@ -376,3 +376,51 @@ def test_a_special_menu_hides_no_line_of_the_ready_screen(box, monkeypatch, choi
     drawn, cut = shown(box, monkeypatch)
     assert cut == []
     assert [line for line in drawn if line in expected] == expected
+
+
+# ----- issue 24, item 12: the clock stays in sight, a reflexive OK does not pause ---------------
+
+@pytest.mark.parametrize("name", ["cafe-table", "cafe-dice-pick", "cafe-double-trouble",
+                                  "cafe-double-trouble-manual"])
+def test_screens_over_a_running_round_show_the_time_left(name):
+    """UX: "A running clock is never out of sight: every screen of a timed round shows the
+    time left": the lists and notices over the timer carry it in their title, and it ticks."""
+    box = render(name, CAFE_SCREENS[name])
+    try:
+        left = rules.time_left(state(box), box.clock.now())
+        assert box.screen.title.startswith(view.mmss(left) + " ")
+        box.advance(1.0)
+        assert box.screen.title.startswith(view.mmss(left - 1) + " ")
+    finally:
+        box.close()
+
+
+def test_the_ok_that_closes_double_trouble_does_not_pause_the_round(box):
+    """A notice that asks the table to do something waits for OK; a second, reflexive OK a
+    moment later must not stop the clock (the notice's OK and the timer's OK are apart)."""
+    run_steps(box, CAFE_SCREENS["cafe-double-trouble"])
+    assert isinstance(box.screen, screens.DoubleTroubleScreen)
+    box.press("OK")
+    box.press("OK")
+    assert state(box).phase == "running" and box.screen is box.app.game_root
+    box.advance(1.0)
+    box.press("OK")
+    assert state(box).phase == "paused"
+
+
+def test_paused_is_large(box, monkeypatch):
+    """"PAUSED" is drawn in the large font, inverted, where the dice were."""
+    from companion.ui.font import MEDIUM
+
+    run_steps(box, CAFE_SCREENS["cafe-paused"])
+    fonts: list = []
+    draw = type(MEDIUM).draw
+
+    def spy(self, image, xy, text, fill=255):
+        if text == "PAUSED":
+            fonts.append((self, fill))
+        return draw(self, image, xy, text, fill)
+
+    monkeypatch.setattr(type(MEDIUM), "draw", spy)
+    box.app.render()
+    assert fonts == [(MEDIUM, 0)]

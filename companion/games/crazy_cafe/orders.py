@@ -10,7 +10,7 @@ from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
 from .timer import _reroll, act, roll_freed
-from .view import FACE_LABELS, _state
+from .view import FACE_LABELS, ShowsClock, _state
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -46,13 +46,17 @@ def start_order_done(app: Table) -> None:
             app.pop()
             with_side(rules.SIDES[index])
 
-        app.push(ChoiceScreen(app, "Order done", "Which side was it?", ["Light side", "Dark side"],
-                              choose))
+        app.push(SideScreen(app, "Order done", "Which side was it?", ["Light side", "Dark side"],
+                            choose))
     else:
         with_side("light" if state.light else "dark")
 
 
-class TableScreen(MenuScreen):
+class SideScreen(ShowsClock, ChoiceScreen):
+    """Which side the order done was on, with the time left."""
+
+
+class TableScreen(ShowsClock, MenuScreen):
     """Dice on orders (box and sensor dice) and +/- order corrections; BACK returns."""
 
     def __init__(self, app: Table) -> None:
@@ -111,13 +115,13 @@ class TableScreen(MenuScreen):
         return super().on_button(event)
 
 
-class DicePickScreen(MenuScreen):
+class DicePickScreen(ShowsClock, MenuScreen):
     """Order done with box or sensor dice: which dice were on it (they are rolled again)."""
 
     hint = "OK tick  ◆ confirm"
 
     def __init__(self, app: Table, side: str) -> None:
-        super().__init__(app, "Which dice on it?", [])
+        super().__init__(app, "Which dice?", [])
         self.side = side
         state = _state(app)
         self.picked = {i for i in range(4) if state.placed[i]}

@@ -8,9 +8,10 @@ clock (:mod:`.timer`), dice and order corrections (:mod:`.orders`); what they sh
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
-from companion.ui.canvas import Canvas
+from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
 from companion.ui.words import noun_for, plural
@@ -45,8 +46,15 @@ __all__ = [
 ]
 
 
+# OK pauses the round, but not in the moment after a notice (Double Trouble, a list) closed
+# over it: a reflexive second OK must not stop the clock.
+BACK_ON_TIMER_S = 1.0
+
+
 class CafeScreen(Screen):
     """The game's root: round preparation, the running timer, and the result."""
+
+    shown_at = -math.inf  # when the timer came back on top
 
     @property
     def state(self) -> CafeState:
@@ -77,6 +85,8 @@ class CafeScreen(Screen):
         return f"◆{action_verb(state)} OK pause ▼list"
 
     def on_enter(self) -> None:
+        if self.state.phase == "running":  # back from a notice or a list over the round
+            self.shown_at = self.app.clock.now()
         clock_for(self.app).sync()
 
     def on_state_changed(self) -> None:
@@ -146,14 +156,20 @@ class CafeScreen(Screen):
         left = rules.time_left(state, self.app.clock.now())
         canvas.text(1, 1, mmss(left), LARGE)
         x = 84
+        if state.phase == "paused":
+            # PAUSED large and inverted across the screen, seen from across the table; the
+            # counts wait in small print beside the time.
+            canvas.text(x + 2, 3, f"○{state.light} ●{state.dark}")
+            canvas.draw.rectangle((0, canvas.top + 26, WIDTH - 1, canvas.top + 44), fill=255)
+            MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width("PAUSED")) // 2, canvas.top + 28),
+                        "PAUSED", fill=0)
+            return
         for row, (icon, count) in enumerate((("○", state.light), ("●", state.dark))):
             y = 1 + row * 17
             canvas.text(x, y + 5, icon)
             canvas.text(x + 8, y, str(count), MEDIUM)
         # Left of the counts: what holds the round up, else the key to the counts' icons.
-        if state.phase == "paused":
-            status = "PAUSED"
-        elif state.to_roll:
+        if state.to_roll:
             status = roll_prompt(state.to_roll)
         elif state.setup.dice == "sensor" and not self.app.sensor.online:
             status = "Sensor offline"
@@ -201,6 +217,9 @@ class CafeScreen(Screen):
         app, state = self.app, self.state
         mode = state.setup.dice
         if is_press(event, "OK"):
+            if state.phase == "running" and app.clock.now() - self.shown_at < BACK_ON_TIMER_S:
+                app.beep("tick")  # the OK after a notice: the clock runs on
+                return True
             kind = "pause" if state.phase == "running" else "resume"
             act(app, {"type": kind, "at": app.clock.now()})
         elif is_up(event) or is_down(event):

@@ -20,7 +20,7 @@ from companion.ui.words import plural
 
 from . import rules
 from .rules import KINDS
-from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
+from .view import FACE_LABELS, TICK_FROM, WARN_AT, ShowsClock, _state, round_title
 
 # While a round runs the time used is journaled at least this often (a "clock" action), so a
 # power cut costs the round at most this much of its time.
@@ -218,15 +218,16 @@ class TimesUpScreen(Screen):
         return event.button in ("OK", "ACTION", "UP", "DOWN")
 
 
-class DoubleTroubleScreen(Screen):
-    """What the table must do now: flip one order, or draw a new one."""
+class DoubleTroubleScreen(ShowsClock, Screen):
+    """What the table must do now: flip one order, or draw a new one (the time left in the
+    title: the round runs on)."""
 
-    title = "DOUBLE TROUBLE!"
     hint = "OK done"
 
     def __init__(self, app: Table, trouble: str) -> None:
         super().__init__(app)
         self.trouble = trouble
+        self.title = "DOUBLE TROUBLE"
 
     def draw(self, canvas: Canvas) -> None:
         state = _state(self.app)
