@@ -227,7 +227,7 @@ class DoubleTroubleScreen(ShowsClock, Screen):
     def __init__(self, app: Table, trouble: str) -> None:
         super().__init__(app)
         self.trouble = trouble
-        self.title = "DOUBLE TROUBLE"
+        self.title = "TROUBLE!"  # "Double Trouble" and the time do not fit beside every icon
 
     def draw(self, canvas: Canvas) -> None:
         state = _state(self.app)
