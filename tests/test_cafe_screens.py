@@ -424,3 +424,15 @@ def test_paused_is_large(box, monkeypatch):
     monkeypatch.setattr(type(MEDIUM), "draw", spy)
     box.app.render()
     assert fonts == [(MEDIUM, 0)]
+
+
+def test_a_round_that_ends_early_has_its_moment(box, monkeypatch):
+    """Issue 24, item 15: "The round is over when ... all orders are fulfilled before the three
+    minutes have expired": the last order done fills the screen with ALL DONE! and the time
+    to spare until OK, as TIME'S UP does."""
+    run_steps(box, CAFE_SCREENS["cafe-round-1-all-done"])
+    assert isinstance(box.screen, screens.TimesUpScreen)
+    drawn, cut = shown(box, monkeypatch)
+    assert {"ALL DONE!", "with 2:52 to spare", "5 of 5 fulfilled"} <= set(drawn) and cut == []
+    box.press("OK")
+    assert box.screen is box.app.game_root and state(box).round == 2

@@ -382,11 +382,14 @@ def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
         box.press("OK")  # tick die 1
         box.press("ACTION")  # order done
     assert state(box).round == 2 and state(box).phase == "ready"
+    assert isinstance(box.screen, screens.TimesUpScreen)
     box.press("BACK", long=True)
     assert state(box).round == 1 and state(box).light == 1 and state(box).phase == "running"
     box.press("ACTION", long=True)
     box.press("OK")
     box.press("ACTION")
+    assert isinstance(box.screen, screens.TimesUpScreen)  # "ALL DONE!" until OK
+    box.press("OK")
     box.press("OK")  # start round 2
     setup_roll, start = box.app.session.actions[-2:]
     assert setup_roll["kind"] == "setup" and start["type"] == "round_start"

@@ -9,7 +9,7 @@ from companion.games.base import Action
 from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
-from .timer import _reroll, act, roll_freed
+from .timer import TimesUpScreen, _reroll, act, roll_freed
 from .view import FACE_LABELS, ShowsClock, _state
 
 if TYPE_CHECKING:
@@ -24,7 +24,9 @@ def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
     if act(app, action):
         state = _state(app)
         app.beep("ok")
-        if state.to_roll and state.setup.dice == "box":
+        if state.phase != "running":  # the last open order: the round is done, say so
+            app.push(TimesUpScreen(app, state.rounds[-1]))
+        elif state.to_roll and state.setup.dice == "box":
             roll_freed(app)
 
 

@@ -20,7 +20,7 @@ from companion.ui.words import plural
 
 from . import rules
 from .rules import KINDS
-from .view import FACE_LABELS, TICK_FROM, WARN_AT, ShowsClock, _state, round_title
+from .view import FACE_LABELS, TICK_FROM, WARN_AT, ShowsClock, _state, mmss, round_title
 
 # While a round runs the time used is journaled at least this often (a "clock" action), so a
 # power cut costs the round at most this much of its time.
@@ -187,7 +187,8 @@ def roll_freed(app: Table) -> None:
 
 
 class TimesUpScreen(Screen):
-    """Fills the screen until OK: the round is over."""
+    """Fills the screen until OK: the round is over, by the clock (TIME'S UP) or because
+    every order was served (ALL DONE!)."""
 
     hint = "OK next round"
     keeps_awake = True
@@ -201,11 +202,13 @@ class TimesUpScreen(Screen):
 
     def draw(self, canvas: Canvas) -> None:
         canvas.draw.rectangle((0, canvas.top, WIDTH - 1, canvas.bottom - 1), fill=255)
-        text = "TIME'S UP"
-        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         log = self.log
+        text = "ALL DONE!" if log.ended == "all done" else "TIME'S UP"
+        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         if log.number == rules.ROUNDS:
             line = "Every order served!" if not log.left else f"{plural(log.left, 'order')} left"
+        elif log.ended == "all done":
+            line = f"with {mmss(log.time_left or 0)} to spare"
         else:
             line = f"Set {plural(log.carried, 'order')} aside"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)

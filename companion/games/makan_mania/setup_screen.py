@@ -68,6 +68,8 @@ def _names_shown(names: list[str], width: int) -> str:
 class SetupScreen(MenuScreen):
     """Start at once with the shown choices, or change players, names, trays or drink mode."""
 
+    wraps = False
+
     def __init__(self, app: Table) -> None:
         super().__init__(app, "Makan Mania setup", [])
         # The data files are read here, not at import: a bad file is shown, never a crash.

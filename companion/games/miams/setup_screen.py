@@ -41,6 +41,8 @@ class SetupScreen(MenuScreen):
     """Start the game, or first its settings: difficulty, which sheet file to play Arthur on,
     and who plays first (Arthur, as the solo rules say)."""
 
+    wraps = False
+
     def __init__(self, app: Table) -> None:
         super().__init__(app, f"{TITLE} · new game", [])
         cfg = _settings(app)
