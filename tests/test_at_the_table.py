@@ -41,3 +41,34 @@ def test_the_readme_recommends_the_real_size_terminal_first():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     start = readme.index("## Quick start")
     assert start < readme.index("130×37", start) < readme.index("80×24", start)
+
+
+def test_the_cafe_step_through_skips_the_clock_readings(box):
+    """History → a Café game → Step through: each OK is something the table did, never one
+    of the box's silent clock readings."""
+    from companion.games.catalog import GAMES as games
+    from companion.screens.history import StepScreen
+
+    run_steps(box, ("seed:examples",))
+    actions = box.app.journal.load(2).actions
+    assert any(a["type"] == "clock" for a in actions)
+    step = StepScreen(box.app, games["cafe"], list(actions))
+    box.app.push(step)
+    hints = []
+    while step.step < len(step.ends) - 1:
+        box.press("OK")
+        hints.append(step.hint)
+    assert hints and not any("clock" in hint for hint in hints)
+    assert len(hints) == sum(a["type"] != "clock" for a in actions)
+
+
+def test_about_does_not_name_a_config_file_that_is_not_there(box):
+    """About says "none (defaults)" when the config file it would read does not exist."""
+    from dataclasses import replace
+
+    from companion.screens.system import AboutScreen
+
+    box.app.config = replace(box.app.config, path="/nowhere/config.toml")
+    about = AboutScreen(box.app)
+    lines = about.lines()
+    assert lines[lines.index("Config:") + 1] == "none (defaults)"

@@ -115,3 +115,14 @@ def test_refused_changes_say_why_and_change_nothing(state, capsys, argv, said):
 def test_no_journal_is_said(tmp_path, capsys):
     code, _, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "roster", "list")
     assert code == 2 and "no journal" in err
+
+
+def test_state_dir_is_taken_after_the_roster_verb_too(tmp_path, capsys):
+    """Issue 24, item 15: `history roster list --state-dir X` works as `history --state-dir X
+    roster list` does (as `history list --state-dir X` already did)."""
+    run(capsys, "history", "--state-dir", str(tmp_path), "import",
+        "docs/examples/makan_4p.jsonl", "--game", "makan")
+    code, out, _ = run(capsys, "history", "roster", "add", "Cai", "--state-dir", str(tmp_path))
+    assert code == 0 and out.strip().endswith("Cai: 1 game")
+    code, out, _ = run(capsys, "history", "roster", "list", "--state-dir", str(tmp_path))
+    assert code == 0 and "Cai" in out

@@ -55,15 +55,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "two players' games under the second one's name. The box picks "
                               "changes up at its next setup.")
     who = roster.add_subparsers(dest="roster_verb", metavar="ROSTER_VERB", required=True)
-    who.add_parser("list", help="the players, the last to play first")
-    who.add_parser("add", help="a new player").add_argument("name")
+    listed = who.add_parser("list", help="the players, the last to play first")
+    added = who.add_parser("add", help="a new player")
+    added.add_argument("name")
     renamed = who.add_parser("rename", help="give a player a new name everywhere")
     renamed.add_argument("player", help="the name (or id) now")
     renamed.add_argument("name", help="the new name")
     merged = who.add_parser("merge", help="one person entered twice: keep the second")
     merged.add_argument("player", help="the name (or id) that goes")
     merged.add_argument("into", help="the name (or id) that stays")
-    for verb in (listing, show, export, imp, roster):  # also after the verb: `history list --state-dir`
+    # also after the verb: `history list --state-dir`, `history roster list --state-dir`
+    for verb in (listing, show, export, imp, roster, listed, added, renamed, merged):
         verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
