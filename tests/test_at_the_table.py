@@ -72,3 +72,20 @@ def test_about_does_not_name_a_config_file_that_is_not_there(box):
     about = AboutScreen(box.app)
     lines = about.lines()
     assert lines[lines.index("Config:") + 1] == "none (defaults)"
+
+
+def test_the_pair_screen_gives_the_address_to_type_with_the_pin(box, monkeypatch):
+    """Home → Phone → Pair: ▼ shows the address a phone without a camera types, and the PIN;
+    ▲ the QR code again."""
+    from tests.test_screens import shown
+
+    run_steps(box, ("menu:Phone", "menu:Pair"))
+    pair = box.screen
+    assert pair.name() == "PairScreen"
+    box.press("DOWN")
+    drawn, cut = shown(box, monkeypatch)
+    assert pair.address.endswith(":8080/pair") or pair.address.endswith("/pair")
+    assert pair.address.split("://")[-1] in drawn and f"PIN {pair.offer.pin}" in drawn
+    assert cut == []
+    box.press("UP")
+    assert not pair.typing
