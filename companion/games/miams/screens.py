@@ -69,7 +69,10 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · Arthur #{state.turns + 1}"  # whose turn, beside every icon
             self.hint = "◆ roll  OK die  ▼ rows"
         elif self.view == "turn":
-            self.title = f"{TITLE} · Arthur #{state.turns}"
+            # "As soon as a player has filled all 50 Hearts ... take turns until everyone has
+            # taken the same number of turns": Arthur's 50 make the player's next turn the last.
+            last = state.arthur.hearts >= HEARTS_TRACK
+            self.title = f"{TITLE} · last turn!" if last else f"{TITLE} · Arthur #{state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
             self.title = f"{TITLE} · your sheet"
@@ -269,7 +272,8 @@ class PlayScreen(Screen):
         circled = turn.marks[0]
         skewer = SKEWER_SHORT[SKEWERS[circled.row]]
         canvas.center(0, f"Red die: {options.tile.names[turn.face]}")
-        where = "row full" if circled.space < 0 else f"circle {circled.space + 1}"
+        # "#3" is the space's place in its row, apart from the hearts it gives ("+4♥" below)
+        where = "row full" if circled.space < 0 else f"circle #{circled.space + 1}"
         canvas.center(LINE_H, f"{skewer}: {where}")
         gain = f"+{circled.hearts}♥"
         if circled.stars:
