@@ -312,3 +312,22 @@ def test_two_quick_presses_end_one_turn(walked):
     box.advance(1.0)
     box.press("ACTION")
     assert box.screen.lines[0] == "Dee:"              # her turn ended: take 3 coins
+
+
+def test_dealt_drinks_are_never_split_over_two_lines(monkeypatch):
+    """Found at the table: "Lay out: Sugarcane / Juice, Ice Kachang, Kopi / O" broke drink
+    names; each name now stays whole on its line."""
+    from companion.ui.font import SMALL
+
+    names = ["Sugarcane Juice", "Ice Kachang", "Kopi O", "Iced Lemon Tea"]
+    lines = SMALL.wrap_items(names, 126)
+    assert [n for line in lines for n in line.split(", ")] == names
+    box = render("makan-rush-deal", SPEC.walk["rush-deal"])
+    try:
+        drawn = texts(box, monkeypatch)
+        dealt = [c.drink for c in box.app.session.state.row if c.owner is None]
+        book = box.app.session.state.book
+        shown = [n for text in drawn for n in text.split(", ")]
+        assert all(book.by_key[d].name in shown for d in dealt)
+    finally:
+        box.close()

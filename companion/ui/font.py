@@ -185,6 +185,17 @@ class BitmapFont:
             lines.append(line)
         return lines
 
+    def wrap_items(self, items: list[str], width: int, sep: str = ", ") -> list[str]:
+        """``items`` joined by ``sep`` as far as each line goes, never breaking one item
+        ("Kopi O" stays whole); an item wider than a line has a line of its own."""
+        lines: list[str] = []
+        for item in items:
+            if lines and self.width(f"{lines[-1]}{sep}{item}") <= width:
+                lines[-1] = f"{lines[-1]}{sep}{item}"
+            else:
+                lines.append(item)
+        return lines
+
 
 SMALL = BitmapFont(LCD_FONT)
 """Body text: 7 px capitals, about 21 characters across."""

@@ -110,11 +110,14 @@ class RoundViews:
         s = self.state
         seated = rules.order(s)
         if s.deal and not seated:
-            names = ", ".join(s.book.by_key[c.drink].name for c in s.row if c.owner is None)
-            line = canvas.paragraph(f"Lay out: {names}", 0)
+            # Whole drink names on each line: "Kopi O" is never split over two.
+            names = [s.book.by_key[c.drink].name for c in s.row if c.owner is None]
+            lines = ["Lay out these drinks:", *SMALL.wrap_items(names, WIDTH - 2)]
             owner = rules.holder(s, "private_drink")
-            if owner is not None and line < canvas.lines:
-                canvas.paragraph(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}", line)
+            if owner is not None:
+                lines.append(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}")
+            for row, line in enumerate(lines[: canvas.lines]):
+                canvas.center(row * LINE_H + 1, line)
             return
         canvas.line(0, "Roll dice, grab Food!")
         free = " ".join(str(t) for t in rules.free_tables(s))
@@ -194,14 +197,10 @@ class RoundViews:
         if not self._commit(action):
             return
         after = self.state
-        lines: list[str] = []
-        for p, was in zip(after.players, before.players, strict=True):
-            if p.table != was.table:   # "Ana → 88, Ben → 1" as far as a line goes
-                move = f"{p.name} → {p.table}"
-                if lines and SMALL.width(f"{lines[-1]}, {move}") <= WIDTH - 2:
-                    lines[-1] = f"{lines[-1]}, {move}"
-                else:
-                    lines.append(move)
+        # "Ana → 88, Ben → 1" as far as a line goes
+        lines = SMALL.wrap_items([f"{p.name} → {p.table}" for p, was in
+                                  zip(after.players, before.players, strict=True)
+                                  if p.table != was.table], WIDTH - 2)
         # The coins of the jump (the first Queue turn's table benefit is on its own page).
         turn_gain = dict.fromkeys(range(len(after.players)), 0)
         if after.phase == "queue":
