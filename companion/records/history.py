@@ -44,7 +44,7 @@ class Played:
 
 @dataclass(frozen=True)
 class Line:
-    """A stats row: a label and its value, e.g. ("Makan Mania", "4 · 1 won 25%")."""
+    """A stats row: a label and its value, e.g. ("Makan Mania", "4 games"), ("  won", "1 of 4 (25%)")."""
 
     label: str
     value: str
