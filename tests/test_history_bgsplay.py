@@ -258,7 +258,7 @@ def test_the_import_round_trips_its_own_file(journal, capsys, tmp_path):
     book = open_book(elsewhere)
     try:
         assert dict(book.players())["Dora"] == 2
-        assert [line.value for line in book.cafe_lines()][:1] == ["1 · 0 won 0%"]
+        assert [line.value for line in book.cafe_lines()][:2] == ["1 game", "0 of 1 (0%)"]
     finally:
         book.close()
 
