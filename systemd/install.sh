@@ -513,10 +513,10 @@ do_uninstall() {
     if [[ -L $ROOT/usr/local/bin/companion ]]; then
         remove /usr/local/bin/companion
     fi
-    remove "$PREFIX" /etc/modules-load.d/companion.conf
+    remove "$PREFIX" /etc/modules-load.d/companion.conf /etc/udev/rules.d/60-companion.rules
     say "kept: I2C and SPI in the boot config (other parts may use them)"
     if [[ $PURGE -eq 1 ]]; then
-        remove /var/lib/companion /etc/companion
+        remove /var/lib/companion /etc/companion "$SYSUSERS" "$TMPFILES"
         if [[ -n $ROOT ]] || getent passwd "$USER_NAME" >/dev/null; then
             system_act "delete user $USER_NAME" userdel "$USER_NAME"
         fi
