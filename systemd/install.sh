@@ -24,7 +24,7 @@ Options:
                  is built inside DIR (through chroot, so DIR may be another
                  architecture under qemu-user-static) when --wheels is given
   --wheels DIR   install the program and its pinned dependencies offline from DIR
-                 (python -m companion.release wheels DIR makes one); without it pip
+                 (python -m companion.appliance.release wheels DIR makes one); without it pip
                  installs requirements.lock from PyPI
   --appliance    also the SD-card image's parts: journald in RAM, the first-boot
                  settings from /boot/firmware/companion.txt, avahi, the updater's units

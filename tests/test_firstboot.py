@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import firstboot
-from companion.firstboot import Box, first_boot, parse
+from companion.appliance import firstboot
+from companion.appliance.firstboot import Box, first_boot, parse
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD = """\ufeff# made on Windows: a byte-order mark and CRLF line ends\r
@@ -148,7 +148,7 @@ def test_the_module_never_fails_the_boot_with_a_traceback(tmp_path):
     unreadable = tmp_path / "companion.txt"
     unreadable.mkdir()  # a directory where the file should be: reading it fails
     result = subprocess.run(
-        [sys.executable, "-m", "companion.firstboot", str(unreadable),
+        [sys.executable, "-m", "companion.appliance.firstboot", str(unreadable),
          "--root", "/", "--applied", str(tmp_path / "applied.json")],
         capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 1 and "Traceback" not in result.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import release
+from companion.appliance import release
 from tests import bookworm_root
 from tests.test_update import dependency_wheels
 
@@ -140,7 +140,7 @@ def test_first_boot_settings_apply_inside_the_image(staged):
     (root / "boot/firmware/companion.txt").write_text(
         "hostname = tavolo\nwifi_country = GB\nwifi_ssid = Home\nwifi_password = correct horse\n"
         "timezone = Europe/London\nphone_page = on\n")
-    result = in_root(root, "/opt/companion/venv/bin/python", "-m", "companion.firstboot")
+    result = in_root(root, "/opt/companion/venv/bin/python", "-m", "companion.appliance.firstboot")
     assert result.returncode == 0, result.stderr
     assert (root / "etc/hostname").read_text() == "tavolo\n"
     assert (root / "etc/localtime").readlink() == Path("/usr/share/zoneinfo/Europe/London")

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import release, slots, update
-from companion.journal import Journal
+from companion.appliance import release, slots, update
+from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,7 +62,7 @@ def checkout_at(version: str, into: Path, *, migration: bool = False, broken: bo
         assert old in text
         (into / path).write_text(text.replace(old, new))
     if migration:
-        schema = into / "companion/journal_schema.py"
+        schema = into / "companion/journal/schema.py"
         text = schema.read_text()
         marker = "\n)\n\n# The tables that hold a game's summary"
         assert marker in text
@@ -195,7 +195,7 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     assert not (state / slots.TRIAL_DIR).exists()
     # What doctor and About show, asked from inside the running slot.
     shown = subprocess.run([str(layout.venv / "bin" / "python"), "-c",
-                            "from companion.slots import versions; v = versions(); "
+                            "from companion.appliance.slots import versions; v = versions(); "
                             "print(v.running, v.kept)"], capture_output=True, text=True, check=True,
                            cwd=layout.prefix)
     assert shown.stdout.split() == ["0.1.1", "0.1.0"]

@@ -7,7 +7,7 @@ import platform
 import sys
 from pathlib import Path
 
-from companion.boot import resolve_state_dir
+from companion.box.boot import resolve_state_dir
 from companion.commands.run import load_config
 
 
@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from companion import release, update
+    from companion.appliance import release, update
 
     try:
         if args.build_release:

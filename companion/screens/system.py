@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion import slots
+from companion.appliance import slots
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 from companion.ui.widgets import Screen, is_down, is_up

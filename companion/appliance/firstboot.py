@@ -1,7 +1,7 @@
 """First-boot settings from ``companion.txt`` on the SD card's boot partition.
 
 A person edits the file on any computer; at the next boot ``companion-firstboot.service``
-runs ``python -m companion.firstboot`` (as root, before the network), which applies it
+runs ``python -m companion.appliance.firstboot`` (as root, before the network), which applies it
 once: hostname, time zone, Wi-Fi (wpa_supplicant, as Debian bookworm ships it), the phone
 page on or off. Then the Wi-Fi passphrase is blanked in the file (the box keeps only the
 key derived from it), and the file's new hash is noted so an unchanged file is not
@@ -325,7 +325,7 @@ def first_boot(settings_file: Path, applied_file: Path, box: Box) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.firstboot",
+    parser = argparse.ArgumentParser(prog="python -m companion.appliance.firstboot",
                                      description="Apply companion.txt once (run by "
                                      "companion-firstboot.service at boot).")
     parser.add_argument("settings", nargs="?", type=Path, default=SETTINGS_FILE)

@@ -11,8 +11,8 @@ A release file (``table-companion-VERSION-MACHINE.release``) is a tar archive ho
 directory with pip offline (``--no-index --find-links``, ``--require-hashes``), so the box
 never needs the network to install or update.
 
-``python -m companion.release lock`` refreshes ``requirements.lock`` from ``pyproject.toml``
-(network needed); ``python -m companion.release build`` (or ``companion update
+``python -m companion.appliance.release lock`` refreshes ``requirements.lock`` from ``pyproject.toml``
+(network needed); ``python -m companion.appliance.release build`` (or ``companion update
 --build-release``) builds a release file from the checkout.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 FORMAT = 1
 PYTHON = "3.11"  # Debian bookworm's python3
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LOCK_NAME = "requirements.lock"
 # The wheel tags bookworm's glibc 2.36 accepts, newest first, per machine.
 PLATFORMS = {
@@ -45,7 +45,7 @@ SOURCE_ONLY = {"lgpio": "aarch64"}
 LOCK_HEADER = """\
 # Table Companion's Python dependencies, pinned with their hashes (every wheel for aarch64,
 # the Pi, and x86_64, the CI machines). Used by systemd/install.sh and the SD-card image.
-# Refresh: python -m companion.release lock   (needs the network; commit the result)
+# Refresh: python -m companion.appliance.release lock   (needs the network; commit the result)
 """
 
 
@@ -244,7 +244,7 @@ def unpack_release(release: Path, into: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.release", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m companion.appliance.release", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="action", required=True)
     actions.add_parser("lock", help=f"refresh {LOCK_NAME} (network)")
