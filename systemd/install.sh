@@ -234,8 +234,9 @@ install_gpio_library() {  # SLOT SOURCE
     fi
     version=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$SRC/requirements.lock")
     site=$(in_target python3 -c 'import site; print(site.getsitepackages()[0])')
+    # Built with the venv's locked setuptools and wheel (offline: no build isolation).
     in_target "$SLOTS/$1/bin/pip" install --quiet --disable-pip-version-check --isolated \
-        --no-index --find-links "$2" --no-deps --target "$site" "lgpio==$version"
+        --no-index --find-links "$2" --no-deps --no-build-isolation --target "$site" "lgpio==$version"
 }
 
 # pip_install SLOT: the locked dependencies, with their hashes, then the program itself;
@@ -380,7 +381,7 @@ enable_unit() {
     if [[ -n $ROOT ]]; then
         make_link "/etc/systemd/system/$1" "/etc/systemd/system/$2.wants/$1"
     else
-        act "enable $1" systemctl enable --quiet "$1"
+        act "enable $1" systemctl enable --now --quiet "$1"
     fi
 }
 
