@@ -299,7 +299,12 @@ def _red_options(red: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=8)
 def _solver(weights: Weights | None, with_red: bool, rerolls: int) -> _Solver:
-    return _Solver(weights, with_red, rerolls)
+    solver = _Solver(weights, with_red, rerolls)
+    if weights is None and rerolls == 2:  # the first table a game asks for: shipped values
+        from . import odds_tables
+
+        solver.values.update(odds_tables.values(with_red, solver.width))
+    return solver
 
 
 def _check(white: Sequence[str], red: str | None, rerolls: int) -> None:

@@ -1,0 +1,49 @@
+"""The coach's shipped values (odds_tables.bin) are the search's own, and a bad file only
+costs time."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from companion.games.miams import odds, odds_tables
+from firmware_bridge.faces import RED, WHITE
+
+F1, F2, F3 = WHITE[:3]
+
+
+@pytest.fixture
+def fresh_solvers():
+    odds._solver.cache_clear()
+    odds_tables._unpacked.cache_clear()
+    yield
+    odds._solver.cache_clear()
+    odds_tables._unpacked.cache_clear()
+
+
+def test_the_shipped_file_is_what_the_search_works_out():
+    assert odds_tables.PATH.read_bytes() == odds_tables.build()
+
+
+def test_a_cold_two_reroll_solver_starts_from_the_shipped_values(fresh_solvers):
+    solver = odds._solver(None, True, 2)
+    assert len(solver.values) == 252 * len(RED)
+    computed = odds._Solver(None, True, 2)
+    some = list(solver.values.items())[::97]
+    assert all(computed.value(*key) == value for key, value in some)
+
+
+@pytest.mark.parametrize("damage", [b"", b"not zlib", None])
+def test_a_damaged_file_is_said_once_and_the_odds_are_worked_out(fresh_solvers, tmp_path, monkeypatch,
+                                                                 caplog, damage):
+    expected = odds.table([F1, F1, F2, F3, "cross"], "marshmallow", 2)
+    odds._solver.cache_clear()
+    bad = tmp_path / "odds_tables.bin"
+    if damage is not None:
+        bad.write_bytes(damage)
+    monkeypatch.setattr(odds_tables, "PATH", bad)
+    odds_tables._unpacked.cache_clear()
+    with caplog.at_level(logging.WARNING):
+        assert odds.table([F1, F1, F2, F3, "cross"], "marshmallow", 2) == expected
+    assert len([r for r in caplog.records if "odds_tables.bin" in r.getMessage()]) == 1
