@@ -320,8 +320,8 @@ def with_instructions(guest: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_time(key: str, value: Any) -> bool:
-    return isinstance(value, int | float) and ("_ms" in key or key.endswith("_s")) \
-        and key not in ("host_seconds",)
+    return isinstance(value, int | float) and not isinstance(value, bool) and key != "host_seconds" \
+        and ("_ms" in key or (key.endswith("_s") and not key.endswith("_per_s")))
 
 
 def gated(figures: dict[str, Any]) -> dict[str, float]:

@@ -101,26 +101,43 @@ class PressTimer:
         box.press = timed_press
 
 
+def walks() -> dict[tuple[str, ...], list[tuple[int, str]]]:
+    """The named screens' walks grouped: each walk that is no other's beginning, with the named
+    screens it passes (step count, name), so that no press is made twice."""
+    named = named_screens()
+    longest = [steps for steps in named.values()
+               if not any(len(other) > len(steps) and other[:len(steps)] == steps
+                          for other in named.values())]
+    grouped: dict[tuple[str, ...], list[tuple[int, str]]] = {steps: [] for steps in longest}
+    for name, steps in named.items():
+        walk = next(w for w in longest if w[:len(steps)] == steps)
+        grouped[walk].append((len(steps), name))
+    return {walk: sorted(stops) for walk, stops in grouped.items()}
+
+
 def walk_screens(renders: int) -> tuple[list[tuple[int, str]], dict[str, int]]:
-    """Every press of every named screen's walk from a fresh box (the menus, each game's setup
-    and play screens with their actions journaled, an fsync each, history and stats), then
-    ``App.render`` on the screen reached, its slowest of ``renders`` (as ``bench_display``'s
-    ``render_times``: composed and compared with the frame on the panel)."""
+    """Every press of the named screens' walks from a fresh box (the menus, each game's setup
+    and play screens with their actions journaled, an fsync each, history and stats), and
+    ``App.render`` on each named screen as the walk passes it, its slowest of ``renders`` (as
+    ``bench_display``'s ``render_times``: composed and compared with the frame on the panel)."""
     pressed, rendered = [], {}
-    for name, steps in named_screens().items():
+    for walk, stops in walks().items():
         with tempfile.TemporaryDirectory() as state:
             box = SimBox(state)
             try:
                 timer = PressTimer(box)
-                run_steps(box, steps)
-                pressed += [(ns, f"{name}: {where}") for ns, where in timer.presses]
-                box.app.render()
-                times = []
-                for _ in range(renders):
-                    began = time.perf_counter_ns()
+                done = 0
+                for at, name in stops:
+                    run_steps(box, walk[done:at])
+                    done = at
                     box.app.render()
-                    times.append(time.perf_counter_ns() - began)
-                rendered[name] = max(times)
+                    times = []
+                    for _ in range(renders):
+                        began = time.perf_counter_ns()
+                        box.app.render()
+                        times.append(time.perf_counter_ns() - began)
+                    rendered[name] = max(times)
+                pressed += [(ns, f"{stops[-1][1]}: {where}") for ns, where in timer.presses]
             finally:
                 box.close()
     return pressed, rendered
