@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from companion.games.miams import odds, odds_tables
-from firmware_bridge.faces import RED, WHITE
+from firmware_bridge.faces import WHITE
 
 F1, F2, F3 = WHITE[:3]
 
@@ -26,12 +26,17 @@ def test_the_shipped_file_is_what_the_search_works_out():
     assert odds_tables.PATH.read_bytes() == odds_tables.build()
 
 
-def test_a_cold_two_reroll_solver_starts_from_the_shipped_values(fresh_solvers):
-    solver = odds._solver(None, True, 2)
-    assert len(solver.values) == 252 * len(RED)
-    computed = odds._Solver(None, True, 2)
-    some = list(solver.values.items())[::97]
-    assert all(computed.value(*key) == value for key, value in some)
+@pytest.mark.parametrize(("with_red", "rerolls", "keeps"), [(False, 1, 462), (True, 2, 462 * 7)])
+def test_a_cold_solver_with_no_sheet_starts_from_the_shipped_keeps(fresh_solvers, with_red, rerolls,
+                                                                   keeps):
+    solver = odds._solver(None, with_red, rerolls)
+    assert len(solver.keeps) == keeps
+    computed = odds._Solver(None, with_red, rerolls)
+    assert all(computed.kept(*key) == value for key, value in list(solver.keeps.items())[::41])
+
+
+def test_a_solver_with_a_sheet_works_its_keeps_out(fresh_solvers):
+    assert not odds._solver(odds.Weights((1, 2, 3, 4, 5, 6)), True, 2).keeps
 
 
 @pytest.mark.parametrize("damage", [b"", b"not zlib", None])
