@@ -181,23 +181,28 @@ def cafe_tick(seconds: int) -> dict[str, Any]:
 # ----- the coach -----------------------------------------------------------------------------
 
 def coach(quick: bool) -> dict[str, Any]:
-    """``bench_miams_odds.timed``: cold tables (the memo emptied before each: the first reading
-    after a game opens) and warm ones (the same positions in a row), one and two rerolls."""
+    """``odds.table`` as ``bench_miams_odds.timed`` times it, on its positions without a sheet
+    (the sensor case: the first reading after a game opens, before "My sheet" is touched):
+    cold (the memo emptied before each) and warm (the same positions in a row), one and two
+    rerolls; and cold on the positions that carry a sheet (no shipped values)."""
     out: dict[str, Any] = {}
     for rerolls, name, count in ((1, "one_reroll", 10 if quick else 40),
-                                 (2, "two_rerolls", 4 if quick else 12)):
+                                 (2, "two_rerolls", 10 if quick else 40)):
         cases = bench_miams_odds.positions(count, 1 + rerolls)
-        for kind, cold in (("cold", True), ("warm", False)):
+        sensor = [(white, red, None) for white, red, _weights in cases]
+        sheets = [case for case in cases if case[2] is not None][:2 if quick else 6]
+        for kind, positions, cold in (("cold", sensor, True), ("warm", sensor, False),
+                                      ("cold_with_sheet", sheets, True)):
             odds._solver.cache_clear()
             times = []
-            for white, red, weights in cases:
+            for white, red, weights in positions:
                 if cold:
                     odds._solver.cache_clear()
                 began = time.perf_counter_ns()
                 odds.table(white, red, rerolls, weights)
                 times.append(time.perf_counter_ns() - began)
             out[f"coach_ms_p99_{name}_{kind}"] = Ns(p99(times))
-        out[f"coach_positions_{name}"] = count
+        out[f"coach_positions_{name}"] = [len(sensor), len(sheets)]
     return out
 
 
