@@ -7,8 +7,8 @@ two rerolls with the red die, 80 ms for one). They do not depend on the dice sho
 keep's value is shipped here, as the search's own packed ints, for one and two rerolls, the
 white dice alone and with the red die: ``odds_tables.bin``, written by
 ``python -m companion.games.miams.odds_tables`` and checked against the search by the tests.
-The file holds, zlib-compressed, a header line of JSON (the packing width of each solver) and
-then each value as fixed-size little-endian bytes, solver after solver, keeps in
+The file holds a header line of JSON (each solver's packing width and compressed size) and then
+each solver's values, zlib-compressed alone: fixed-size little-endian ints, keeps in
 ``_multisets`` order.
 """
 
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 PATH = Path(__file__).with_name("odds_tables.bin")
 REROLLS = (1, 2)   # the tables a game asks for first
 SOLVERS = tuple((with_red, rerolls) for with_red in (False, True) for rerolls in REROLLS)
-FORMAT = 2
+FORMAT = 3
 
 
 @cache
@@ -39,16 +39,17 @@ def _keys(with_red: bool, rerolls: int) -> list[tuple[int, int, int]]:
 
 
 def build() -> bytes:
-    """Work the values out with the search itself and pack them."""
-    widths, body = {}, b""
+    """Work the values out with the search itself and pack them: a header line of JSON (each
+    solver's packing width and compressed size), then each solver's values compressed alone,
+    so that a table reads only its own."""
+    solvers, chunks = {}, []
     for with_red, rerolls in SOLVERS:
         solver = odds._Solver(None, with_red, rerolls)
-        widths[f"{with_red}/{rerolls}"] = solver.width
         size = _size(solver.width)
-        body += b"".join(solver.kept(*key).to_bytes(size, "little")
-                         for key in _keys(with_red, rerolls))
-    header = {"format": FORMAT, "widths": widths}
-    return zlib.compress(json.dumps(header).encode() + b"\n" + body, 9)
+        chunks.append(zlib.compress(b"".join(solver.kept(*key).to_bytes(size, "little")
+                                             for key in _keys(with_red, rerolls)), 9))
+        solvers[f"{with_red}/{rerolls}"] = {"width": solver.width, "bytes": len(chunks[-1])}
+    return json.dumps({"format": FORMAT, "solvers": solvers}).encode() + b"\n" + b"".join(chunks)
 
 
 def _size(width: int) -> int:
@@ -56,39 +57,45 @@ def _size(width: int) -> int:
 
 
 @cache
-def _unpacked() -> dict[tuple[bool, int], tuple[int, bytes]] | None:
-    """Each solver's packing width and bytes; None (said once) when the file is unreadable."""
+def _chunks() -> dict[tuple[bool, int], tuple[int, bytes]] | None:
+    """Each solver's packing width and compressed values; None (said once) when the file is
+    unreadable or from another version."""
     try:
-        header, _, body = zlib.decompress(PATH.read_bytes()).partition(b"\n")
-        widths = json.loads(header)["widths"] if json.loads(header)["format"] == FORMAT else {}
+        header, _, body = PATH.read_bytes().partition(b"\n")
+        found = json.loads(header)
+        if found["format"] != FORMAT:
+            raise ValueError(f"format {found['format']}, not {FORMAT}")
         out, start = {}, 0
         for with_red, rerolls in SOLVERS:
-            width = widths[f"{with_red}/{rerolls}"]
-            end = start + len(_keys(with_red, rerolls)) * _size(width)
-            out[with_red, rerolls] = width, body[start:end]
-            start = end
+            solver = found["solvers"][f"{with_red}/{rerolls}"]
+            out[with_red, rerolls] = solver["width"], body[start:start + solver["bytes"]]
+            start += solver["bytes"]
         if start != len(body):
-            raise ValueError(f"{len(body) - start} bytes too many")
+            raise ValueError(f"{len(body) - start} bytes more than the header says")
         return out
-    except (OSError, zlib.error, ValueError, KeyError, TypeError) as exc:
-        log.warning("miams coach: %s unreadable or from another version, the odds are worked "
-                    "out instead: %r", PATH, exc)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("miams coach: %s unreadable, the odds are worked out instead: %s", PATH, exc)
         return None
 
 
+@cache
 def keeps(with_red: bool, rerolls: int, width: int) -> dict[tuple[int, int, int], int]:
     """The shipped value of every keep for the (no sheet, ``with_red``, ``rerolls``) solver
-    whose packing width is ``width``; empty (the search works them out) when none is shipped
-    or the file is unreadable or packed otherwise."""
-    unpacked = _unpacked()
-    if unpacked is None or (with_red, rerolls) not in unpacked:
+    whose packing width is ``width`` (read once); empty (the search works them out) when none
+    is shipped or the file is unreadable or packed otherwise."""
+    chunks = _chunks()
+    if chunks is None or chunks.get((with_red, rerolls), (None,))[0] != width:
         return {}
-    shipped, body = unpacked[with_red, rerolls]
-    if shipped != width:
-        return {}
+    keys = _keys(with_red, rerolls)
     size = _size(width)
-    return {key: int.from_bytes(body[i * size:(i + 1) * size], "little")
-            for i, key in enumerate(_keys(with_red, rerolls))}
+    try:
+        body = zlib.decompress(chunks[with_red, rerolls][1])
+    except zlib.error as exc:
+        body = b""
+        log.warning("miams coach: %s damaged, the odds are worked out instead: %s", PATH, exc)
+    if len(body) != len(keys) * size:
+        return {}
+    return {key: int.from_bytes(body[i * size:(i + 1) * size], "little") for i, key in enumerate(keys)}
 
 
 if __name__ == "__main__":
