@@ -33,7 +33,6 @@ import bench_miams_odds
 
 from companion.commands.replay import read_actions
 from companion.games.catalog import GAMES
-from companion.games.miams import odds
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens, run_steps
 
@@ -181,7 +180,7 @@ def cafe_tick(seconds: int) -> dict[str, Any]:
 # ----- the coach -----------------------------------------------------------------------------
 
 def coach(quick: bool) -> dict[str, Any]:
-    """``odds.table`` as ``bench_miams_odds.timed`` times it, on its positions without a sheet
+    """``bench_miams_odds.timed`` on the guest's clock, on that benchmark's positions without a sheet
     (the sensor case: the first reading after a game opens, before "My sheet" is touched):
     cold (the memo emptied before each) and warm (the same positions in a row), one and two
     rerolls; and cold on the positions that carry a sheet (no shipped values)."""
@@ -193,14 +192,7 @@ def coach(quick: bool) -> dict[str, Any]:
         sheets = [case for case in cases if case[2] is not None][:2 if quick else 6]
         for kind, positions, cold in (("cold", sensor, True), ("warm", sensor, False),
                                       ("cold_with_sheet", sheets, True)):
-            odds._solver.cache_clear()
-            times = []
-            for white, red, weights in positions:
-                if cold:
-                    odds._solver.cache_clear()
-                began = time.perf_counter_ns()
-                odds.table(white, red, rerolls, weights)
-                times.append(time.perf_counter_ns() - began)
+            times = bench_miams_odds.timed(rerolls, positions, cold, time.perf_counter_ns, 1)
             out[f"coach_ms_p99_{name}_{kind}"] = Ns(p99(times))
         out[f"coach_positions_{name}"] = [len(sensor), len(sheets)]
     return out
