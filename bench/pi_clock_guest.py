@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +63,14 @@ def say(message: str) -> None:
 
 # ----- presses -----------------------------------------------------------------------------
 
+def settle() -> None:
+    """Let the coach's warm-up thread finish (the dice typed slower than it works), so that
+    no press or render is timed while another thread holds the one core."""
+    for thread in threading.enumerate():
+        if thread.name == "miams-odds-warm":
+            thread.join()
+
+
 def on_drawn(box: SimBox, record: Callable[[int], None]) -> None:
     """Call ``record(ns)`` with the time of each of the box's loop pumps that drew a frame."""
     display = box.app.hardware.display
@@ -89,6 +98,7 @@ class PressTimer:
         press = box.press
 
         def timed_press(button: str, long: bool = False) -> None:
+            settle()
             self.pressing = []
             try:
                 press(button, long)
@@ -129,6 +139,7 @@ def walk_screens(renders: int) -> tuple[list[tuple[int, str]], dict[str, int]]:
                 for at, name in stops:
                     run_steps(box, walk[done:at])
                     done = at
+                    settle()
                     box.app.render()
                     times = []
                     for _ in range(renders):
