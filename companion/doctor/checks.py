@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -339,6 +340,23 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
                    f"{', '.join(stand_in)} (docs/makan_mania.md)")
 
 
+def check_settings(directory: Path) -> Finding:
+    """What the box uses over config.toml: the settings set on it or on the phone page."""
+    from .. import settings
+
+    try:
+        used, refused = settings.report(directory)
+    except sqlite3.Error as exc:
+        return Finding("settings", WARN, f"cannot read the journal's settings: {exc}",
+                       "check the state directory's permissions")
+    if refused:
+        return Finding("settings", WARN, f"left out: {refused[0]}",
+                       "set it again on the phone page's Settings or on the box")
+    said = ", ".join(settings.words(k, v) for k, v in used.items())
+    return Finding("settings", OK, f"set on the box or the phone, used over config.toml: {said}"
+                   if used else "none set on the box or the phone: config.toml's")
+
+
 def check_state_dir(directory: Path) -> Finding:
     """The journal's directory is writable and synced, with room to spare.
 
@@ -415,6 +433,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
+        check_settings(resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]
 
