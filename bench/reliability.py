@@ -188,15 +188,22 @@ def _fill_and_free(box: Any, rng: random.Random, game: str) -> None:
 
 
 # ----- the campaign -------------------------------------------------------------------------
+def launch_here(cmd: list[str]) -> subprocess.Popen:
+    """The box process on this machine (bench/appliance.py starts it in an emulated box)."""
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=ROOT)
+
+
 class Run:
     """One box process on a state directory: its report at start, the lines it acknowledged."""
+
+    launch = staticmethod(launch_here)
 
     def __init__(self, game: str, state: Path, seed: int, acked: dict[str, Any] | None,
                  mode: str = "play") -> None:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", game, str(state),
                str(seed), json.dumps(acked), mode]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, cwd=ROOT)
+        self.proc = self.launch(cmd)
         self.start = json.loads(self.proc.stdout.readline() or "null")
         self.acked = acked
         self.left: float | None = None
@@ -235,6 +242,8 @@ class Run:
 
 
 class Campaign:
+    box = Run  # how a box process is started
+
     def __init__(self, quick: bool, seed: int, work: Path) -> None:
         self.quick, self.rng, self.work = quick, random.Random(seed), work
         self.figures: dict[str, Any] = {
@@ -262,14 +271,14 @@ class Campaign:
         state = self.work / f"powercut-{game}"
         before: Run | None = None
         for _ in range(kills):
-            run = Run(game, state, self.rng.randrange(1 << 30), before and before.acked)
+            run = self.box(game, state, self.rng.randrange(1 << 30), before and before.acked)
             self._check(run, before)
             run.play(self.rng.choice((0, *range(1, 80))), self.rng)
             self.figures["powercut_kills"] += 1
             if run.left is not None:
                 self.figures["cafe_midround_kills"] += 1
             before = run
-        final = Run(game, state, 1, before.acked)
+        final = self.box(game, state, 1, before.acked)
         self._check(final, before)
         final.kill()
         self.figures["stages_reached"][game] = self._stages(state, game)

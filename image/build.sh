@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Build the Table Companion SD-card image for the 64-bit Raspberry Pis (Zero 2 W, 3, 4) from
+# Debian bookworm's packages and the project's pinned wheels from PyPI. Run as root on Debian
+# (any architecture: an amd64 builder runs the arm64 parts under qemu-user-static):
+#
+#   sudo image/build.sh [--out DIR] [--cache DIR] [--test-agent DIR]
+#
+# The result is DIR/companion.img (default: image/out/), written to a card with
+# `dd if=companion.img of=/dev/sdX bs=4M conv=fsync` or any image writer. No loop mounts: the
+# filesystems are made from directories (mkfs.ext4 -d, mkfs.vfat + mcopy) and written into
+# the partitioned image file at their offsets.
+#
+# The base root filesystem (mmdebstrap, the slow stage) is cached in the cache directory
+# (default /var/cache/table-companion) under a key of its inputs: image/packages.txt,
+# image/base-rootfs.sh, image/initramfs.conf and image/initramfs-modules. The wheels are
+# cached under a key of the lock file. With both cached a rebuild takes a few minutes.
+#
+# --test-agent DIR also writes DIR/companion-test.img: the same image plus the benchmark's
+# guest agent (bench/appliance.py boots it under QEMU; see image/test-agent/).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$HERE/.." && pwd)
+OUT=$HERE/out
+CACHE=${COMPANION_IMAGE_CACHE:-/var/cache/table-companion}
+TEST_AGENT_OUT=""
+LOCK=$SRC/requirements.lock
+# Partition sizes in MiB; the data partition holds the game journal.
+BOOT_MIB=256
+DATA_MIB=256
+ROOT_SPARE_MIB=300
+ROOT_LABEL=companion-root
+DATA_LABEL=companion-data
+BOOT_LABEL=COMPANION
+# Fixed identifiers and times: the same inputs give the same filesystems' metadata.
+DISK_ID=0x7ab1e022
+BOOT_VOLUME_ID=7AB1E001
+ROOT_UUID=7ab1e022-0000-4000-8000-000000000002
+DATA_UUID=7ab1e022-0000-4000-8000-000000000003
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$SRC" log -1 --format=%ct 2>/dev/null || echo 1700000000)}
+
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --out) OUT=$2; shift ;;
+        --cache) CACHE=$2; shift ;;
+        --test-agent) TEST_AGENT_OUT=$2; shift ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "build.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+STAGES=7
+STAGE=0
+BEGAN=$SECONDS
+stage() {
+    STAGE=$((STAGE + 1))
+    printf '[%d/%d] %s (%ds)\n' "$STAGE" "$STAGES" "$*" "$((SECONDS - BEGAN))"
+}
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+key_of() {  # FILE...: a short key that changes when any of the files does
+    cat "$@" | sha256sum | cut -c1-16
+}
+
+# ----- 1. the builder's tools -------------------------------------------------------------
+stage "checking the builder's tools"
+[[ $EUID -eq 0 ]] || die "run as root (mmdebstrap --mode=root, and the files' owners): sudo $0"
+PYTHON=${PYTHON:-python3}
+for tool in mmdebstrap mkfs.ext4 mkfs.vfat mcopy sfdisk fdtput "$PYTHON"; do
+    command -v "$tool" >/dev/null || die "$tool is missing: apt-get install mmdebstrap qemu-user-static arch-test binfmt-support dosfstools mtools e2fsprogs fdisk device-tree-compiler python3-pip"
+done
+if [[ $(dpkg --print-architecture) != arm64 ]]; then
+    if [[ ! -e /proc/sys/fs/binfmt_misc/status ]]; then
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    fi
+    [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || update-binfmts --enable qemu-aarch64
+    arch-test arm64 >/dev/null || die "this machine cannot run arm64 programs (qemu-user-static and binfmt_misc)"
+fi
+mkdir -p "$OUT" "$CACHE"
+WORK=$(mktemp -d "$CACHE/build.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# ----- 2. the base root filesystem (cached) -----------------------------------------------
+BASE_KEY=$(key_of "$HERE/base-rootfs.sh" "$HERE/packages.txt" "$HERE/initramfs.conf" "$HERE/initramfs-modules")
+BASE=$CACHE/base-$BASE_KEY.tar
+if [[ -f $BASE ]]; then
+    stage "base root filesystem: cached ($BASE)"
+else
+    stage "base root filesystem: mmdebstrap of Debian bookworm arm64 (first build: about 10-25 min)"
+    "$HERE/base-rootfs.sh" "$WORK/base.tar" >"$WORK/mmdebstrap.log" 2>&1 \
+        || { tail -30 "$WORK/mmdebstrap.log" >&2; die "mmdebstrap failed (log above)"; }
+    mv "$WORK/base.tar" "$BASE"
+fi
+
+# ----- 3. the wheels (cached) -------------------------------------------------------------
+# Every dependency pinned by the lock file, as aarch64 wheels for the image's Python 3.11;
+# the project itself is built here (pure Python).
+if [[ -f $LOCK ]]; then
+    REQUIREMENTS=$LOCK
+else
+    REQUIREMENTS=$WORK/requirements.txt
+    "$PYTHON" - "$SRC/pyproject.toml" >"$REQUIREMENTS" <<'EOF'
+import sys, tomllib
+project = tomllib.load(open(sys.argv[1], "rb"))["project"]
+print("\n".join(project["dependencies"] + project["optional-dependencies"]["web"]))
+EOF
+fi
+WHEELS=$CACHE/wheels-$(key_of "$REQUIREMENTS")
+if [[ -d $WHEELS ]]; then
+    stage "wheels: cached ($WHEELS)"
+else
+    stage "wheels: downloading the pinned dependencies for aarch64 from PyPI"
+    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps --dest "$WORK/wheels" \
+        --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+        --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
+        --platform manylinux_2_34_aarch64 --platform linux_aarch64 \
+        -r "$REQUIREMENTS" 2>&1 | grep -v "^WARNING: Location" || true
+    if [[ ! -f $LOCK ]]; then  # no lock: also the dependencies' dependencies
+        "$PYTHON" -m pip download --quiet --disable-pip-version-check --dest "$WORK/wheels" \
+            --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+            --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
+            --platform manylinux_2_34_aarch64 --platform linux_aarch64 \
+            -r "$REQUIREMENTS" 2>&1 | grep -v "^WARNING: Location" || true
+    fi
+    ls "$WORK"/wheels/*.whl >/dev/null 2>&1 || die "no wheels downloaded"
+    mv "$WORK/wheels" "$WHEELS"
+fi
+"$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+    --wheel-dir "$WORK/project" "$SRC" 2>&1 | grep -v "^WARNING: Location" || true
+ls "$WORK"/project/*.whl >/dev/null || die "the project's wheel was not built"
+
+# ----- 4. the product in the root filesystem ----------------------------------------------
+stage "root filesystem: the base, the product and its settings"
+ROOT=$WORK/root
+mkdir "$ROOT"
+tar -C "$ROOT" --numeric-owner -xpf "$BASE"
+"$HERE/stage-product.sh" "$ROOT" "$WHEELS" "$WORK/project"
+"$HERE/stage-system.sh" "$ROOT"
+KERNEL=$(basename "$(ls "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)")
+KVER=${KERNEL#vmlinuz-}
+
+# ----- 5. the boot partition's files ------------------------------------------------------
+stage "boot partition: the Pi firmware, kernel $KVER, device trees, config.txt"
+BOOT=$WORK/boot
+mkdir "$BOOT"
+cp "$ROOT"/usr/lib/raspi-firmware/* "$BOOT/"
+cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
+cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
+for dtb in "$ROOT/usr/lib/linux-image-$KVER"/broadcom/bcm27{10,11,37}*.dtb; do
+    cp "$dtb" "$BOOT/"
+done
+# Debian's device trees are the kernel's own (upstream_kernel=1), which the firmware's
+# dtparam= does not reach: the OLED's bus (i2c1) gets its 400 kHz in the tree itself.
+for dtb in "$BOOT"/*.dtb; do
+    bus=$(fdtget -t s "$dtb" /aliases i2c1 2>/dev/null) || continue
+    fdtput -t u "$dtb" "$bus" clock-frequency 400000
+done
+install -m 0644 "$HERE/config.txt" "$BOOT/config.txt"
+sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HERE/cmdline.txt" | tr '\n' ' ' | sed 's/ $/\n/' >"$BOOT/cmdline.txt"
+install -m 0644 "$HERE/companion.txt" "$BOOT/companion.txt"
+cp "$ROOT/usr/share/companion/packages.lock" "$OUT/packages.lock"
+
+# ----- 6. the filesystems -----------------------------------------------------------------
+stage "filesystems: FAT boot, ext4 root (read-only on the box), ext4 data"
+fat_image() {  # DIR FILE
+    rm -f "$2"
+    mkfs.vfat -F 32 -n "$BOOT_LABEL" -i "$BOOT_VOLUME_ID" -C "$2" $((BOOT_MIB * 1024)) >/dev/null
+    mcopy -s -p -m -i "$2" "$1"/* ::
+}
+ext4_image() {  # DIR FILE LABEL UUID MIB
+    rm -f "$2"
+    mkfs.ext4 -q -F -d "$1" -L "$3" -U "$4" -E "hash_seed=$4,root_owner=0:0" \
+        -T default -m 1 "$2" "${5}M"
+}
+root_mib() {  # DIR: its size with room for the filesystem's own metadata and spare
+    echo $(( $(du -s --block-size=1M "$1" | cut -f1) * 115 / 100 + ROOT_SPARE_MIB ))
+}
+fat_image "$BOOT" "$WORK/boot.vfat"
+mkdir "$WORK/data"  # the data partition starts empty: the box makes its journal there
+ext4_image "$WORK/data" "$WORK/data.ext4" "$DATA_LABEL" "$DATA_UUID" "$DATA_MIB"
+
+# ----- 7. the image -----------------------------------------------------------------------
+stage "image: partition table and partitions"
+# assemble OUTPUT ROOT_EXT4: an MBR (the Pi's firmware reads MBR) with boot, root and data.
+assemble() {
+    local output=$1 root_fs=$2 root_mib start=4 boot_start root_start data_start
+    root_mib=$(( $(stat -c %s "$root_fs") / 1048576 ))
+    boot_start=$start
+    root_start=$((boot_start + BOOT_MIB))
+    data_start=$((root_start + root_mib))
+    rm -f "$output"
+    truncate -s $(( (data_start + DATA_MIB) * 1048576 )) "$output"
+    sfdisk --quiet "$output" <<EOF
+label: dos
+label-id: $DISK_ID
+unit: sectors
+start=$((boot_start * 2048)), size=$((BOOT_MIB * 2048)), type=c, bootable
+start=$((root_start * 2048)), size=$((root_mib * 2048)), type=83
+start=$((data_start * 2048)), size=$((DATA_MIB * 2048)), type=83
+EOF
+    dd if="$WORK/boot.vfat" of="$output" bs=1M seek="$boot_start" conv=notrunc,sparse status=none
+    dd if="$root_fs" of="$output" bs=1M seek="$root_start" conv=notrunc,sparse status=none
+    dd if="$WORK/data.ext4" of="$output" bs=1M seek="$data_start" conv=notrunc,sparse status=none
+}
+ext4_image "$ROOT" "$WORK/root.ext4" "$ROOT_LABEL" "$ROOT_UUID" "$(root_mib "$ROOT")"
+assemble "$OUT/companion.img" "$WORK/root.ext4"
+if [[ -n $TEST_AGENT_OUT ]]; then
+    mkdir -p "$TEST_AGENT_OUT"
+    "$HERE/test-agent/install.sh" "$ROOT" "$SRC"
+    ext4_image "$ROOT" "$WORK/root.ext4" "$ROOT_LABEL" "$ROOT_UUID" "$(root_mib "$ROOT")"
+    assemble "$TEST_AGENT_OUT/companion-test.img" "$WORK/root.ext4"
+    cp "$BOOT/vmlinuz" "$BOOT/initrd.img" "$BOOT"/bcm2837-rpi-3-b.dtb "$BOOT/cmdline.txt" "$TEST_AGENT_OUT/"
+fi
+(cd "$OUT" && sha256sum companion.img >companion.img.sha256)
+printf 'done (%ds): %s (%s MiB), kernel %s; packages in %s\n' "$((SECONDS - BEGAN))" \
+    "$OUT/companion.img" "$(( $(stat -c %s "$OUT/companion.img") / 1048576 ))" "$KVER" "$OUT/packages.lock"
