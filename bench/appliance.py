@@ -50,6 +50,7 @@ GUEST_LIB = "/usr/local/lib/companion-test"
 GUEST_PYTHON = "/opt/companion/venv/bin/python"
 GUEST_STATE = "/var/lib/companion"
 BOOT_TIMEOUT_S = 300
+PUT_CHUNK = 64 * 1024  # bytes of a file a command carries (its base64 stays under ARG_MAX)
 PI3B_REVISION = 0xA02082  # a Raspberry Pi 3 Model B (1 GB, Sony UK), as its firmware writes it
 
 
@@ -220,6 +221,19 @@ class Guest:
                 return
             yield message["line"] + "\n"
 
+    def put(self, source: Path, dest: str) -> bool:
+        """Copy a host file into the guest through the agent, in base64 pieces."""
+        import base64
+
+        data = source.read_bytes()
+        self.sh(f": > {shlex.quote(dest)}")
+        for at in range(0, len(data), PUT_CHUNK):
+            piece = base64.b64encode(data[at:at + PUT_CHUNK]).decode()
+            if self.sh(f"printf %s {piece} | base64 -d >> {shlex.quote(dest)}")[0] != 0:
+                return False
+        _, size, _ = self.sh(f"stat -c %s {shlex.quote(dest)}")
+        return size.strip() == str(len(data))
+
     def qmp(self, execute: str, **arguments: Any) -> dict[str, Any]:
         request = {"execute": execute, **({"arguments": arguments} if arguments else {})}
         self.qmp_file.write(json.dumps(request) + "\n")
@@ -385,6 +399,95 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
     return figures
 
 
+# ----- updates ------------------------------------------------------------------------------
+def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
+    """Two release files for the Pi made from this checkout: a newer version, and a broken
+    one whose box never reports READY (it hangs before its first frame)."""
+    made = []
+    for name, broken in (("good", False), ("broken", True)):
+        copy = work / name
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(copy)],
+                       check=True)
+        try:
+            pyproject = copy / "pyproject.toml"
+            version = "0.1.0.post2" if broken else "0.1.0.post1"
+            pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"',
+                                                               f'version = "{version}"', 1))
+            if broken:
+                run = copy / "companion" / "commands" / "run.py"
+                run.write_text(run.read_text().replace(
+                    "    notifier = Notifier.from_environ()\n",
+                    "    notifier = Notifier.from_environ()\n    time.sleep(3600)\n", 1)
+                    .replace("import signal\n", "import signal\nimport time\n", 1))
+            chosen = work / f"{name}-wheels"
+            shutil.copytree(wheels, chosen)
+            for old in chosen.glob("table_companion-*.whl"):
+                old.unlink()
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--wheel-dir", str(chosen), str(copy)], check=True, stdout=sys.stderr)
+            made.append(subprocess.run(
+                [sys.executable, "-c", "import sys; from pathlib import Path; "
+                 "from companion.release import build_release; "
+                 "print(build_release(Path(sys.argv[1]), 'aarch64', Path(sys.argv[2]), Path(sys.argv[3])))",
+                 str(work / "releases"), str(copy), str(chosen)],
+                check=True, capture_output=True, text=True, cwd=copy).stdout.strip())
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(copy)],
+                           check=False)
+    return Path(made[0]), Path(made[1])
+
+
+def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int) -> dict[str, Any]:
+    """With the box stopped, a scripted Makan Mania game plays on its journal for ``seconds``;
+    what it acknowledged last, and what it found at its start (None: it never started)."""
+    guest.sh("systemctl stop companion")
+    child = " ".join(shlex.quote(w) for w in (
+        GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", GUEST_STATE, "7",
+        json.dumps(acked), "play"))
+    run = {"start": None, "acked": acked}
+    for line in guest.stream(f"timeout -s KILL {seconds} runuser -u companion -- {child}",
+                             timeout=seconds + 60):
+        fields = json.loads(line)
+        if run["start"] is None and "start" in fields:
+            run["start"] = fields["start"]
+        elif "n" in fields:
+            run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
+    guest.sh("systemctl start companion")
+    return run
+
+
+def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
+    """companion update with a newer release, then with a broken one that must roll back by
+    itself; the saved game is still there to resume."""
+    good, broken = releases(work, wheels)
+    saved = play_saved_game(guest, None, 40)
+    figures: dict[str, Any] = {"update_saved_actions": (saved["acked"] or {}).get("n", 0)}
+
+    def running() -> str:
+        return guest.sh("readlink /opt/companion/venv && cat /opt/companion/venv/release.json")[1].strip()
+
+    before = running()
+    ok = guest.put(good, "/var/tmp/good.release")
+    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/good.release", timeout=1200)
+    after = running()
+    figures["update_ok"] = ok and rc == 0 and after != before and "0.1.0.post1" in after \
+        and guest.wait_active()
+    if not figures["update_ok"]:
+        figures["update_output"] = (out + err)[-600:]
+    began = time.monotonic()
+    ok = guest.put(broken, "/var/tmp/broken.release")
+    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/broken.release", timeout=1200)
+    figures["rollback_s"] = round(time.monotonic() - began, 1)
+    back = running()
+    resumed = play_saved_game(guest, saved["acked"], 30)["start"] or {"lost": 1, "mismatch": True}
+    figures["rollback_ok"] = ok and back == after and guest.wait_active() \
+        and resumed["lost"] == 0 and not resumed["mismatch"]
+    figures["rollback_resume"] = resumed
+    if not figures["rollback_ok"]:
+        figures["rollback_output"] = (out + err)[-600:]
+    return figures
+
+
 # ----- power cuts ---------------------------------------------------------------------------
 class PowerCuts:
     """The reliability campaign's box processes, each in a fresh boot of the emulated box whose
@@ -537,6 +640,16 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 guest.kill()
                 sensor.close()
+        if "update" in checks:
+            (work / "update").mkdir()
+            guest = Guest(images, copy_disk(test_image, work / "update.img"), work / "update")
+            guest.start()
+            try:
+                guest.wait_hello()
+                guest.wait_active()
+                figures.update(update_checks(guest, work / "update", images / "wheels"))
+            finally:
+                guest.kill()
         if "gpio" in checks:
             (work / "pi").mkdir()
             figures.update(gpio_check(images, test_image, work / "pi"))

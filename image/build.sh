@@ -27,7 +27,7 @@ TEST_AGENT_OUT=""
 LOCK=$SRC/requirements.lock
 # Partition sizes in MiB; the data partition holds the game journal.
 BOOT_MIB=256
-DATA_MIB=256
+DATA_MIB=768
 ROOT_SPARE_MIB=300
 ROOT_LABEL=companion-root
 DATA_LABEL=companion-data
@@ -103,7 +103,8 @@ else
     "$PYTHON" - "$SRC/pyproject.toml" >"$REQUIREMENTS" <<'EOF'
 import sys, tomllib
 project = tomllib.load(open(sys.argv[1], "rb"))["project"]
-print("\n".join(project["dependencies"] + project["optional-dependencies"]["web"]))
+# lgpio: gpiozero's pin library on a Pi with Debian (Raspberry Pi OS has python3-lgpio).
+print("\n".join(project["dependencies"] + project["optional-dependencies"]["web"] + ["lgpio"]))
 EOF
 fi
 WHEELS=$CACHE/wheels-$(key_of "$REQUIREMENTS")
@@ -126,16 +127,28 @@ else
     ls "$WORK"/wheels/*.whl >/dev/null 2>&1 || die "no wheels downloaded"
     mv "$WORK/wheels" "$WHEELS"
 fi
-"$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+"$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --wheel-dir "$WORK/project" "$SRC" 2>&1 | grep -v "^WARNING: Location" || true
 ls "$WORK"/project/*.whl >/dev/null || die "the project's wheel was not built"
 
 # ----- 4. the product in the root filesystem ----------------------------------------------
-stage "root filesystem: the base, the product and its settings"
+# The base with the product installed (its venv is built under emulation: minutes) is kept
+# too, under a key of the base, the wheels and the product's sources; only the last one.
 ROOT=$WORK/root
 mkdir "$ROOT"
-tar -C "$ROOT" --numeric-owner -xpf "$BASE"
-"$HERE/stage-product.sh" "$ROOT" "$WHEELS" "$WORK/project"
+PRODUCT_KEY=$(cd "$SRC" && git ls-files -z pyproject.toml companion hardware firmware_bridge systemd \
+    | xargs -0 cat "$HERE/stage-product.sh" "$REQUIREMENTS" | sha256sum | cut -c1-16)
+STAGED=$CACHE/staged-$BASE_KEY-$PRODUCT_KEY.tar
+if [[ -f $STAGED ]]; then
+    stage "root filesystem: the product staged already ($STAGED), and the system's settings"
+    tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
+else
+    stage "root filesystem: the base, the product (its venv built in the image), the system's settings"
+    tar -C "$ROOT" --numeric-owner -xpf "$BASE"
+    "$HERE/stage-product.sh" "$ROOT" "$WHEELS" "$WORK/project"
+    rm -f "$CACHE"/staged-*.tar
+    tar -C "$ROOT" --numeric-owner -cpf "$STAGED.part" . && mv "$STAGED.part" "$STAGED"
+fi
 "$HERE/stage-system.sh" "$ROOT"
 KERNEL=$(basename "$(ls "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)")
 KVER=${KERNEL#vmlinuz-}
@@ -147,9 +160,7 @@ mkdir "$BOOT"
 cp "$ROOT"/usr/lib/raspi-firmware/* "$BOOT/"
 cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
 cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
-for dtb in "$ROOT/usr/lib/linux-image-$KVER"/broadcom/bcm27{10,11,37}*.dtb; do
-    cp "$dtb" "$BOOT/"
-done
+cp "$ROOT/usr/lib/linux-image-$KVER"/broadcom/bcm27*.dtb "$BOOT/"
 # Debian's device trees are the kernel's own (upstream_kernel=1), which the firmware's
 # dtparam= does not reach: the OLED's bus (i2c1) gets its 400 kHz in the tree itself.
 for dtb in "$BOOT"/*.dtb; do
@@ -177,8 +188,15 @@ root_mib() {  # DIR: its size with room for the filesystem's own metadata and sp
     echo $(( $(du -s --block-size=1M "$1" | cut -f1) * 115 / 100 + ROOT_SPARE_MIB ))
 }
 fat_image "$BOOT" "$WORK/boot.vfat"
-mkdir "$WORK/data"  # the data partition starts empty: the box makes its journal there
-ext4_image "$WORK/data" "$WORK/data.ext4" "$DATA_LABEL" "$DATA_UUID" "$DATA_MIB"
+# The data partition: the program (/opt/companion, whose second venv an update writes) and
+# the journal's directory (/var/lib/companion), bound to their places by the fstab.
+DATA=$WORK/data
+mkdir -p "$DATA/state"
+mv "$ROOT/opt/companion" "$DATA/opt"
+mkdir "$ROOT/opt/companion"
+chown "$(awk -F: '$1 == "companion" { print $3 ":" $4 }' "$ROOT/etc/passwd")" "$DATA/state"
+chmod 0750 "$DATA/state"
+ext4_image "$DATA" "$WORK/data.ext4" "$DATA_LABEL" "$DATA_UUID" "$DATA_MIB"
 
 # ----- 7. the image -----------------------------------------------------------------------
 stage "image: partition table and partitions"
@@ -211,6 +229,7 @@ if [[ -n $TEST_AGENT_OUT ]]; then
     ext4_image "$ROOT" "$WORK/root.ext4" "$ROOT_LABEL" "$ROOT_UUID" "$(root_mib "$ROOT")"
     assemble "$TEST_AGENT_OUT/companion-test.img" "$WORK/root.ext4"
     cp "$BOOT/vmlinuz" "$BOOT/initrd.img" "$BOOT"/bcm2837-rpi-3-b.dtb "$BOOT/cmdline.txt" "$TEST_AGENT_OUT/"
+    rm -rf "$TEST_AGENT_OUT/wheels" && cp -r "$WHEELS" "$TEST_AGENT_OUT/wheels"  # for test releases
 fi
 (cd "$OUT" && sha256sum companion.img >companion.img.sha256)
 printf 'done (%ds): %s (%s MiB), kernel %s; packages in %s\n' "$((SECONDS - BEGAN))" \

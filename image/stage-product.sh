@@ -24,7 +24,7 @@ chroot "$ROOT" getent passwd companion >/dev/null || chroot "$ROOT" useradd --sy
 mkdir -p "$ROOT/tmp/wheels"
 cp "$WHEELS"/*.whl "$PROJECT"/*.whl "$ROOT/tmp/wheels/"
 chroot "$ROOT" /usr/bin/python3 -m venv "$VENV"
-chroot "$ROOT" "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir --no-index \
+chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$VENV/bin/pip" install --quiet --no-compile --disable-pip-version-check --no-cache-dir --no-index \
     --find-links /tmp/wheels "table-companion[web]"
 chroot "$ROOT" "$VENV/bin/python" -m compileall -q -j 0 "$VENV/lib" >/dev/null || true
 rm -rf "$ROOT/tmp/wheels"

@@ -9,7 +9,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$1
 
 cp -r --no-preserve=ownership "$HERE/rootfs/." "$ROOT/"
-mkdir -p "$ROOT/boot/firmware" "$ROOT/var/lib/companion"
+mkdir -p "$ROOT/boot/firmware" "$ROOT/var/lib/companion" "$ROOT/data"
 # Wi-Fi is off until companion.txt gives a network (its applier enables wpa_supplicant@wlan0).
 systemctl --root="$ROOT" enable --quiet systemd-networkd.service systemd-timesyncd.service \
     avahi-daemon.service companion.service

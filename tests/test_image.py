@@ -48,8 +48,11 @@ def test_the_root_is_read_only_and_the_journal_has_its_own_partition():
     kept read-only and SD-card wear stays on one small partition)"."""
     mounts = fstab()
     assert "ro" in mounts["/"][3].split(",")
-    assert mounts["/var/lib/companion"][0] == "LABEL=companion-data"
-    assert mounts["/var/lib/companion"][2] == "ext4"
+    assert mounts["/data"][:3] == ["LABEL=companion-data", "/data", "ext4"]
+    # The journal, and the program whose second venv an update writes, live there.
+    assert mounts["/var/lib/companion"][:3] == ["/data/state", "/var/lib/companion", "none"]
+    assert mounts["/opt/companion"][:3] == ["/data/opt", "/opt/companion", "none"]
+    assert "bind" in mounts["/opt/companion"][3].split(",")
     assert {"/tmp", "/var/tmp"} <= {m for m, row in mounts.items() if row[2] == "tmpfs"}
     # The labels the fstab names are the ones build.sh gives the filesystems.
     build = (IMAGE / "build.sh").read_text()
