@@ -490,39 +490,82 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
 
 # ----- power cuts ---------------------------------------------------------------------------
 class PowerCuts:
-    """The reliability campaign's box processes, each in a fresh boot of the emulated box whose
-    power is cut (QEMU SIGKILLed) where the campaign kills the process."""
+    """The reliability campaign's three box processes (one per game, each on its own journal
+    on the data partition) play in the emulated box, whose power is cut (QEMU SIGKILLed)
+    after a random number of one game's acknowledgements; the next boot checks each game
+    against what its screen last acknowledged, and e2fsck checks the data partition."""
 
-    def __init__(self, images: Path, disk: Path, work: Path) -> None:
+    def __init__(self, images: Path, disk: Path, work: Path, seed: int) -> None:
         self.images, self.disk, self.work = images, disk, work
-        self.fsck_errors = 0
-        self.boots = 0
+        self.rng = random.Random(seed)
+        self.campaign = reliability.Campaign(True, seed, work)
+        self.figures: dict[str, Any] = {"powercut_kills": 0, "fsck_errors": 0, "powercut_boots": 0}
         self.boot_s: list[float] = []
+        self.guest: Guest | None = None
 
-    def launch(self, cmd: list[str]) -> GuestProcess:
-        game, state, seed, acked, mode = cmd[cmd.index("--child") + 1:]
-        guest_dir = f"{GUEST_STATE}/{Path(state).name}"
+    def boot(self) -> Guest:
         guest = Guest(self.images, self.disk, self.work)
         guest.start()
         self.boot_s.append(guest.wait_hello())
-        self.boots += 1
-        guest.sh(f"install -d -o companion -g companion {guest_dir}")
+        self.figures["powercut_boots"] += 1
+        return guest
+
+    def launch(self, cmd: list[str]) -> GuestProcess:
+        """reliability.Run's box process, started in the guest that is up."""
+        game, state, seed, acked, mode = cmd[cmd.index("--child") + 1:]
+        guest_dir = f"{GUEST_STATE}/{Path(state).name}"
+        self.guest.sh(f"install -d -o companion -g companion {guest_dir}")
         child = " ".join(shlex.quote(w) for w in (
             GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", game, guest_dir, seed, acked, mode))
-        lines = guest.stream(f"runuser -u companion -- {child}")
-        return GuestProcess(guest, lines, self)
+        return GuestProcess(self.guest, self.guest.stream(f"runuser -u companion -- {child}"))
 
-    def cut(self, guest: Guest) -> None:
-        guest.kill()
-        self.fsck_errors += fsck_errors(self.disk, 2, self.work)
+    def run(self, kills: int, first: Guest | None = None) -> dict[str, Any]:
+        """``kills`` power cuts; ``first`` is a guest already up (its boot is the first)."""
+        class GuestRun(reliability.Run):
+            launch = staticmethod(self.launch)
+
+        before: dict[str, reliability.Run | None] = dict.fromkeys(reliability.PLAYED)
+        cafe_midround = 0
+        for cut in range(kills + 1):
+            self.guest = first if cut == 0 and first else self.boot()
+            runs = {}
+            for game in reliability.PLAYED:
+                previous = before[game]
+                runs[game] = GuestRun(game, self.work / f"powercut-{game}", self.rng.randrange(1 << 30),
+                                      previous and previous.acked)
+                self.campaign.check_resume(runs[game], previous)
+            if cut == kills:  # the last boot only checks what the last cut left
+                self.guest.kill()
+                break
+            victim = self.rng.choice(reliability.PLAYED)
+            runs[victim].play(self.rng.choice((0, *range(1, 80))), self.rng)  # the cut
+            for run in runs.values():
+                run.kill()  # what each game's screen had shown before the cut
+            self.figures["fsck_errors"] += fsck_errors(self.disk, 2, self.work)
+            self.figures["powercut_kills"] += 1
+            cafe_midround += runs["cafe"].left is not None
+            before = runs
+        campaign = self.campaign.figures
+        stages = {}
+        for game in reliability.PLAYED:
+            state = self.work / f"powercut-{game}"
+            self.fetch_state(f"{GUEST_STATE}/{state.name}", state)
+            stages[game] = self.campaign.stages(state, game)
+        return {**self.figures, "cafe_midround_kills": cafe_midround,
+                "acknowledged_lost": campaign["acknowledged_lost"],
+                "resume_mismatches": campaign["resume_mismatches"],
+                "cafe_time_left_error_s_max": campaign["cafe_time_left_error_s_max"],
+                "stages_reached": stages,
+                "powercut_boot_s_mean": round(sum(self.boot_s) / max(1, len(self.boot_s)), 1)}
 
     def fetch_state(self, guest_dir: str, host_dir: Path) -> None:
         """The journal of ``guest_dir`` copied out of the data partition (no mount needed)."""
         part = extract(self.disk, 2, self.work / "data.ext4")
         subprocess.run(["e2fsck", "-E", "journal_only", "-y", str(part)], capture_output=True)
         host_dir.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["debugfs", "-R", f"rdump {guest_dir.removeprefix(GUEST_STATE)} {host_dir.parent}",
-                        str(part)], capture_output=True, check=True)
+        inside = "/state" + guest_dir.removeprefix(GUEST_STATE)
+        subprocess.run(["debugfs", "-R", f"rdump {inside} {host_dir.parent}", str(part)],
+                       capture_output=True, check=True)
         part.unlink()
 
 
@@ -540,46 +583,49 @@ class Lines:
 
 
 class GuestProcess:
-    """What reliability.Run needs of a process: its output lines, SIGKILL, wait."""
+    """What reliability.Run needs of a process: its output lines, SIGKILL (the power cut:
+    the whole guest goes), wait."""
 
-    def __init__(self, guest: Guest, lines: Iterator[str], cuts: PowerCuts) -> None:
-        self.guest, self.cuts = guest, cuts
+    def __init__(self, guest: Guest, lines: Iterator[str]) -> None:
+        self.guest = guest
         self.stdout = Lines(lines)
 
     def send_signal(self, _signal: int) -> None:
-        self.cuts.cut(self.guest)
+        self.guest.kill()
 
     def wait(self) -> int:
         return self.guest.proc.wait()
 
 
-def powercut_campaign(cuts: PowerCuts, kills_per_game: int, seed: int) -> dict[str, Any]:
-    class GuestRun(reliability.Run):
-        launch = staticmethod(cuts.launch)
+# ----- the whole run ---
+def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], replugs: int,
+                kills: int, seed: int) -> dict[str, Any]:
+    """One emulated box on QEMU's virt machine: the unit, the USB sensor, the updates, then
+    the power cuts (the first of which ends this boot)."""
+    from firmware_bridge.virtual import VirtualSensor
 
-    class GuestCampaign(reliability.Campaign):
-        box = GuestRun
+    figures: dict[str, Any] = {"machine": "virt"}
+    sensor = VirtualSensor(("yellow", "yellow", "blue", "blue"), seed=seed)
+    (work / "box").mkdir()
+    disk = copy_disk(test_image, work / "box.img")
+    guest = Guest(images, disk, work / "box", sensor_tty=sensor.plug())
+    guest.start()
+    try:
+        figures["boot_to_agent_s"] = round(guest.wait_hello(), 1)
+        if "unit" in checks:
+            figures.update(unit_checks(guest))
+        if "usb" in checks:
+            figures.update(usb_replugs(guest, sensor, replugs))
+        if "update" in checks:
+            figures.update(update_checks(guest, work / "box", images / "wheels"))
+        if "powercut" in checks:
+            figures.update(PowerCuts(images, disk, work / "box", seed).run(kills, first=guest))
+    finally:
+        guest.kill()
+        sensor.close()
+    return figures
 
-        def _stages(self, state: Path, game: str) -> int:
-            cuts.fetch_state(f"{GUEST_STATE}/{state.name}", state)
-            return super()._stages(state, game)
 
-    campaign = GuestCampaign(True, seed, cuts.work)
-    for game in reliability.PLAYED:
-        campaign.powercuts(game, kills_per_game)
-    figures = campaign.figures
-    return {"powercut_kills": figures["powercut_kills"],
-            "cafe_midround_kills": figures["cafe_midround_kills"],
-            "acknowledged_lost": figures["acknowledged_lost"],
-            "resume_mismatches": figures["resume_mismatches"],
-            "cafe_time_left_error_s_max": figures["cafe_time_left_error_s_max"],
-            "stages_reached": figures["stages_reached"],
-            "fsck_errors": cuts.fsck_errors,
-            "powercut_boots": cuts.boots,
-            "powercut_boot_s_mean": round(sum(cuts.boot_s) / max(1, len(cuts.boot_s)), 1)}
-
-
-# ----- the whole run ------------------------------------------------------------------------
 def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: int) -> list[str]:
     """The keys whose aims the checks that ran have missed."""
     aims: dict[str, Any] = {}
@@ -612,53 +658,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated checks: unit,usb,gpio,powercut,update")
     args = parser.parse_args(argv)
     checks = set((args.only or "unit,usb,gpio,powercut,update").split(","))
-    replugs, kills_per_game = (3, 2) if args.quick else (10, 17)
+    replugs, kills = (3, 3) if args.quick else (10, 50)
     began = time.monotonic()
     figures: dict[str, Any] = {"benchmark": "appliance", "quick": args.quick}
     figures["image_build_s"] = round(build_image(args.image_dir), 1)
     images = args.image_dir / "test"
     test_image = images / "companion-test.img"
-    random.seed(args.seed)
     with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
         work = Path(tmp)
-        if checks & {"unit", "usb"}:
-            from firmware_bridge.virtual import VirtualSensor
-
-            sensor = VirtualSensor(("yellow", "yellow", "blue", "blue"), seed=args.seed)
-            sensor_tty = sensor.plug()
-            (work / "box").mkdir()
-            guest = Guest(images, copy_disk(test_image, work / "box.img"), work / "box",
-                          sensor_tty=sensor_tty)
-            guest.start()
-            try:
-                figures["boot_to_agent_s"] = round(guest.wait_hello(), 1)
-                figures["machine"] = "virt"
-                if "unit" in checks:
-                    figures.update(unit_checks(guest))
-                if "usb" in checks:
-                    figures.update(usb_replugs(guest, sensor, replugs))
-            finally:
-                guest.kill()
-                sensor.close()
-        if "update" in checks:
-            (work / "update").mkdir()
-            guest = Guest(images, copy_disk(test_image, work / "update.img"), work / "update")
-            guest.start()
-            try:
-                guest.wait_hello()
-                guest.wait_active()
-                figures.update(update_checks(guest, work / "update", images / "wheels"))
-            finally:
-                guest.kill()
+        if checks & {"unit", "usb", "update", "powercut"}:
+            figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
         if "gpio" in checks:
             (work / "pi").mkdir()
             figures.update(gpio_check(images, test_image, work / "pi"))
-        if "powercut" in checks:
-            (work / "cuts").mkdir()
-            cuts = PowerCuts(images, copy_disk(test_image, work / "cuts.img"), work / "cuts")
-            figures.update(powercut_campaign(cuts, kills_per_game, args.seed))
     figures["seconds"] = round(time.monotonic() - began, 1)
-    missed = missed_aims(figures, checks, replugs, 3 * kills_per_game)
+    missed = missed_aims(figures, checks, replugs, kills)
     figures["missed"] = missed
     if args.json:
         print(json.dumps(figures))

@@ -242,8 +242,6 @@ class Run:
 
 
 class Campaign:
-    box = Run  # how a box process is started
-
     def __init__(self, quick: bool, seed: int, work: Path) -> None:
         self.quick, self.rng, self.work = quick, random.Random(seed), work
         self.figures: dict[str, Any] = {
@@ -253,7 +251,8 @@ class Campaign:
         }
         self.acked: dict[str, dict[str, Any] | None] = {}
 
-    def _check(self, run: Run, before: Run | None) -> None:
+    def check_resume(self, run: Run, before: Run | None) -> None:
+        """Count what ``run`` found at its start against what ``before`` acknowledged."""
         start = run.start or {"lost": 0, "mismatch": True}
         report = start.get("start", start)
         self.figures["acknowledged_lost"] += report["lost"]
@@ -271,21 +270,21 @@ class Campaign:
         state = self.work / f"powercut-{game}"
         before: Run | None = None
         for _ in range(kills):
-            run = self.box(game, state, self.rng.randrange(1 << 30), before and before.acked)
-            self._check(run, before)
+            run = Run(game, state, self.rng.randrange(1 << 30), before and before.acked)
+            self.check_resume(run, before)
             run.play(self.rng.choice((0, *range(1, 80))), self.rng)
             self.figures["powercut_kills"] += 1
             if run.left is not None:
                 self.figures["cafe_midround_kills"] += 1
             before = run
-        final = self.box(game, state, 1, before.acked)
-        self._check(final, before)
+        final = Run(game, state, 1, before.acked)
+        self.check_resume(final, before)
         final.kill()
-        self.figures["stages_reached"][game] = self._stages(state, game)
+        self.figures["stages_reached"][game] = self.stages(state, game)
         self.acked[game] = final.acked
         return state
 
-    def _stages(self, state: Path, game: str) -> int:
+    def stages(self, state: Path, game: str) -> int:
         """How many stage changes (save points) the chain of boxes played through."""
         from companion.games.catalog import GAMES
         from companion.journal import Journal

@@ -25,6 +25,7 @@ OUT=$HERE/out
 CACHE=${COMPANION_IMAGE_CACHE:-/var/cache/table-companion}
 TEST_AGENT_OUT=""
 LOCK=$SRC/requirements.lock
+PYTHON=${PYTHON:-python3}  # with the project importable (companion.release): the venv's
 # Partition sizes in MiB; the data partition holds the game journal.
 BOOT_MIB=256
 DATA_MIB=768
@@ -66,7 +67,6 @@ key_of() {  # FILE...: a short key that changes when any of the files does
 # ----- 1. the builder's tools -------------------------------------------------------------
 stage "checking the builder's tools"
 [[ $EUID -eq 0 ]] || die "run as root (mmdebstrap --mode=root, and the files' owners): sudo $0"
-PYTHON=${PYTHON:-python3}
 for tool in mmdebstrap mkfs.ext4 mkfs.vfat mcopy sfdisk fdtput "$PYTHON"; do
     command -v "$tool" >/dev/null || die "$tool is missing: apt-get install mmdebstrap qemu-user-static arch-test binfmt-support dosfstools mtools e2fsprogs fdisk device-tree-compiler python3-pip"
 done
@@ -94,58 +94,41 @@ else
 fi
 
 # ----- 3. the wheels (cached) -------------------------------------------------------------
-# Every dependency pinned by the lock file, as aarch64 wheels for the image's Python 3.11;
-# the project itself is built here (pure Python).
-if [[ -f $LOCK ]]; then
-    REQUIREMENTS=$LOCK
-else
-    REQUIREMENTS=$WORK/requirements.txt
-    "$PYTHON" - "$SRC/pyproject.toml" >"$REQUIREMENTS" <<'EOF'
-import sys, tomllib
-project = tomllib.load(open(sys.argv[1], "rb"))["project"]
-# lgpio: gpiozero's pin library on a Pi with Debian (Raspberry Pi OS has python3-lgpio).
-print("\n".join(project["dependencies"] + project["optional-dependencies"]["web"] + ["lgpio"]))
-EOF
-fi
-WHEELS=$CACHE/wheels-$(key_of "$REQUIREMENTS")
+# Every dependency pinned (with its hash) by requirements.lock, as wheels for the Pi's
+# aarch64 and the image's Python 3.11, cached under a key of the lock; the project's own
+# wheel is built from this checkout each time.
+WHEELS=$CACHE/wheels-$(key_of "$LOCK")
 if [[ -d $WHEELS ]]; then
     stage "wheels: cached ($WHEELS)"
 else
-    stage "wheels: downloading the pinned dependencies for aarch64 from PyPI"
-    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps --dest "$WORK/wheels" \
-        --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
-        --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
-        --platform manylinux_2_34_aarch64 --platform linux_aarch64 \
-        -r "$REQUIREMENTS" 2>&1 | grep -v "^WARNING: Location" || true
-    if [[ ! -f $LOCK ]]; then  # no lock: also the dependencies' dependencies
-        "$PYTHON" -m pip download --quiet --disable-pip-version-check --dest "$WORK/wheels" \
-            --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
-            --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
-            --platform manylinux_2_34_aarch64 --platform linux_aarch64 \
-            -r "$REQUIREMENTS" 2>&1 | grep -v "^WARNING: Location" || true
-    fi
-    ls "$WORK"/wheels/*.whl >/dev/null 2>&1 || die "no wheels downloaded"
+    stage "wheels: downloading the locked dependencies for aarch64 from PyPI"
+    (cd "$SRC" && "$PYTHON" -m companion.release wheels "$WORK/wheels" --machine aarch64 >/dev/null)
+    rm -f "$WORK"/wheels/table_companion-*.whl
     mv "$WORK/wheels" "$WHEELS"
 fi
+cp -r "$WHEELS" "$WORK/wheels"
 "$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps \
-    --wheel-dir "$WORK/project" "$SRC" 2>&1 | grep -v "^WARNING: Location" || true
-ls "$WORK"/project/*.whl >/dev/null || die "the project's wheel was not built"
+    --wheel-dir "$WORK/wheels" "$SRC" 2>&1 | grep -v "^WARNING: Location" || true
+ls "$WORK"/wheels/table_companion-*.whl >/dev/null || die "the project's wheel was not built"
 
 # ----- 4. the product in the root filesystem ----------------------------------------------
-# The base with the product installed (its venv is built under emulation: minutes) is kept
-# too, under a key of the base, the wheels and the product's sources; only the last one.
+# systemd/install.sh --root puts the product in (the same installer as on a running Pi, so
+# the two cannot drift apart): the user and groups, the units, the venv built inside the
+# root from the wheels. That root (its venv is built under emulation: minutes) is kept too,
+# under a key of the base, the lock and the product's sources; only the last one.
 ROOT=$WORK/root
 mkdir "$ROOT"
-PRODUCT_KEY=$(cd "$SRC" && git ls-files -z pyproject.toml companion hardware firmware_bridge systemd \
-    | xargs -0 cat "$HERE/stage-product.sh" "$REQUIREMENTS" | sha256sum | cut -c1-16)
+PRODUCT_KEY=$(cd "$SRC" && git ls-files -z pyproject.toml requirements.lock companion hardware \
+    firmware_bridge systemd docs/service.md | xargs -0 cat | sha256sum | cut -c1-16)
 STAGED=$CACHE/staged-$BASE_KEY-$PRODUCT_KEY.tar
 if [[ -f $STAGED ]]; then
     stage "root filesystem: the product staged already ($STAGED), and the system's settings"
     tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
 else
-    stage "root filesystem: the base, the product (its venv built in the image), the system's settings"
+    stage "root filesystem: the base and the product (systemd/install.sh --root), the system's settings"
     tar -C "$ROOT" --numeric-owner -xpf "$BASE"
-    "$HERE/stage-product.sh" "$ROOT" "$WHEELS" "$WORK/project"
+    "$SRC/systemd/install.sh" --root "$ROOT" --wheels "$WORK/wheels" --appliance --no-i2c \
+        >"$WORK/install.log" 2>&1 || { tail -30 "$WORK/install.log" >&2; die "install.sh --root failed"; }
     rm -f "$CACHE"/staged-*.tar
     tar -C "$ROOT" --numeric-owner -cpf "$STAGED.part" . && mv "$STAGED.part" "$STAGED"
 fi
@@ -160,16 +143,16 @@ mkdir "$BOOT"
 cp "$ROOT"/usr/lib/raspi-firmware/* "$BOOT/"
 cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
 cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
-cp "$ROOT/usr/lib/linux-image-$KVER"/broadcom/bcm27*.dtb "$BOOT/"
+cp "$ROOT/usr/lib/linux-image-$KVER"/broadcom/bcm2{711,837}-*.dtb "$BOOT/"
 # Debian's device trees are the kernel's own (upstream_kernel=1), which the firmware's
-# dtparam= does not reach: the OLED's bus (i2c1) gets its 400 kHz in the tree itself.
+# dtparam= does not reach: the OLED's bus (i2c1, GPIO 2 and 3 on the header) gets its
+# 400 kHz in the tree itself (the kernel's trees enable it at 100 kHz).
 for dtb in "$BOOT"/*.dtb; do
-    bus=$(fdtget -t s "$dtb" /aliases i2c1 2>/dev/null) || continue
-    fdtput -t u "$dtb" "$bus" clock-frequency 400000
+    fdtput -t u "$dtb" /soc/i2c@7e804000 clock-frequency 400000
 done
 install -m 0644 "$HERE/config.txt" "$BOOT/config.txt"
 sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HERE/cmdline.txt" | tr '\n' ' ' | sed 's/ $/\n/' >"$BOOT/cmdline.txt"
-install -m 0644 "$HERE/companion.txt" "$BOOT/companion.txt"
+cp "$ROOT/boot/firmware/companion.txt" "$BOOT/"  # from install.sh --appliance
 cp "$ROOT/usr/share/companion/packages.lock" "$OUT/packages.lock"
 
 # ----- 6. the filesystems -----------------------------------------------------------------
@@ -180,7 +163,7 @@ fat_image() {  # DIR FILE
     mcopy -s -p -m -i "$2" "$1"/* ::
 }
 ext4_image() {  # DIR FILE LABEL UUID MIB
-    rm -f "$2"
+    rm -f "$2" && : >"$2"
     mkfs.ext4 -q -F -d "$1" -L "$3" -U "$4" -E "hash_seed=$4,root_owner=0:0" \
         -T default -m 1 "$2" "${5}M"
 }
@@ -194,6 +177,9 @@ DATA=$WORK/data
 mkdir -p "$DATA/state"
 mv "$ROOT/opt/companion" "$DATA/opt"
 mkdir "$ROOT/opt/companion"
+# systemd's own state (the clock's last time, for a Pi without a clock chip; logind's) too.
+mv "$ROOT/var/lib/systemd" "$DATA/system"
+mkdir "$ROOT/var/lib/systemd"
 chown "$(awk -F: '$1 == "companion" { print $3 ":" $4 }' "$ROOT/etc/passwd")" "$DATA/state"
 chmod 0750 "$DATA/state"
 ext4_image "$DATA" "$WORK/data.ext4" "$DATA_LABEL" "$DATA_UUID" "$DATA_MIB"
@@ -229,7 +215,7 @@ if [[ -n $TEST_AGENT_OUT ]]; then
     ext4_image "$ROOT" "$WORK/root.ext4" "$ROOT_LABEL" "$ROOT_UUID" "$(root_mib "$ROOT")"
     assemble "$TEST_AGENT_OUT/companion-test.img" "$WORK/root.ext4"
     cp "$BOOT/vmlinuz" "$BOOT/initrd.img" "$BOOT"/bcm2837-rpi-3-b.dtb "$BOOT/cmdline.txt" "$TEST_AGENT_OUT/"
-    rm -rf "$TEST_AGENT_OUT/wheels" && cp -r "$WHEELS" "$TEST_AGENT_OUT/wheels"  # for test releases
+    rm -rf "$TEST_AGENT_OUT/wheels" && cp -r "$WORK/wheels" "$TEST_AGENT_OUT/wheels"  # for test releases
 fi
 (cd "$OUT" && sha256sum companion.img >companion.img.sha256)
 printf 'done (%ds): %s (%s MiB), kernel %s; packages in %s\n' "$((SECONDS - BEGAN))" \

@@ -12,7 +12,7 @@ cp -r --no-preserve=ownership "$HERE/rootfs/." "$ROOT/"
 mkdir -p "$ROOT/boot/firmware" "$ROOT/var/lib/companion" "$ROOT/data"
 # Wi-Fi is off until companion.txt gives a network (its applier enables wpa_supplicant@wlan0).
 systemctl --root="$ROOT" enable --quiet systemd-networkd.service systemd-timesyncd.service \
-    avahi-daemon.service companion.service
+    avahi-daemon.service
 # A read-only root: no unit may wait to write there at boot.
 systemctl --root="$ROOT" mask --quiet apt-daily.timer apt-daily-upgrade.timer \
     man-db.timer e2scrub_all.timer e2scrub_reap.service 2>/dev/null || true

@@ -61,12 +61,6 @@ def test_the_root_is_read_only_and_the_journal_has_its_own_partition():
         assert any(row[0] == f"LABEL={label}" for row in mounts.values())
 
 
-def test_logs_stay_in_ram_with_a_cap():
-    """"logs in RAM with a size cap"."""
-    text = (IMAGE / "rootfs/etc/systemd/journald.conf.d/companion-ram.conf").read_text()
-    assert "Storage=volatile" in text and "RuntimeMaxUse=16M" in text
-
-
 def test_config_txt_sets_i2c_at_400_khz_for_a_64_bit_kernel():
     """"config.txt (I²C at 400 kHz)"."""
     lines = (IMAGE / "config.txt").read_text().splitlines()
@@ -79,14 +73,6 @@ def test_cmdline_boots_the_read_only_root_by_label():
     words = [w for line in (IMAGE / "cmdline.txt").read_text().splitlines()
              for w in line.split("#", 1)[0].split()]
     assert "root=LABEL=companion-root" in words and "ro" in words and "rootwait" in words
-
-
-def test_companion_txt_has_every_first_boot_setting():
-    """"a plain-text companion.txt on the boot partition (hostname, Wi-Fi country, SSID and
-    passphrase, time zone, phone page on/off)"."""
-    keys = {line.split("=", 1)[0].strip() for line in (IMAGE / "companion.txt").read_text().splitlines()
-            if "=" in line and not line.startswith("#")}
-    assert keys == {"hostname", "wifi_country", "wifi_ssid", "wifi_password", "timezone", "phone_page"}
 
 
 def test_the_packages_are_debian_bookworm_names_with_the_boot_parts():
