@@ -21,6 +21,7 @@ Exits 1 when an aim is missed.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import os
@@ -50,7 +51,7 @@ GUEST_LIB = "/usr/local/lib/companion-test"
 GUEST_PYTHON = "/opt/companion/venv/bin/python"
 GUEST_STATE = "/var/lib/companion"
 BOOT_TIMEOUT_S = 300
-PUT_CHUNK = 64 * 1024  # bytes of a file a command carries (its base64 stays under ARG_MAX)
+PUT_CHUNK = 1 << 20  # bytes of a file one agent request carries
 PI3B_REVISION = 0xA02082  # a Raspberry Pi 3 Model B (1 GB, Sony UK), as its firmware writes it
 
 
@@ -190,19 +191,21 @@ class Guest:
             return (self.work / "console.log").read_text(errors="replace")[-2000:]
         return ""
 
-    def _request(self, command: str, stream: bool = False, timeout: float = 600) -> queue.Queue:
+    def _request(self, command: str, stream: bool = False, timeout: float = 600,
+                 stdin: bytes = b"") -> queue.Queue:
         with self.lock:
             self.next_id += 1
             ident = self.next_id
             self.replies[ident] = queue.Queue()
-            data = json.dumps({"id": ident, "sh": command, "stream": stream, "timeout": timeout})
+            data = json.dumps({"id": ident, "sh": command, "stream": stream, "timeout": timeout,
+                               "stdin": base64.b64encode(stdin).decode()})
             self.agent.sendall(data.encode() + b"\n")
         return self.replies[ident]
 
-    def sh(self, command: str, timeout: float = 600) -> tuple[int, str, str]:
+    def sh(self, command: str, timeout: float = 600, stdin: bytes = b"") -> tuple[int, str, str]:
         """Run a shell command in the guest (as root); its exit status, stdout and stderr."""
         try:
-            reply = self._request(command, timeout=timeout).get(timeout=timeout + 30)
+            reply = self._request(command, timeout=timeout, stdin=stdin).get(timeout=timeout + 30)
         except queue.Empty:
             reply = None
         if reply is None:
@@ -222,14 +225,11 @@ class Guest:
             yield message["line"] + "\n"
 
     def put(self, source: Path, dest: str) -> bool:
-        """Copy a host file into the guest through the agent, in base64 pieces."""
-        import base64
-
+        """Copy a host file into the guest through the agent, in pieces."""
         data = source.read_bytes()
         self.sh(f": > {shlex.quote(dest)}")
         for at in range(0, len(data), PUT_CHUNK):
-            piece = base64.b64encode(data[at:at + PUT_CHUNK]).decode()
-            if self.sh(f"printf %s {piece} | base64 -d >> {shlex.quote(dest)}")[0] != 0:
+            if self.sh(f"cat >> {shlex.quote(dest)}", stdin=data[at:at + PUT_CHUNK])[0] != 0:
                 return False
         _, size, _ = self.sh(f"stat -c %s {shlex.quote(dest)}")
         return size.strip() == str(len(data))
@@ -598,6 +598,15 @@ class GuestProcess:
 
 
 # ----- the whole run ---
+def guarded(name: str, step: Any) -> dict[str, Any]:
+    """A check's figures, or the reason it could not finish (the others still run)."""
+    try:
+        return step()
+    except Exception as exc:
+        log(f"{name} check failed: {exc!r}")
+        return {f"{name}_error": repr(exc)[:400]}
+
+
 def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], replugs: int,
                 kills: int, seed: int) -> dict[str, Any]:
     """One emulated box on QEMU's virt machine: the unit, the USB sensor, the updates, then
@@ -612,14 +621,13 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
     guest.start()
     try:
         figures["boot_to_agent_s"] = round(guest.wait_hello(), 1)
-        if "unit" in checks:
-            figures.update(unit_checks(guest))
-        if "usb" in checks:
-            figures.update(usb_replugs(guest, sensor, replugs))
-        if "update" in checks:
-            figures.update(update_checks(guest, work / "box", images / "wheels"))
-        if "powercut" in checks:
-            figures.update(PowerCuts(images, disk, work / "box", seed).run(kills, first=guest))
+        steps = {"unit": lambda: unit_checks(guest),
+                 "usb": lambda: usb_replugs(guest, sensor, replugs),
+                 "update": lambda: update_checks(guest, work / "box", images / "wheels"),
+                 "powercut": lambda: PowerCuts(images, disk, work / "box", seed).run(kills, first=guest)}
+        for name, step in steps.items():
+            if name in checks:
+                figures.update(guarded(name, step))
     finally:
         guest.kill()
         sensor.close()
@@ -670,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
             figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
         if "gpio" in checks:
             (work / "pi").mkdir()
-            figures.update(gpio_check(images, test_image, work / "pi"))
+            figures.update(guarded("gpio", lambda: gpio_check(images, test_image, work / "pi")))
     figures["seconds"] = round(time.monotonic() - began, 1)
     missed = missed_aims(figures, checks, replugs, kills)
     figures["missed"] = missed

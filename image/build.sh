@@ -106,6 +106,14 @@ else
     rm -f "$WORK"/wheels/table_companion-*.whl
     mv "$WORK/wheels" "$WHEELS"
 fi
+# PyPI has lgpio's wheel for the Pi's Python (manylinux_2_34 aarch64, cp311) beside its
+# source: with it in the directory the image needs no compiler to install lgpio.
+LGPIO=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$LOCK")
+if [[ -n $LGPIO ]] && ! ls "$WHEELS"/lgpio-*-cp311-*aarch64.whl >/dev/null 2>&1; then
+    "$PYTHON" -m pip download --quiet --isolated --no-deps --only-binary=:all: --dest "$WHEELS" \
+        --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_34_aarch64 \
+        "lgpio==$LGPIO"
+fi
 cp -r "$WHEELS" "$WORK/wheels"
 "$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps \
     --wheel-dir "$WORK/wheels" "$SRC" 2>&1 | grep -v "^WARNING: Location" || true

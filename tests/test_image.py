@@ -115,6 +115,8 @@ def test_the_agent_says_hello_then_runs_commands_and_streams_lines(agent_on_pty)
     agent_on_pty.write(b"line noise before the host spoke\n")
     agent_on_pty.write(json.dumps({"id": 1, "sh": "echo out; echo err >&2; exit 3"}).encode() + b"\n")
     assert read_message(agent_on_pty) == {"id": 1, "rc": 3, "out": "out\n", "err": "err\n"}
+    agent_on_pty.write(json.dumps({"id": 3, "sh": "wc -c", "stdin": "AAEC"}).encode() + b"\n")
+    assert read_message(agent_on_pty) == {"id": 3, "rc": 0, "out": "3\n", "err": ""}
     agent_on_pty.write(json.dumps({"id": 2, "sh": "echo a; echo b", "stream": True}).encode() + b"\n")
     assert [read_message(agent_on_pty) for _ in range(3)] == [
         {"id": 2, "line": "a"}, {"id": 2, "line": "b"}, {"id": 2, "rc": 0}]

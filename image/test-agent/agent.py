@@ -2,7 +2,8 @@
 
 It reads one JSON object a line from its port (a virtio-serial port, or a UART named by
 ``companion_test.port=`` on the kernel's command line): ``{"id": N, "sh": "COMMAND"}`` runs
-COMMAND in a shell and answers ``{"id": N, "rc": RC, "out": "...", "err": "..."}``; with
+COMMAND in a shell and answers ``{"id": N, "rc": RC, "out": "...", "err": "..."}`` (with
+``"stdin": BASE64`` the command reads those bytes, e.g. a file sent in pieces); with
 ``"stream": true`` each line of its output is sent at once as ``{"id": N, "line": "..."}``,
 then ``{"id": N, "rc": RC}``. At start it says ``{"hello": UPTIME_S}``.
 
@@ -11,6 +12,7 @@ Only in the test image (image/build.sh --test-agent); never in the image people 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -55,32 +57,35 @@ class Agent:
             self.send(id=ident, rc=proc.wait())
             return
         try:
-            done = subprocess.run(command, shell=True, capture_output=True, text=True,
+            done = subprocess.run(command, shell=True, capture_output=True,
+                                  input=base64.b64decode(request.get("stdin", "")),
                                   timeout=request.get("timeout", 600))
-            self.send(id=ident, rc=done.returncode, out=done.stdout, err=done.stderr)
+            self.send(id=ident, rc=done.returncode, out=done.stdout.decode(errors="replace"),
+                      err=done.stderr.decode(errors="replace"))
         except subprocess.TimeoutExpired as exc:
             self.send(id=ident, rc=-1, out=str(exc.stdout or ""), err="timeout")
 
     def serve(self) -> None:
         with open("/proc/uptime") as f:
             self.send(hello=float(f.read().split()[0]))
-        pending = b""
+        pending: list[bytes] = []  # the pieces of a line not yet ended (a file can be long)
         while True:
             try:
-                chunk = os.read(self.fd, 4096)
+                chunk = os.read(self.fd, 1 << 16)
             except OSError:
                 return  # the port went away: systemd starts the agent again
             if not chunk:
                 time.sleep(0.05)
                 continue
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
+            *ended, rest = chunk.split(b"\n")
+            for piece in ended:
+                line, pending = b"".join([*pending, piece]), []
                 try:
                     request = json.loads(line)
                 except ValueError:
                     continue  # noise on the line before the host spoke
                 threading.Thread(target=self.run, args=(request,), daemon=True).start()
+            pending.append(rest)
 
 
 if __name__ == "__main__":
