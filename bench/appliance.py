@@ -409,10 +409,11 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(copy)],
                        check=True)
         try:
-            pyproject = copy / "pyproject.toml"
             version = "0.1.0.post2" if broken else "0.1.0.post1"
-            pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"',
-                                                               f'version = "{version}"', 1))
+            for path, old in (("pyproject.toml", 'version = "0.1.0"'),
+                              ("companion/__init__.py", '__version__ = "0.1.0"')):
+                text = (copy / path).read_text()
+                (copy / path).write_text(text.replace(old, old.replace("0.1.0", version), 1))
             if broken:
                 run = copy / "companion" / "commands" / "run.py"
                 run.write_text(run.read_text().replace(

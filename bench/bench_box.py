@@ -35,8 +35,8 @@ from typing import Any
 from bench_display import spread
 
 from companion.games.miams import QUIET_TURN, STARTED
-from companion.simbox import PRESS_S, SimBox
-from companion.walk import named_screens, run_steps
+from companion.simulator.simbox import PRESS_S, SimBox
+from companion.simulator.walk import named_screens, run_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 IDLE_SCREENS = ("home", "settings", "makan-scoreboard", "cafe-ready", "miams-sheet")

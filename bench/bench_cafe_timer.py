@@ -26,8 +26,8 @@ import time
 from typing import Any
 
 from companion import box_config as config
-from companion.boot import build_app
-from companion.events import Call, Stop
+from companion.box.boot import build_app
+from companion.box.events import Call, Stop
 from companion.games.crazy_cafe import rules, screens
 
 LOW_S = rules.ROUND_S_RANGE[0]

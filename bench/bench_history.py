@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.games.catalog import GAMES  # noqa: E402
-from companion.history import open_book  # noqa: E402
-from companion.history_store import import_statements, save_statements  # noqa: E402
-from companion.journal import Journal  # noqa: E402
-from companion.journal_store import Op, commit  # noqa: E402
+from companion.journal.journal import Journal  # noqa: E402
+from companion.journal.store import Op, commit  # noqa: E402
+from companion.records.history import open_book  # noqa: E402
+from companion.records.store import import_statements, save_statements  # noqa: E402
 from companion.screens.stats import TITLES  # noqa: E402
 
 EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}

@@ -27,8 +27,8 @@ from fractions import Fraction
 
 from companion.games.miams import ODDS_DICE, odds
 from companion.games.miams.coach import REROLLS, OddsScreen, warm
-from companion.simbox import SimBox
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 from firmware_bridge.faces import RED, WHITE
 
 TARGETS_MS = {1: 20, 2: 200}

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from companion import box_config as config
-from companion.boot import build_app
-from companion.events import Call, Stop
+from companion.box.boot import build_app
+from companion.box.events import Call, Stop
 from companion.ui.widgets import Screen
 from firmware_bridge.events import DiceSettled, SensorOnline
 from firmware_bridge.faces import FACES, SETS, faces_of

@@ -37,11 +37,11 @@ from bench_sensor import percentile  # noqa: E402
 from fuzz_sensor import Presser  # noqa: E402
 
 from companion import box_config  # noqa: E402
-from companion.boot import build_app  # noqa: E402
+from companion.box.boot import build_app  # noqa: E402
+from companion.box.events import Stop  # noqa: E402
 from companion.cli import main as companion  # noqa: E402
-from companion.events import Stop  # noqa: E402
 from companion.games.catalog import GAMES  # noqa: E402
-from companion.simbox import SimBox  # noqa: E402
+from companion.simulator.simbox import SimBox  # noqa: E402
 from tests.test_history import EXAMPLES, example  # noqa: E402
 from tests.web_process import WebProcess  # noqa: E402
 

@@ -4,7 +4,7 @@ MockFactory pins, through every screen of all three games, on the virtual clock.
 Gestures: taps, long presses, UP/DOWN held into auto-repeat, chords of two buttons, contact
 bounce (1–5 ms level flips) on presses and releases, and waits from a blink to minutes (idle
 dimming and blanking, a Café round running out). Each episode starts a game of the next kind
-from the home menu, or walks to one of the named screens (``companion.walk``) first; now and
+from the home menu, or walks to one of the named screens (``companion.simulator.walk``) first; now and
 then the box is cut off and started again on the same journal (the resume question).
 
 - ``button_edges``: pin level changes driven (≥ 10⁵ in the full campaign).
@@ -38,9 +38,9 @@ from typing import Any
 
 from companion.games.base import Screen
 from companion.games.catalog import GAMES
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import named_screens, run_steps
 from companion.ui.font import BitmapFont
-from companion.walk import named_screens, run_steps
 from hardware.buttons import BUTTON_NAMES
 
 # Bounds of "small": far above what a person's presses need, far below a leak.
@@ -215,7 +215,7 @@ class Walker:
 
     # ----- episodes -----------------------------------------------------------------------
     def episode(self, start: tuple[str, ...], gestures: int) -> None:
-        """Walk steps to a start (``companion.walk``), then ``gestures`` random gestures."""
+        """Walk steps to a start (``companion.simulator.walk``), then ``gestures`` random gestures."""
         self.check()  # a box just started may be asking to resume
         with contextlib.suppress(ValueError):  # a walk that does not fit: the random walk goes on
             run_steps(self.box, start)

@@ -28,7 +28,7 @@ from typing import Any
 
 from bench_sensor import KINDS, box_with_sensor, percentile  # beside this file (see fuzz.py)
 
-from companion.events import Stop
+from companion.box.events import Stop
 from firmware_bridge.events import DiceSettled, DieRolling, SensorOffline
 from firmware_bridge.faces import FACES
 from firmware_bridge.firmware.dicecore import FACE, MAX_LINE, ROLL, Reporter, frame

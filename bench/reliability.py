@@ -63,11 +63,11 @@ def say(**fields: Any) -> None:
 
 def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mode: str) -> None:
     """Resume (or start) ``game``, report the resume, then play until killed."""
-    from companion.journal import Journal
-    from companion.simbox import SimBox
+    from companion.journal.journal import Journal
+    from companion.simulator.simbox import SimBox
 
     if mode == "readonly":
-        from companion import journal_store
+        from companion.journal import store as journal_store
 
         opener = Journal.open.__func__
         Journal.open = classmethod(lambda cls, d: opener(cls, d, connect=_read_only))
@@ -167,7 +167,7 @@ def _step(box: Any, rng: random.Random, game: str) -> None:
 def _fill_and_free(box: Any, rng: random.Random, game: str) -> None:
     """The disk fills mid-game: 26 actions are played in memory, space is freed, and the box
     writes them back by itself within a retry period."""
-    from companion.session import RETRY_S
+    from companion.box.session import RETRY_S
 
     app = box.app
     disk = app.journal._disk
@@ -287,7 +287,7 @@ class Campaign:
     def stages(self, state: Path, game: str) -> int:
         """How many stage changes (save points) the chain of boxes played through."""
         from companion.games.catalog import GAMES
-        from companion.journal import Journal
+        from companion.journal.journal import Journal
 
         journal, _ = Journal.open(state)
         spec, seen = GAMES[game], 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from companion.games.catalog import GAMES
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
 from tests.counter_game import SPEC
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
 from tests.sensor_process import SimProcess
 
 GOLDEN = Path(__file__).parent / "golden"

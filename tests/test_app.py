@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from companion.events import Call
-from companion.simbox import SimBox
+from companion.box.events import Call
+from companion.simulator.simbox import SimBox
 
 
 def test_screen_dims_then_blanks_and_a_press_only_wakes_it(box):

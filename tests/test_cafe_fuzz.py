@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.box.stack import _wrap
 from companion.games.base import RuleError
 from companion.games.crazy_cafe import rules
-from companion.stack import _wrap
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "cafe_game.jsonl"
 

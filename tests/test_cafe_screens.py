@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from companion.box.stack import _wrap
 from companion.commands.screenshot import render
 from companion.config import ConfigError
 from companion.games.crazy_cafe import SPEC, rules, screens, view
-from companion.simbox import SimBox
-from companion.stack import _wrap
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import named_screens, run_steps
 from companion.ui.canvas import WIDTH
 from companion.ui.font import SMALL
-from companion.walk import named_screens, run_steps
 from firmware_bridge.events import DiceSettled
 from tests.test_screens import shown
 

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from companion.games.crazy_cafe import screens
-from companion.simbox import SimBox
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 from firmware_bridge.events import DiceSettled
 
 STEP = 0.05  # SimBox.advance moves the clock in steps of this size

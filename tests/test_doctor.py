@@ -13,7 +13,8 @@ from gpiozero import Button
 from companion import box_config as config_module
 from companion.cli import main
 from companion.commands.doctor import open_parts
-from companion.doctor import (
+from companion.doctor.by_hand import check_buttons, check_buzzer
+from companion.doctor.checks import (
     FAIL,
     OK,
     WARN,
@@ -26,7 +27,6 @@ from companion.doctor import (
     check_state_dir,
     diagnose,
 )
-from companion.doctor_by_hand import check_buttons, check_buzzer
 from companion.games.makan_mania import data as makan_data
 from companion.games.miams.sheet import DEFAULT_SHEET
 from firmware_bridge.probe import SensorReport, probe_sensor
@@ -201,7 +201,7 @@ def test_a_machine_without_a_gpio_library_says_which_package(tmp_path):
     assert pins.level == FAIL and "lgpio" in pins.detail and "python3-lgpio" in pins.fix
 
 
-@pytest.mark.parametrize("module", ["companion/doctor.py", "companion/commands/doctor.py"])
+@pytest.mark.parametrize("module", ["companion/doctor/checks.py", "companion/commands/doctor.py"])
 def test_the_doctor_imports_no_hardware_library(module):
     """The doctor imports no hardware library: the probes live in hardware/ and
     firmware_bridge/. Imports inside functions count too."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from companion.walk import run_steps
+from companion.simulator.walk import run_steps
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 

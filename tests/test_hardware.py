@@ -82,7 +82,7 @@ def test_the_box_writes_its_panel_page_by_page(monkeypatch):
 
 
 def test_the_simulator_can_measure_its_frames_on_a_model_panel(tmp_path):
-    from companion.simbox import SimBox
+    from companion.simulator.simbox import SimBox
 
     box = SimBox(tmp_path)
     try:

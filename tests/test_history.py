@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from companion import journal_schema
 from companion.cli import main
 from companion.games.catalog import GAMES
-from companion.history import open_book
-from companion.history_store import backfill_journal, stale
-from companion.journal import Journal
-from companion.simbox import SimBox
+from companion.journal import schema as journal_schema
+from companion.journal.journal import Journal
+from companion.records.history import open_book
+from companion.records.store import backfill_journal, stale
+from companion.simulator.simbox import SimBox
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
@@ -259,7 +259,7 @@ def test_bgstats_export_passes_the_schema_and_links_its_ids(imported, tmp_path, 
 
 
 def test_the_first_mounted_drive_is_found(tmp_path, monkeypatch):
-    from companion import history_export
+    from companion.records import export as history_export
 
     media = tmp_path / "media"
     (media / "pi" / "STICK").mkdir(parents=True)
@@ -273,7 +273,7 @@ def test_the_first_mounted_drive_is_found(tmp_path, monkeypatch):
 
 def test_imported_games_open_on_the_simulated_box(imported):
     """A fresh state directory filled by the CLI: Home → History → a game → its final screens."""
-    from companion.walk import run_steps
+    from companion.simulator.walk import run_steps
 
     box = SimBox(imported)
     try:
@@ -337,7 +337,7 @@ def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
     assert code == 0 and json.loads(out)["final"]["winners"] == ["Dee"]  # rebuilt in memory
     assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "csv",
                "--out", "-")[0] == 0
-    from companion.walk import run_steps
+    from companion.simulator.walk import run_steps
 
     box = SimBox(imported)
     try:
@@ -355,7 +355,7 @@ def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
 @pytest.mark.parametrize("players", ["Ann", [{"name": "Ann"}], ["Ann", "Bo"]])
 def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
     """The Café is cooperative and its rules define no players: one seat, the table."""
-    from companion.history_store import summarise
+    from companion.records.store import summarise
 
     spec, actions = GAMES["cafe"], example("cafe")
     final = spec.summary(spec.replay(actions))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from companion.screens.history import GameScreen, HistoryScreen, StepScreen
-from companion.walk import run_steps
+from companion.simulator.walk import run_steps
 
 
 def journal_rows(box) -> tuple:

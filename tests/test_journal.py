@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from companion.games.catalog import GAMES
-from companion.journal import Journal
-from companion.simbox import SimBox
+from companion.journal.journal import Journal
+from companion.simulator.simbox import SimBox
 from tests.counter_game import SPEC
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,7 +213,7 @@ def test_saved_settings_out_of_range_fall_back_to_the_config(tmp_path):
 
 
 def test_the_journal_doc_gives_the_schema_version_and_each_migration():
-    from companion import journal_schema
+    from companion.journal import schema as journal_schema
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "journal.md").read_text()
     assert f"## Tables (schema version {journal_schema.VERSION}," in text

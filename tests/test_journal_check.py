@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from companion import journal_schema
-from companion.journal import Journal
-from companion.journal_check import scan_wal
+from companion.journal import schema as journal_schema
+from companion.journal.check import scan_wal
+from companion.journal.journal import Journal
 
 ROOT = Path(__file__).parent.parent
 
@@ -176,7 +176,7 @@ def test_a_journal_from_a_newer_release_is_read_not_written(tmp_path):
 CRASH = """
 import sys
 from companion.games.catalog import GAMES
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
 from tests.counter_game import SPEC
 
 GAMES[SPEC.key] = SPEC

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from companion.journal import Journal, JournalStatus, Notice
+from companion.journal.journal import Journal, JournalStatus, Notice
 
 
 def add(n: int) -> dict:
@@ -192,7 +192,7 @@ def test_a_read_only_journal_still_offers_its_saved_game(tmp_path, no_shm, opens
 def test_the_box_offers_the_saved_game_of_a_read_only_journal(tmp_path, monkeypatch):
     """Through the real start-up: the resume question, then the game, played on in memory."""
     from companion.games.catalog import GAMES
-    from companion.simbox import SimBox
+    from companion.simulator.simbox import SimBox
     from tests.counter_game import SPEC
 
     monkeypatch.setitem(GAMES, SPEC.key, SPEC)

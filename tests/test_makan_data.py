@@ -12,7 +12,7 @@ import pytest
 from companion.config import ConfigError
 from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks, load_trays
 from companion.games.makan_mania.rules import ROUNDS
-from companion.walk import run_steps
+from companion.simulator.walk import run_steps
 
 DRINKS, TRAYS = load_drinks(), load_trays()
 
@@ -92,7 +92,7 @@ def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, cap
     crash, and the setup screen says so and will not start."""
     from companion import box_config as config
     from companion.cli import main
-    from companion.simbox import SimBox
+    from companion.simulator.simbox import SimBox
 
     bad = _drinks_file(tmp_path, copies="99").rename(tmp_path / "mine.toml")
     conf = tmp_path / "companion.toml"
@@ -166,7 +166,7 @@ def test_the_deck_must_last_every_round_of_a_dealt_game():
 def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
     """The deck of ten single copies was "ok makan 6 trays and 10 drinks valid"."""
     from companion import box_config as config
-    from companion.doctor import FAIL, check_makan_data
+    from companion.doctor.checks import FAIL, check_makan_data
 
     path = tmp_path / "drinks.toml"
     path.write_text(re.sub(r"copies = \d+", "copies = 1", DRINKS_FILE.read_text(encoding="utf-8")),

@@ -14,7 +14,7 @@ from companion.commands.replay import read_actions
 from companion.config import ConfigError
 from companion.games.catalog import GAMES
 from companion.games.makan_mania import data, rules
-from companion.walk import run_steps
+from companion.simulator.walk import run_steps
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "makan_4p.jsonl"
 

@@ -10,8 +10,8 @@ import pytest
 from companion.commands.screenshot import render
 from companion.games.makan_mania import SPEC, rules
 from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks
+from companion.simulator.walk import run_steps
 from companion.ui.font import ICONS, SMALL, BitmapFont
-from companion.walk import run_steps
 
 WALK = {name: ("makan-" + name, steps) for name, steps in SPEC.walk.items()}
 

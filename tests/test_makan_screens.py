@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.games.makan_mania import rules
-from companion.walk import run_steps
+from companion.simulator.walk import run_steps
 
 
 def state(box) -> rules.State:
@@ -139,7 +139,7 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
     """[games.makan] settings (docs/rulings.md) go into the setup action, so a saved game
     replays with the readings it was played with."""
     from companion import box_config as config
-    from companion.simbox import SimBox
+    from companion.simulator.simbox import SimBox
 
     cfg = config.parse({"games": {"makan": {"push": "swap", "coin_supply": 0}}})
     sim = SimBox(tmp_path / "state", cfg=cfg)

@@ -20,8 +20,8 @@ from companion.games.miams.coach import (
     warm,
 )
 from companion.games.miams.screens import PlayScreen
-from companion.simbox import SimBox
-from companion.walk import named_screens, run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import named_screens, run_steps
 from tests.sensor_process import SimProcess
 from tests.test_cafe_screens import shown
 from tests.test_sensor_app import pump_until

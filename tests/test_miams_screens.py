@@ -8,8 +8,8 @@ from companion import box_config as config
 from companion.games.miams import SPEC, rules
 from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET
-from companion.simbox import SimBox
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 from tests.conftest import assert_golden

@@ -162,8 +162,8 @@ def test_a_bad_sheet_in_the_folder_is_left_off_and_miams_still_opens(tmp_path):
     """docs/miams.md: a file that does not load is left off the list. A "stars:²" sheet made
     opening Miams fail every time."""
     from companion import box_config as config
-    from companion.simbox import SimBox
-    from companion.walk import run_steps
+    from companion.simulator.simbox import SimBox
+    from companion.simulator.walk import run_steps
 
     folder = tmp_path / "sheets"
     folder.mkdir()

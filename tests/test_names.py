@@ -7,13 +7,13 @@ import re
 import sqlite3
 
 from companion import box_config
-from companion import journal_schema as schema
 from companion.games.makan_mania.data import DRINKS_FILE
 from companion.games.makan_mania.setup_screen import NamesScreen, SetupScreen
-from companion.journal import Journal
-from companion.simbox import SimBox
+from companion.journal import schema
+from companion.journal.journal import Journal
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 from companion.ui.name_editor import NamePicker, NameWheel
-from companion.walk import run_steps
 
 SETUP = ("game:makan",)
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import companion.panel
-from companion.walk import named_screens, run_steps
+import companion.box.panel
+from companion.simulator.walk import named_screens, run_steps
 
 
 def count_composes(monkeypatch) -> list[int]:
     calls = [0]
-    compose = companion.panel.compose
+    compose = companion.box.panel.compose
 
     def counted(*args, **kwargs):
         calls[0] += 1
         return compose(*args, **kwargs)
 
-    monkeypatch.setattr(companion.panel, "compose", counted)
+    monkeypatch.setattr(companion.box.panel, "compose", counted)
     return calls
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from companion import roster
 from companion.games.catalog import GAMES
-from companion.history import open_book
-from companion.history_store import import_game, record
-from companion.journal import Journal
+from companion.journal.journal import Journal
+from companion.records import roster
+from companion.records.history import open_book
+from companion.records.store import import_game, record
 from tests.test_history import example, run
 
 TITLES = {key: spec.title for key, spec in GAMES.items()}

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from companion import box_config as config
+from companion.box.stack import _wrap
 from companion.config import ConfigError
 from companion.games.base import RuleError
 from companion.games.catalog import GAMES
-from companion.simbox import SimBox
-from companion.stack import _wrap
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 FILES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}

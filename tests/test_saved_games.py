@@ -9,10 +9,10 @@ import time
 
 import pytest
 
+from companion.box.session import RETRY_S
 from companion.games.catalog import GAMES
 from companion.saved_games import when_text
-from companion.session import RETRY_S
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
 from tests.counter_game import SPEC
 
 OTHER = SPEC.__class__(**{**SPEC.__dict__, "key": "tally2", "title": "Other tally"})

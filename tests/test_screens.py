@@ -11,8 +11,8 @@ import pytest
 
 from companion.commands.screenshot import render
 from companion.games.catalog import GAMES
+from companion.simulator.walk import named_screens, run_steps
 from companion.ui.font import BitmapFont
-from companion.walk import named_screens, run_steps
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()

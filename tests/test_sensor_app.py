@@ -1,6 +1,6 @@
 """The dice sensor end to end: a virtual sensor process → pty → link → app queue → game.
 
-The box is built by ``companion.boot.build_app`` (through SimBox) with ``[sensor] port`` set, as
+The box is built by ``companion.box.boot.build_app`` (through SimBox) with ``[sensor] port`` set, as
 on a Pi. Quotes are from issue 6 and the 3 Minute Crazy Café rulebook.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from companion import box_config as config
-from companion.simbox import SimBox
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 from tests.sensor_process import SimProcess
 
 

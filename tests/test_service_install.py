@@ -86,7 +86,7 @@ def test_i2c_is_set_once_at_400_khz_with_a_backup(root):
 
 def test_a_bus_already_at_100_khz_is_moved_to_400_khz_in_one_line(root):
     """Bookworm's default is 100 kHz; a whole frame then takes 93 ms on the bus."""
-    from companion.doctor import i2c_speed
+    from companion.doctor.checks import i2c_speed
 
     boot = root / "boot/firmware/config.txt"
     boot.write_text("dtparam=i2c_arm=on\ndtparam=i2c_baudrate=100000\n[all]\n")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.notify import Notifier, socket_address, supervise
+from companion.box.notify import Notifier, socket_address, supervise
 from companion.screens.system import PoweredOffScreen
-from companion.simbox import SimBox
+from companion.simulator.simbox import SimBox
 
 
 @pytest.fixture

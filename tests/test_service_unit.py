@@ -68,7 +68,7 @@ def test_exposure_is_at_most_two():
 
 def test_only_the_state_dir_and_removable_drives_are_writable():
     """History → Export writes to /media or /run/media; nothing else is opened up."""
-    from companion.history_export import MOUNT_ROOTS
+    from companion.records.export import MOUNT_ROOTS
 
     assert unit_values("ProtectSystem") == ["strict"]
     assert unit_values("ReadWritePaths") == [" ".join(f"-{root}" for root in MOUNT_ROOTS)]

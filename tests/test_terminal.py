@@ -8,8 +8,8 @@ import threading
 import pytest
 from PIL import Image
 
-from companion.simbox import SimBox
-from companion.terminal import (
+from companion.simulator.simbox import SimBox
+from companion.simulator.terminal import (
     REPEAT_HOLD_S,
     KeyboardReader,
     KeyPresser,

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from companion import release, slots, update
-from companion.journal import Journal
+from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,7 +62,7 @@ def checkout_at(version: str, into: Path, *, migration: bool = False, broken: bo
         assert old in text
         (into / path).write_text(text.replace(old, new))
     if migration:
-        schema = into / "companion/journal_schema.py"
+        schema = into / "companion/journal/schema.py"
         text = schema.read_text()
         marker = "\n)\n\n# The tables that hold a game's summary"
         assert marker in text

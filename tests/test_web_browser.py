@@ -20,8 +20,8 @@ import pytest
 from companion.cli import main
 from companion.games.catalog import GAMES
 from companion.games.crazy_cafe.state import time_left
-from companion.history_export import CSV_FIELDS
-from companion.simbox import SimBox
+from companion.records.export import CSV_FIELDS
+from companion.simulator.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
 

@@ -10,8 +10,8 @@ import time
 from typing import Any
 
 from companion.cli import add_common
-from companion.doctor import FAIL, WARN, Finding, Probes, can_run, check_config, diagnose
-from companion.doctor_by_hand import BUTTON_TIMEOUT_S, check_buttons, check_buzzer
+from companion.doctor.by_hand import BUTTON_TIMEOUT_S, check_buttons, check_buzzer
+from companion.doctor.checks import FAIL, WARN, Finding, Probes, can_run, check_config, diagnose
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -115,7 +115,7 @@ def test_buttons(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _keys_press(finger: Any) -> Any:
     """While open, keys typed in this terminal press the simulated buttons (a tap each)."""
-    from companion.terminal import KeyboardReader, RawTerminal
+    from companion.simulator.terminal import KeyboardReader, RawTerminal
 
     def tap(button: str, _long: bool) -> None:
         finger.down(button)

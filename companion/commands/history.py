@@ -9,17 +9,17 @@ import sys
 import time
 from pathlib import Path
 
-from companion import roster
-from companion.boot import sim_state_dir
+from companion.box.boot import sim_state_dir
 from companion.commands.replay import read_actions
 from companion.config import DEVICE_STATE_DIR
 from companion.games import RuleError
 from companion.games.catalog import GAMES
-from companion.history import Book, HistoryError, journal_path, open_book
-from companion.history_export import to_bgstats, to_csv, to_jsonl, when, write_atomic
-from companion.history_store import import_game
-from companion.journal import Journal
+from companion.journal.journal import Journal
 from companion.jsonread import BOM
+from companion.records import roster
+from companion.records.export import to_bgstats, to_csv, to_jsonl, when, write_atomic
+from companion.records.history import Book, HistoryError, journal_path, open_book
+from companion.records.store import import_game
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgstats", "jsonl")
@@ -82,7 +82,7 @@ def state_dir(given: str | None) -> Path:
 
 def handle(args: argparse.Namespace) -> int:
     # Opening a file that is not a journal is said once, below, not also by each way tried.
-    opening = logging.getLogger("companion.journal_store")
+    opening = logging.getLogger("companion.journal.store")
     level = opening.level
     opening.setLevel(logging.ERROR)
     try:

@@ -8,8 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from companion.simbox import SimBox
-from companion.walk import named_screens, run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import named_screens, run_steps
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

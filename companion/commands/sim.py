@@ -7,10 +7,10 @@ import contextlib
 import shutil
 import sys
 
-from companion.boot import build_app
+from companion.box.boot import build_app
 from companion.cli import add_common
 from companion.commands.run import load_config
-from companion.terminal import (
+from companion.simulator.terminal import (
     COMPACT_SIZE,
     KeyPresser,
     RawTerminal,

@@ -7,7 +7,7 @@ import platform
 import sys
 from pathlib import Path
 
-from companion.boot import resolve_state_dir
+from companion.box.boot import resolve_state_dir
 from companion.commands.run import load_config
 
 

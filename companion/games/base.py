@@ -4,7 +4,7 @@ Rules are pure: ``apply(state, action) -> new state`` or :class:`RuleError`; no 
 no RNG. Actions are JSON objects (``{"type": ...}``); the journal stores them and
 ``companion replay`` reads them, so the vocabulary is documented per game in ``docs/``.
 Screens get a :class:`Table`, the narrow part of the box they may ask for things, which
-:class:`companion.app.App` implements; nothing here or in a game imports the app.
+:class:`companion.box.app.App` implements; nothing here or in a game imports the app.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class GameSpec:
     follow_up: Callable[[Action, Sequence[Action]], str | None] = lambda action, earlier: None
     config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
-    # (see companion.walk for the step syntax).
+    # (see companion.simulator.walk for the step syntax).
     walk: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # A whole game replayed at once, where the rules do it faster than action by action (the
     # same handlers on one draft); None: apply each action in turn.

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Action, GameSpec, Screen, Session
-from companion.history import Played, reading
-from companion.history_export import export_to_drive, removable_drive
-from companion.history_store import Seat
+from companion.records.export import export_to_drive, removable_drive
+from companion.records.history import Played, reading
+from companion.records.store import Seat
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, is_press

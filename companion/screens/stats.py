@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.history import Book, Line, reading
+from companion.records.history import Book, Line, reading
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen
 
 if TYPE_CHECKING:

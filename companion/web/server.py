@@ -29,10 +29,10 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion import roster
 from companion.games.catalog import GAMES
-from companion.history import Book, HistoryError, open_book
-from companion.history_export import to_bgstats, to_csv, to_jsonl, when
+from companion.records import roster
+from companion.records.export import to_bgstats, to_csv, to_jsonl, when
+from companion.records.history import Book, HistoryError, open_book
 
 from .auth import COOKIE, SESSION_S, Pairing
 from .live import live

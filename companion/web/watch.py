@@ -10,8 +10,8 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from companion.history import journal_path
-from companion.journal_store import open_ro
+from companion.journal.store import open_ro
+from companion.records.history import journal_path
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import sys
 import time
 
 from companion import box_config
-from companion.simbox import SimBox
-from companion.walk import run_steps
+from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
 
 
 def main() -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .games.catalog import GAMES
-from .history_store import import_game
+from ..games.catalog import GAMES
+from ..records.store import import_game
+from ..ui.widgets import ChoiceScreen, MenuScreen
 from .simbox import SimBox
-from .ui.widgets import ChoiceScreen, MenuScreen
 
 BOX_SCREENS: dict[str, tuple[str, ...]] = {
     "home": (),
@@ -73,7 +73,7 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
 
 def seed_examples(box: SimBox) -> None:
     """Record the docs/examples games in the box's journal, as `companion history import`."""
-    folder = Path(__file__).resolve().parent.parent / "docs" / "examples"
+    folder = Path(__file__).resolve().parents[2] / "docs" / "examples"
     for key, name, started, minutes in EXAMPLES:
         spec = GAMES[key]
         lines = (folder / name).read_text(encoding="utf-8").split("\n")

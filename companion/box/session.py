@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import history_store
-from .games.base import Action, GameSpec, RuleError, Screen, Session
-from .journal import Journal, JournalError
-from .saved_games import SavedEntry, players_text
+from ..games.base import Action, GameSpec, RuleError, Screen, Session
+from ..journal.journal import Journal, JournalError
+from ..records import store as history_store
+from ..saved_games import SavedEntry, players_text
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
@@ -26,7 +26,7 @@ RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 class GameSession:
     """The game being played, the saved ones and the journal; part of
-    :class:`companion.app.App`."""
+    :class:`companion.box.app.App`."""
 
     hardware: Hardware
     clock: Clock

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from PIL import Image
 
-from .events import Call, Stop
+from ..box.events import Call, Stop
 from .simbox import PRESS_S
 
 if TYPE_CHECKING:
-    from .app import App, Timer
+    from ..box.app import App, Timer
 
 HELP = "↑/w ↓/s move  ⏎/o OK  ⌫/b BACK  space/a ACTION  O B A = hold (long)  q quit"
 HELP_SHORT = "w/s move o OK b BACK a ACTION  O B A hold  q quit"

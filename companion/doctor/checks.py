@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import box_config as config_module
+from .. import box_config as config_module
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport
@@ -398,7 +398,7 @@ def check_service(state: str | None) -> Finding:
 def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None = None,
              sim: bool = False) -> list[Finding]:
     """Run every check; later checks are skipped when the config cannot be read."""
-    from .boot import resolve_state_dir
+    from ..box.boot import resolve_state_dir
 
     service_state = probes.service_state()
     service = check_service(service_state)

@@ -10,10 +10,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from . import config as config_module
+from .. import config as config_module
+from ..journal.journal import Journal
+from ..records.store import backfill_journal
 from .app import App
-from .history_store import backfill_journal
-from .journal import Journal
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import history_store as store
-from . import journal_schema as schema
-from .games.base import Action
-from .journal_store import Op, commit, memory_copy, open_ro
+from ..games.base import Action
+from ..journal import schema
+from ..journal.store import Op, commit, memory_copy, open_ro
+from . import store
 
 
 class HistoryError(Exception):

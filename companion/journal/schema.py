@@ -44,7 +44,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "PRIMARY KEY (game_id, seat))",
     ),
     # 2 -> 3: each finished game's summary, so the history and stats screens read a few
-    # indexed rows instead of replaying games (companion/history_store.py writes them; an old
+    # indexed rows instead of replaying games (companion/records/store.py writes them; an old
     # journal's finished games are summarised when the box or the CLI next opens it). Only a
     # finished game has one: the journal removes it in the change that reopens the game.
     (

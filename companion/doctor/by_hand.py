@@ -8,8 +8,8 @@ import queue
 import time
 from collections.abc import Callable, Iterator
 
-from . import box_config as config_module
-from .doctor import FAIL, OK, WARN, Finding
+from .. import box_config as config_module
+from .checks import FAIL, OK, WARN, Finding
 
 BUTTON_TIMEOUT_S = 10.0
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import journal_schema as schema
-from .journal_check import StartupReport, move_aside, scan_wal, wal_findings
+from . import schema
+from .check import StartupReport, move_aside, scan_wal, wal_findings
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .games.catalog import GAMES
+from ..games.catalog import GAMES
 from .history import Book, Played
 
 # Stable ids, so exporting again gives BG Stats the same players, games and plays.

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .games.base import Screen, Session
-from .ui.widgets import ConfirmScreen
+from ..games.base import Screen, Session
+from ..ui.widgets import ConfirmScreen
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
@@ -17,7 +17,7 @@ NOTICE_S = 4.0  # a journal warning stays this long whatever else is said meanwh
 
 
 class ScreenStack:
-    """The stack of screens, the home menu at the bottom; part of :class:`companion.app.App`."""
+    """The stack of screens, the home menu at the bottom; part of :class:`companion.box.app.App`."""
 
     hardware: Hardware
     clock: Clock
@@ -123,7 +123,7 @@ def _wrap_all(lines: tuple[str, ...]) -> list[str]:
 
 
 def _wrap(text: str) -> list[str]:
-    from .ui.canvas import WIDTH
-    from .ui.font import SMALL
+    from ..ui.canvas import WIDTH
+    from ..ui.font import SMALL
 
     return SMALL.wrap(text, WIDTH - 10)

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import journal_schema as schema
-from .journal_check import StartupReport
-from .journal_store import (
+from ..ui.words import plural
+from . import schema
+from .check import StartupReport
+from .store import (
     Connect,
     Op,
     Statement,
@@ -31,7 +32,6 @@ from .journal_store import (
     open_rw,
     short_reason,
 )
-from .ui.words import plural
 
 log = logging.getLogger(__name__)
 

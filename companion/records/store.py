@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .games.base import Action, GameSpec, Session
-from .games.catalog import GAMES
-from .journal import Journal, JournalError
-from .journal_schema import SUMMARY_TABLES
+from ..games.base import Action, GameSpec, Session
+from ..games.catalog import GAMES
+from ..journal.journal import Journal, JournalError
+from ..journal.schema import SUMMARY_TABLES
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Summary:
 
 # A seat's name: its roster player's name now when the seat is linked to one (a player renamed
 # during the game), else the name the game gave (arguments: game id, seat, that name). The
-# roster's renames and merges rewrite the names of summaries already kept (companion/roster.py).
+# roster's renames and merges rewrite the names of summaries already kept (companion/records/roster.py).
 SEAT_NAME = ("COALESCE((SELECT r.name FROM game_players g JOIN players r ON r.id = g.player_id "
              "WHERE g.game_id = ? AND g.seat = ?), ?)")
 
@@ -203,7 +203,7 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
 
 
 def backfill_journal(journal: Journal | None, budget_s: float = BOOT_BUDGET_S) -> int:
-    """Fill in the missing summaries of an open :class:`companion.journal.Journal`, for at
+    """Fill in the missing summaries of an open :class:`companion.journal.journal.Journal`, for at
     most ``budget_s`` (the box's start must stay well inside its service start timeout)."""
     def load(game_id: int) -> tuple[str, list[Action]]:
         saved = journal.load(game_id)

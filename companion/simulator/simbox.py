@@ -11,9 +11,9 @@ from typing import Any
 
 from PIL import Image
 
-from . import box_config as config_module
-from .app import App
-from .boot import build_app
+from .. import box_config as config_module
+from ..box.app import App
+from ..box.boot import build_app
 
 PRESS_S = 0.06
 

@@ -33,12 +33,12 @@ from firmware_bridge.events import (
 from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
 
-from .config import Config
+from ..config import Config
+from ..games.base import GameSpec, RuleError, Screen, Session
+from ..games.catalog import GAMES
+from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
+from ..journal.journal import Journal
 from .events import Call, Stop
-from .games.base import GameSpec, RuleError, Screen, Session
-from .games.catalog import GAMES
-from .input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
-from .journal import Journal
 from .panel import Panel
 from .session import GameSession, SavedGames
 from .stack import ScreenStack
@@ -148,7 +148,7 @@ class App(ScreenStack, GameSession, Panel):
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
         """Show the first frame: the home menu, and the resume question if a game was cut off."""
-        from .screens.home import HomeScreen, ResumeScreen
+        from ..screens.home import HomeScreen, ResumeScreen
 
         self.hardware.buzzer.set_volume(self.settings["volume"])
         self.hardware.display.set_contrast(self.settings["contrast"])
@@ -208,7 +208,7 @@ class App(ScreenStack, GameSession, Panel):
     def shutdown(self, message: str = "Powered off") -> None:
         """Close the journal cleanly (a last try to write what it holds), show a last frame
         that says whether everything was saved, release the hardware."""
-        from .screens.system import PoweredOffScreen
+        from ..screens.system import PoweredOffScreen
 
         if self.journal is not None:
             self.journal.close()
@@ -353,7 +353,7 @@ class App(ScreenStack, GameSession, Panel):
 
 def _valid_setting(key: str, value: Any) -> bool:
     """A setting saved by an older version, or edited by hand, must pass the config's checks."""
-    from .config import SCHEMA
+    from ..config import SCHEMA
 
     section = {"volume": "buzzer", "contrast": "display", "long_press_s": "buttons"}.get(key)
     if section is None:

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import journal_schema as schema
+from ..journal import schema
+from ..ui.words import MAX_LETTERS, same_name
 from .history import journal_path
-from .ui.words import MAX_LETTERS, same_name
 
 ROSTER_VERSION = 2      # the journal version that made the players tables
 BUSY_MS = 3000          # how long a write waits for the box's own write to end

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from companion.app import App
+    from companion.box.app import App
 
 log = logging.getLogger(__name__)
 

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from .games.base import Screen
-from .input import SensorStatus
-from .ui.canvas import compose
+from ..games.base import Screen
+from ..input import SensorStatus
+from ..ui.canvas import compose
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
 
-    from .config import Config
+    from ..config import Config
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ DIM_CONTRAST = 8
 
 
 class Panel:
-    """Idle state and frames; part of :class:`companion.app.App`."""
+    """Idle state and frames; part of :class:`companion.box.app.App`."""
 
     hardware: Hardware
     config: Config

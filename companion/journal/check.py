@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .ui.words import plural
+from ..ui.words import plural
 
 WAL_MAGIC = (0x377F0682, 0x377F0683)  # little- / big-endian checksums
 WAL_HEADER = 32

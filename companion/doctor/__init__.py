@@ -1,0 +1,1 @@
+"""``companion doctor``: the checks of a box, and the ones done by hand."""

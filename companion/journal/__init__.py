@@ -1,0 +1,1 @@
+"""The game journal: the writer, its SQLite files, schema and start-up check."""

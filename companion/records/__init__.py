@@ -1,0 +1,1 @@
+"""The records kept from the journal: history, summaries, stats, exports and the roster."""

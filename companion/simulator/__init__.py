@@ -1,0 +1,1 @@
+"""The box simulated in code and in a terminal, and the named-screen walk."""
