@@ -400,12 +400,17 @@ def main(argv: list[str] | None = None) -> int:
         missed.append("readonly_start_resumable")
     figures["cafe_time_left_ok"] = figures["cafe_time_left_error_s_max"] <= 5
     figures["losses"] = missed
-    if args.json:
-        print(json.dumps({"benchmark": "reliability", **figures}))
+    print_figures({"benchmark": "reliability", **figures}, args.json)
+    return 1 if missed else 0
+
+
+def print_figures(figures: dict[str, Any], as_json: bool) -> None:
+    """One JSON object, or a line a figure (bench/appliance.py prints its figures the same way)."""
+    if as_json:
+        print(json.dumps(figures))
     else:
         for key, value in figures.items():
             print(f"{key}: {value}")
-    return 1 if missed else 0
 
 
 if __name__ == "__main__":
