@@ -428,7 +428,7 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
                             "--wheel-dir", str(chosen), str(copy)], check=True, stdout=sys.stderr)
             made.append(subprocess.run(
                 [sys.executable, "-c", "import sys; from pathlib import Path; "
-                 "from companion.release import build_release; "
+                 "from companion.appliance.release import build_release; "
                  "print(build_release(Path(sys.argv[1]), 'aarch64', Path(sys.argv[2]), Path(sys.argv[3])))",
                  str(work / "releases"), str(copy), str(chosen)],
                 check=True, capture_output=True, text=True, cwd=copy).stdout.strip())

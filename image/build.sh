@@ -25,7 +25,7 @@ OUT=$HERE/out
 CACHE=${COMPANION_IMAGE_CACHE:-/var/cache/table-companion}
 TEST_AGENT_OUT=""
 LOCK=$SRC/requirements.lock
-PYTHON=${PYTHON:-python3}  # with the project importable (companion.release): the venv's
+PYTHON=${PYTHON:-python3}  # with the project importable (companion.appliance.release): the venv's
 # Partition sizes in MiB; the data partition holds the game journal.
 BOOT_MIB=256
 DATA_MIB=768
@@ -102,7 +102,7 @@ if [[ -d $WHEELS ]]; then
     stage "wheels: cached ($WHEELS)"
 else
     stage "wheels: downloading the locked dependencies for aarch64 from PyPI"
-    (cd "$SRC" && "$PYTHON" -m companion.release wheels "$WORK/wheels" --machine aarch64 >/dev/null)
+    (cd "$SRC" && "$PYTHON" -m companion.appliance.release wheels "$WORK/wheels" --machine aarch64 >/dev/null)
     rm -f "$WORK"/wheels/table_companion-*.whl
     mv "$WORK/wheels" "$WHEELS"
 fi

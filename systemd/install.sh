@@ -24,7 +24,7 @@ Options:
                  is built inside DIR (through chroot, so DIR may be another
                  architecture under qemu-user-static) when --wheels is given
   --wheels DIR   install the program and its pinned dependencies offline from DIR
-                 (python -m companion.release wheels DIR makes one); without it pip
+                 (python -m companion.appliance.release wheels DIR makes one); without it pip
                  installs requirements.lock from PyPI
   --appliance    also the SD-card image's parts: journald in RAM, the first-boot
                  settings from /boot/firmware/companion.txt, avahi, the updater's units
@@ -234,8 +234,9 @@ install_gpio_library() {  # SLOT SOURCE
     fi
     version=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$SRC/requirements.lock")
     site=$(in_target python3 -c 'import site; print(site.getsitepackages()[0])')
+    # Built with the venv's locked setuptools and wheel (offline: no build isolation).
     in_target "$SLOTS/$1/bin/pip" install --quiet --disable-pip-version-check --isolated \
-        --no-index --find-links "$2" --no-deps --target "$site" "lgpio==$version"
+        --no-index --find-links "$2" --no-deps --no-build-isolation --target "$site" "lgpio==$version"
 }
 
 # pip_install SLOT: the locked dependencies, with their hashes, then the program itself;
@@ -380,7 +381,7 @@ enable_unit() {
     if [[ -n $ROOT ]]; then
         make_link "/etc/systemd/system/$1" "/etc/systemd/system/$2.wants/$1"
     else
-        act "enable $1" systemctl enable --quiet "$1"
+        act "enable $1" systemctl enable --now --quiet "$1"
     fi
 }
 
@@ -513,10 +514,10 @@ do_uninstall() {
     if [[ -L $ROOT/usr/local/bin/companion ]]; then
         remove /usr/local/bin/companion
     fi
-    remove "$PREFIX" /etc/modules-load.d/companion.conf
+    remove "$PREFIX" /etc/modules-load.d/companion.conf /etc/udev/rules.d/60-companion.rules
     say "kept: I2C and SPI in the boot config (other parts may use them)"
     if [[ $PURGE -eq 1 ]]; then
-        remove /var/lib/companion /etc/companion
+        remove /var/lib/companion /etc/companion "$SYSUSERS" "$TMPFILES"
         if [[ -n $ROOT ]] || getent passwd "$USER_NAME" >/dev/null; then
             system_act "delete user $USER_NAME" userdel "$USER_NAME"
         fi

@@ -16,7 +16,7 @@ from pathlib import Path
 
 SUITE = "bookworm"
 # What the image has that the installer and `systemd-analyze verify` look at.
-PACKAGES = ("systemd", "python3", "python3-venv", "avahi-daemon", "wpasupplicant")
+PACKAGES = ("systemd", "python3", "python3-venv", "avahi-daemon", "wpasupplicant", "tzdata")
 
 
 def cache_dir() -> Path:

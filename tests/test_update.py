@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import release, slots, update
+from companion.appliance import release, slots, update
 from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
@@ -195,7 +195,7 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     assert not (state / slots.TRIAL_DIR).exists()
     # What doctor and About show, asked from inside the running slot.
     shown = subprocess.run([str(layout.venv / "bin" / "python"), "-c",
-                            "from companion.slots import versions; v = versions(); "
+                            "from companion.appliance.slots import versions; v = versions(); "
                             "print(v.running, v.kept)"], capture_output=True, text=True, check=True,
                            cwd=layout.prefix)
     assert shown.stdout.split() == ["0.1.1", "0.1.0"]
@@ -279,3 +279,32 @@ def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, relea
             update.install(path, state, layout=layout, service=service,
                            python=sys._base_executable, system_site_packages=False, say=lambda line: None)
     assert layout.running() == "a" and not layout.slot("b").exists() and not service.starts
+
+
+def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkeypatch):
+    from companion.doctor.checks import check_version
+    from companion.screens.system import AboutScreen
+    from companion.simulator.simbox import SimBox
+
+    layout = slots.Layout(tmp_path / "opt")
+    for name, version in (("a", "0.0.9"), ("b", "0.1.0")):
+        layout.slot(name).mkdir(parents=True)
+        (layout.slot(name) / "release.json").write_text(json.dumps({"version": version}))
+    monkeypatch.setattr(slots.sys, "prefix", str(layout.slot("b")))
+    assert check_version().detail == (
+        "0.1.0 running; 0.0.9 kept (`sudo companion update --rollback` goes back to it)")
+    box = SimBox(tmp_path / "state")
+    try:
+        assert AboutScreen(box.app).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]
+    finally:
+        box.close()
+    monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))
+    assert check_version().detail == "0.1.0 running; no other version kept"
+
+
+def test_the_command_says_what_it_needs(capsys):
+    from companion.cli import main
+
+    assert main(["update"]) == 2
+    assert "name a release file, or --rollback" in capsys.readouterr().err
+    assert main(["update", "--boot-check"]) == 0  # no /opt/companion/trial.json here

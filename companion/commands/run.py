@@ -8,11 +8,11 @@ import signal
 import sys
 
 from companion import box_config as config_module
+from companion.appliance.slots import state_dir_for_run
 from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
 from companion.cli import add_common
-from companion.slots import state_dir_for_run
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from companion import release, update
+    from companion.appliance import release, update
 
     try:
         if args.build_release:

@@ -395,6 +395,17 @@ def check_service(state: str | None) -> Finding:
                    "install it with `sudo systemd/install.sh`, or `sudo systemctl enable --now companion`")
 
 
+def check_version() -> Finding:
+    """The version running and the one kept beside it for `companion update --rollback`."""
+    from ..appliance.slots import versions
+
+    found = versions()
+    if found.kept is None:
+        return Finding("version", OK, f"{found.running} running; no other version kept")
+    return Finding("version", OK, f"{found.running} running; {found.kept} kept "
+                   "(`sudo companion update --rollback` goes back to it)")
+
+
 def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None = None,
              sim: bool = False) -> list[Finding]:
     """Run every check; later checks are skipped when the config cannot be read."""
@@ -402,11 +413,13 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 
     service_state = probes.service_state()
     service = check_service(service_state)
+    version = check_version()
     found, cfg = check_config(config_path)
     if cfg is None:
-        return [found, service]
+        return [version, found, service]
     running = service_state in ("active", "activating", "reloading")
     return [
+        version,
         found,
         *check_miams_files(cfg),
         check_makan_data(cfg),

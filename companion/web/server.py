@@ -30,10 +30,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from companion.games.catalog import GAMES
+from companion.journal import health
 from companion.records import roster
 from companion.records.export import to_bgstats, to_csv, to_jsonl, when
 from companion.records.history import Book, HistoryError, open_book
 
+from . import update
 from .auth import COOKIE, SESSION_S, Pairing
 from .live import live
 from .watch import JournalWatch
@@ -65,16 +67,21 @@ def _environment() -> Environment:
     return env
 
 
-def build(state_dir: str | Path) -> Starlette:
-    """The application for the journal in ``state_dir``."""
+def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
+    """The application for the journal in ``state_dir``; the box's journal health is read
+    from ``health_dir`` (default ``$RUNTIME_DIRECTORY``, else /run/companion): a warning on
+    every page while the box cannot write its card."""
     state_dir = Path(state_dir)
+    health_dir = health_dir or health.runtime_dir() or health.RUNTIME_DIR
     env = _environment()
     pairing = Pairing(state_dir)
     watch = JournalWatch(state_dir)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(env.get_template(name).render(**context), status_code=status,
-                            headers=HEADERS)
+        journal = health.read(health_dir)
+        return HTMLResponse(env.get_template(name).render(
+            **context, failing=journal if journal and not journal.ok else None),
+            status_code=status, headers=HEADERS)
 
     def unpaired(request: Request, message: str = "", status: int = 401) -> Response:
         if request.url.path.startswith(("/events", "/export")):
@@ -232,6 +239,7 @@ def build(state_dir: str | Path) -> Starlette:
         Route("/history/{id:int}", paired(game)),
         Route("/export/{name}", paired(export)),
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
+        Route("/update", paired(update.endpoint(state_dir, page, pairing)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing

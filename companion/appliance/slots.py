@@ -1,6 +1,6 @@
 """The A/B slots the program is installed in, and which one this process runs from.
 
-Kept apart from :mod:`companion.update` (which installs releases): ``companion run`` asks
+Kept apart from :mod:`companion.appliance.update` (which installs releases): ``companion run`` asks
 :func:`state_dir_for_run` at every start and should not load the installer to do so.
 """
 
@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 PREFIX = Path("/opt/companion")
 SLOTS = ("a", "b")

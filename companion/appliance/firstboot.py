@@ -1,7 +1,7 @@
 """First-boot settings from ``companion.txt`` on the SD card's boot partition.
 
 A person edits the file on any computer; at the next boot ``companion-firstboot.service``
-runs ``python -m companion.firstboot`` (as root, before the network), which applies it
+runs ``python -m companion.appliance.firstboot`` (as root, before the network), which applies it
 once: hostname, time zone, Wi-Fi (wpa_supplicant, as Debian bookworm ships it), the phone
 page on or off. Then the Wi-Fi passphrase is blanked in the file (the box keeps only the
 key derived from it), and the file's new hash is noted so an unchanged file is not
@@ -212,10 +212,15 @@ class Box:
         where = [] if self.root == Path("/") else [f"--root={self.root}"]
         self.run(["systemctl", *where, *words])
 
+    @property
+    def booted(self) -> bool:
+        """A running system under systemd (not an image build's chroot): changes take effect now."""
+        return self.root == Path("/") and Path("/run/systemd/system").is_dir()
+
     def switch(self, unit: str, on: bool) -> None:
         """Enable or disable ``unit`` and, on a running box, start or stop it without waiting."""
         self.systemctl("enable" if on else "disable", "--quiet", unit)
-        if self.root == Path("/"):
+        if self.booted:
             self.systemctl("start" if on else "stop", "--no-block", unit)
 
 
@@ -228,7 +233,7 @@ def apply(settings: Settings, box: Box) -> list[str]:
         text = hosts.read_text() if hosts.exists() else "127.0.0.1\tlocalhost\n"
         text = re.sub(r"(?m)^127\.0\.1\.1\s.*\n?", "", text)
         box.write(Path("/etc/hosts"), text.rstrip("\n") + f"\n127.0.1.1\t{settings.hostname}\n")
-        if box.root == Path("/"):
+        if box.booted:
             box.run(["hostname", settings.hostname])
         done.append(f"hostname {settings.hostname} (the box answers at {settings.hostname}.local)")
     if settings.timezone:
@@ -320,7 +325,7 @@ def first_boot(settings_file: Path, applied_file: Path, box: Box) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.firstboot",
+    parser = argparse.ArgumentParser(prog="python -m companion.appliance.firstboot",
                                      description="Apply companion.txt once (run by "
                                      "companion-firstboot.service at boot).")
     parser.add_argument("settings", nargs="?", type=Path, default=SETTINGS_FILE)

@@ -11,8 +11,8 @@ A release file (``table-companion-VERSION-MACHINE.release``) is a tar archive ho
 directory with pip offline (``--no-index --find-links``, ``--require-hashes``), so the box
 never needs the network to install or update.
 
-``python -m companion.release lock`` refreshes ``requirements.lock`` from ``pyproject.toml``
-(network needed); ``python -m companion.release build`` (or ``companion update
+``python -m companion.appliance.release lock`` refreshes ``requirements.lock`` from ``pyproject.toml``
+(network needed); ``python -m companion.appliance.release build`` (or ``companion update
 --build-release``) builds a release file from the checkout.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 FORMAT = 1
 PYTHON = "3.11"  # Debian bookworm's python3
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LOCK_NAME = "requirements.lock"
 # The wheel tags bookworm's glibc 2.36 accepts, newest first, per machine.
 PLATFORMS = {
@@ -42,10 +42,12 @@ PLATFORMS = {
 }
 # Built from source on the box's machine: PyPI has no aarch64 wheel of lgpio for cp311.
 SOURCE_ONLY = {"lgpio": "aarch64"}
+# What building that source needs on the box's machine, pinned with it (pip runs offline there).
+BUILD_TOOLS = {"setuptools": "aarch64", "wheel": "aarch64"}
 LOCK_HEADER = """\
 # Table Companion's Python dependencies, pinned with their hashes (every wheel for aarch64,
 # the Pi, and x86_64, the CI machines). Used by systemd/install.sh and the SD-card image.
-# Refresh: python -m companion.release lock   (needs the network; commit the result)
+# Refresh: python -m companion.appliance.release lock   (needs the network; commit the result)
 """
 
 
@@ -127,7 +129,7 @@ def refresh_lock(repo: Path = REPO) -> Path:
         resolved = Path(scratch, "aarch64")
         _download(project_requirements(repo), "aarch64", resolved, deps=True)
         versions = dict(_name_version(path.name) for path in resolved.iterdir())
-        versions.pop("setuptools", None)  # a build tool some sdists ask for; wheels need none
+        versions.pop("setuptools", None)  # pinned below with the build tools
         for machine in PLATFORMS:
             target = Path(scratch, "pinned-" + machine)
             _download([f"{name}=={version}" for name, version in versions.items()], machine,
@@ -140,7 +142,13 @@ def refresh_lock(repo: Path = REPO) -> Path:
             for path in source.iterdir():
                 versions[name] = _name_version(path.name)[1]
                 hashes[(name, versions[name])] = {sha256(path)}
-        pins = [Pin(name, version, SOURCE_ONLY.get(name), tuple(sorted(hashes[(name, version)])))
+        tools = Path(scratch, "build-tools")
+        _download(list(BUILD_TOOLS), "aarch64", tools, deps=False)
+        for path in tools.iterdir():
+            name, versions[name] = _name_version(path.name)
+            hashes[(name, versions[name])] = {sha256(path)}
+        only = {**SOURCE_ONLY, **BUILD_TOOLS}
+        pins = [Pin(name, version, only.get(name), tuple(sorted(hashes[(name, version)])))
                 for name, version in sorted(versions.items())]
     lock = repo / LOCK_NAME
     lock.write_text(LOCK_HEADER + "".join(pin.line() for pin in pins))
@@ -244,7 +252,7 @@ def unpack_release(release: Path, into: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.release", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m companion.appliance.release", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="action", required=True)
     actions.add_parser("lock", help=f"refresh {LOCK_NAME} (network)")
