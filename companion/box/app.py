@@ -38,6 +38,7 @@ from hardware.buttons import PinEdge
 from ..config import Config
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
+from ..journal import health_file
 from ..journal.journal import Journal
 from .events import Call, Stop
 from .panel import Panel
@@ -102,6 +103,8 @@ class App(ScreenStack, GameSession, Panel):
         self._saved = SavedGames()
         self._retrying = False
         self._played_at = 0.0
+        self.health_dir = health_file.runtime_dir()
+        self._published_health = ""
         self.game_root: Screen | None = None
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.contract.facts import FAIL, OK, WARN, Finding
 
 from .. import box_config as config_module
+from ..appliance.slots import version_line
 from ..games.catalog import BROKEN, GAMES
 
 if TYPE_CHECKING:
@@ -330,11 +331,13 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 
     service_state = probes.service_state()
     service = check_service(service_state)
+    version = Finding("version", OK, version_line())  # and the one kept for a rollback
     found, cfg = check_config(config_path)
     if cfg is None:
-        return [found, service]
+        return [version, found, service]
     running = service_state in ("active", "activating", "reloading")
     return [
+        version,
         found,
         *check_games(cfg),
         check_display(cfg, probes.board),

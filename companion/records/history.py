@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from companion.contract.facts import Line, Seat, rate
+from companion.contract.facts import Line, Seat, played
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec
 
@@ -141,9 +141,9 @@ class Book:
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
             f"WHERE bot = 0 {but} AND name = ? GROUP BY game", (*args, name))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
-        lines = [Line("All games", f"{total} · {rate(wins, total)}")]
-        for key, played, won, best, average in sorted(rows, key=lambda r: -r[1]):
-            lines.append(Line(titles.get(key, key), f"{played} · {rate(won, played)}"))
+        lines = played("All games", total, wins)
+        for key, games_n, won, best, average in sorted(rows, key=lambda r: -r[1]):
+            lines += played(titles.get(key, key), games_n, won)
             if best is not None:
                 lines.append(Line("  best score", str(best)))
             stats = games[key].stats if key in games else None

@@ -39,7 +39,7 @@ class StatsScreen(MenuScreen):
 
     def _player(self, name: str) -> None:
         shorts = {key: spec.short for key, spec in self.app.games.items()}
-        self._show(f"Stats · {name}", lambda book: book.player_lines(name, shorts))
+        self._show(f"Stats {name}", lambda book: book.player_lines(name, shorts))  # fits any name
 
     def _opener(self, title: str, stats: Stats) -> Callable[[], None]:
         return lambda: self._show(title, lambda book: stats.lines(book.read))

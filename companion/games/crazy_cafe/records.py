@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import TABLE_SEAT, Line, Read, Seat, Stats, Summary, rate
+from companion.contract.facts import TABLE_SEAT, Line, Read, Seat, Stats, Summary, played
 from companion.contract.rules import Action
 
 from .rules import KEY
@@ -29,12 +29,12 @@ def lines(read: Read) -> list[Line]:
     games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
     survived = sum(r[3] or 0 for r in rows)
     by = {r[0]: r for r in rows}
-    out = [Line("Games", f"{games} · {rate(wins, games)}"),
+    out = [*played("Games", games, wins),
            Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
     for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
         row = by.get(variant)
-        out += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
-                                      if row else "none")]
+        out += [Line(label, ""), *(played("  games", row[1], row[2], "    ") if row
+                                   else [Line("  games", "none")])]
     return out
 
 

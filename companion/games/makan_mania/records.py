@@ -31,7 +31,9 @@ def lines(read: Read) -> list[Line]:
             "SELECT name, AVG(score) FROM summary_players WHERE bot = 0 AND game = ? "
             "GROUP BY name ORDER BY AVG(score) DESC", (KEY,)):
         drink = top_drink(read, name)
-        out.append(Line(name, f"{round(average or 0)}{' · ' + drink if drink else ''}"))
+        out.append(Line(name, f"average {round(average or 0)}"))
+        if drink:
+            out.append(Line("  drink", drink))
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import UNNAMED, Line, Read, Seat, Stats, Summary, rate
+from companion.contract.facts import UNNAMED, Line, Read, Seat, Stats, Summary, played
 from companion.contract.rules import Action
 
 from .rules import KEY
@@ -37,7 +37,7 @@ def lines(read: Read, name: str | None = None) -> list[Line]:
     out = []
     for difficulty, games, wins, best in sorted(rows, key=lambda r: order.get(r[0], 9)):
         label = f"{'  ' if name else ''}{str(difficulty).capitalize()}"
-        out.append(Line(label, f"{games} · {rate(wins, games)}"))
+        out += played(label, games, wins, "    " if name else "  ")
         if not name:
             out.append(Line("  best score", str(best)))
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import Line, LiveView, Read, Seat, Stats, Summary, rate
+from companion.contract.facts import Line, LiveView, Read, Seat, Stats, Summary, played
 from companion.contract.rules import Action
 
 from .rules import KEY, PigState, summary
@@ -21,10 +21,13 @@ def summarise(final: dict[str, Any], setup: Action) -> Summary:
 
 
 def lines(read: Read) -> list[Line]:
-    """Per player: games won and their best score."""
-    return [Line(name, f"{games} · {rate(wins, games)} · best {best}") for name, games, wins, best in
-            read("SELECT name, COUNT(*), SUM(winner), MAX(score) FROM summary_players "
-                 "WHERE game = ? GROUP BY name ORDER BY SUM(winner) DESC, name", (KEY,))]
+    """Per player: games, wins and their best score."""
+    out: list[Line] = []
+    for name, games, wins, best in read(
+            "SELECT name, COUNT(*), SUM(winner), MAX(score) FROM summary_players "
+            "WHERE game = ? GROUP BY name ORDER BY SUM(winner) DESC, name", (KEY,)):
+        out += [*played(name, games, wins), Line("  best score", str(best))]
+    return out
 
 
 STATS = Stats("wins", lines)
