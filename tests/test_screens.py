@@ -11,9 +11,9 @@ import pytest
 
 from companion.commands.screenshot import render
 from companion.games.catalog import GAMES
+from companion.names import MAX_LETTERS
 from companion.simulator.walk import named_screens, run_steps
 from companion.ui.font import BitmapFont
-from companion.names import MAX_LETTERS
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()
