@@ -1,11 +1,12 @@
 """History benchmark: the history list's and the stats screens' queries on a journal of
 10,000 recorded games (generated: the three example games with other names, scores and
-results), and opening that journal read-only (checked, as the CLI does; unchecked, as the
-screens do). Prints JSON.
+results), opening that journal read-only (checked, as the CLI does; unchecked, as the
+screens do), the phone's "Log in BG Stats" links of a history page (100 games) and the whole
+journal exported as a BG Stats play file and as CSV. Prints JSON.
 
     python bench/bench_history.py [--games 10000] [--runs 20]
 
-Targets: history_list_ms and stats_ms < 50 (the median of the runs).
+Targets: history_list_ms and stats_ms < 50 (the median of the runs); page_links_ms < 200.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from companion.games.catalog import GAMES  # noqa: E402
 from companion.journal.journal import Journal  # noqa: E402
 from companion.journal.store import Op, commit  # noqa: E402
+from companion.records.export import add_play_link, play_file_text, plays, to_csv  # noqa: E402
 from companion.records.history import open_book  # noqa: E402
 from companion.records.store import import_statements, save_statements  # noqa: E402
 from companion.screens.stats import TITLES  # noqa: E402
@@ -129,6 +131,10 @@ def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
             "open_checked_ms": timed(lambda: open_book(state_dir).close(), max(3, runs // 4)),
             "open_screen_ms": timed(lambda: open_book(state_dir, check=False, fill=False).close(),
                                     runs),
+            "page_links_ms": timed(lambda: [add_play_link(p) for p in plays(
+                book, listed=[g for g in book.games(limit=100) if g.headline])], runs),
+            "export_bgsplay_ms": timed(lambda: play_file_text(book), max(1, runs // 10)),
+            "export_csv_ms": timed(lambda: to_csv(book), max(1, runs // 10)),
             "generate_s": round(generated_s, 1),
             "target_ms": 50,
         }

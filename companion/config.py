@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import textfiles
+
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEVICE_STATE_DIR = Path("/var/lib/companion")
 
@@ -84,6 +86,8 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "sensor": {
         "port": Field("", str, "serial URL or device of the dice sensor; empty for none"),
         "baud": Field(115200, int, "serial speed", between(1200, 4_000_000)),
+        "protocol": Field(2, int, "2; 1 also reads an old v1 sensor (its check misses 2-bit errors)",
+                          between(1, 2)),
     },
     "state": {
         "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),
@@ -148,6 +152,9 @@ def _check_table(path: Path | str, where: str, raw: Any, schema: Mapping[str, Fi
     return out
 
 
+check_table = _check_table     # one table (or one field of it), as the loader checks it
+
+
 def _check_pins(path: Path | str, sections: Mapping[str, Section]) -> None:
     used: dict[int, str] = {}
     display = sections["display"]
@@ -184,7 +191,10 @@ def load(
 def read_toml(path: Path | str) -> dict[str, Any]:
     """Read any TOML file of the box (config, printed-component data); errors are ConfigErrors."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))  # a BOM is allowed
+        return tomllib.loads(textfiles.read_text(path, encoding="utf-8-sig"))  # a BOM is allowed
+    except textfiles.TooLarge as exc:  # e.g. a path set to /dev/zero
+        raise ConfigError(exc.where, "(file)", exc.problem.removesuffix("; not read"),
+                          "point the setting at the right file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "(syntax)", str(exc), "correct the TOML syntax at that line") from None
     except UnicodeDecodeError:  # a ValueError too: caught before the clause below

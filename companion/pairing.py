@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import textfiles
+
 FILENAME = "phone.json"
 OFFER_S = 300.0          # how long the PIN and the QR code on the OLED pair a phone
 PIN_DIGITS = 6
@@ -45,7 +47,7 @@ def path_in(state_dir: str | Path) -> Path:
 def read(state_dir: str | Path) -> Offer | None:
     """The box's pairing file, or None when there is none (or it cannot be read)."""
     try:
-        raw = json.loads(path_in(state_dir).read_text(encoding="utf-8"))
+        raw = json.loads(textfiles.read_text(path_in(state_dir)))
         return Offer(str(raw["secret"]), str(raw.get("pin", "")), str(raw.get("token", "")),
                      float(raw.get("expires", 0)))
     except (OSError, ValueError, KeyError, TypeError):

@@ -113,6 +113,7 @@ class SensorLink:
         write_timeout_s: float = 0.5,
         health_every_s: float = 0.25,
         opener: Callable[..., Any] = serial.serial_for_url,
+        accept_v1: bool = False,
     ) -> None:
         self.url = url
         self.baud = baud
@@ -124,7 +125,7 @@ class SensorLink:
         self.health_every_s = health_every_s
         self.mailbox = Mailbox(wake)
         self._opener = opener
-        self._parser = Parser()
+        self._parser = Parser(accept_v1=accept_v1)
         self._counts = dict.fromkeys(LINK_COUNTERS, 0)
         self._problem = ""
         self._stop = threading.Event()
@@ -213,7 +214,8 @@ class SensorLink:
         self._parser.reset()
         self._kinds = None
         self._version = PROTOCOL_VERSION
-        asking = itertools.cycle(ASKING)
+        # A v1 board cannot check a v2 HELLO?: ask in v1 too, when v1 is allowed at all.
+        asking = itertools.cycle(ASKING if self._parser.accept_v1 else (PROTOCOL_VERSION,))
         self._send(port, HelloQuery(), next(asking))
         last_heard = asked = time.monotonic()
         silence = self.missed_beats * self.heartbeat_s

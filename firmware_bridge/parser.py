@@ -1,9 +1,11 @@
 """Bytes in, frames out: no transport here (the link feeds it whatever the port gave).
 
 After garbage the parser resynchronises on the next ``$``. Every rejected line is counted by
-kind, and sequence numbers reveal lost and repeated frames. Lines of protocol v1 (an XOR check)
-are read and counted in ``v1_lines``, until a v2 sensor says HELLO: from it a v1 line can only
-be a corrupted one, so it is refused (``version``).
+kind, and sequence numbers reveal lost and repeated frames. Lines of protocol v1 (an XOR check,
+which two flipped bits can pass) are read only when the box is set to allow them
+(``accept_v1``, ``[sensor] protocol = 1``), and then only after a v1 HELLO that says version 1
+from a sensor not yet heard speaking v2; each is counted in ``v1_lines``. Every other v1 line is
+refused (``version``): before a HELLO, from a v2 sensor, or with v1 not allowed.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ PROBLEMS = {
 class Parser:
     """Incremental parser of the sensor's byte stream; ``counters`` count every problem."""
 
-    def __init__(self, max_line: int = MAX_LINE) -> None:
+    def __init__(self, max_line: int = MAX_LINE, *, accept_v1: bool = False) -> None:
         self.max_line = max_line
+        self.accept_v1 = accept_v1
         self.counters: dict[str, int] = dict.fromkeys(REJECTIONS + STREAM, 0)
         self.last_problem = ""
         self.problems = 0  # every problem, so a reader can tell a new one from the last
@@ -38,6 +41,7 @@ class Parser:
         self._in_garbage = False
         self._last_seq: int | None = None
         self._version = 0  # the protocol the sensor's HELLO named; 0 before it
+        self._heard_v2 = False  # a v2 line from the sensor on this connection
 
     def reset(self) -> None:
         """Forget a half-received line and the sequence (a new connection); keep the counts."""
@@ -45,6 +49,7 @@ class Parser:
         self._skipping = self._in_garbage = False
         self._last_seq = None
         self._version = 0
+        self._heard_v2 = False
 
     def feed(self, data: bytes) -> list[Frame]:
         """Frames completed by ``data``, in order."""
@@ -79,8 +84,13 @@ class Parser:
             except ProtocolError as exc:
                 self._reject(exc.kind, str(exc))
                 continue
-            if version == 1 and not self._v1_line(message):
-                continue
+            if version == 1:
+                if not self._v1_line(message):
+                    continue
+            elif not self._heard_v2 and not isinstance(message, QUERIES):
+                self._heard_v2 = True
+                if self._version == 1:
+                    self._version = 2  # it speaks v2 after all: v1 lines from it are damaged
             last = self._last_seq
             if last is not None and seq == (last + 1) & 0xFF and not isinstance(message, RESTARTS):
                 self._last_seq = seq  # the usual case, checked inline
@@ -104,14 +114,22 @@ class Parser:
         return out
 
     def _v1_line(self, message: object) -> bool:
-        """Count a v1 line; False (refused) when the sensor said it speaks v2."""
+        """Count a v1 line the sensor may send; False (refused, counted) otherwise."""
         if isinstance(message, QUERIES):
             return True  # the host's own lines (seen on loop://) tell nothing of the sensor
-        if self._version > 1 and not isinstance(message, Hello):
-            self._reject("version", "v1 line from a v2 sensor")
-            return False
-        self.counters["v1_lines"] += 1
-        return True
+        if not self.accept_v1:
+            refused = "v1 line: set [sensor] protocol = 1 for an old sensor"
+        elif self._heard_v2 or self._version > 1:
+            refused = "v1 line from a v2 sensor"
+        elif isinstance(message, Hello) and message.version != 1:
+            refused = f"v1 line says protocol v{message.version}"
+        elif not isinstance(message, Hello) and self._version != 1:
+            refused = "v1 line before a v1 HELLO"
+        else:
+            self.counters["v1_lines"] += 1
+            return True
+        self._reject("version", refused)
+        return False
 
     def _start_of_line(self, raw: bytes) -> bytes | None:
         """``raw`` from its last ``$`` on: what came before is garbage or a cut-off line."""

@@ -29,8 +29,9 @@ class SensorReport:
 
 def sensor_answers(port: Any, wait_s: float = 3.0, ask_every_s: float = 1.0) -> tuple[bool, str]:
     """Ask an open port HELLO? (in v2, then v1 for an old board, in turn) and listen:
-    (True, who it is) or (False, what went wrong)."""
-    parser = Parser()
+    (True, who it is) or (False, what went wrong). An old v1 sensor is found and named, though
+    the box reads it only with ``[sensor] protocol = 1``."""
+    parser = Parser(accept_v1=True)
     asking = itertools.cycle(ASKING)
     heard = asked = 0
     started = time.monotonic()
@@ -44,7 +45,8 @@ def sensor_answers(port: Any, wait_s: float = 3.0, ask_every_s: float = 1.0) -> 
             if isinstance(frame.message, Hello):
                 hello = frame.message
                 old = "" if hello.version >= PROTOCOL_VERSION else (
-                    f", protocol v{hello.version}: update its firmware")
+                    f", protocol v{hello.version}: update its firmware, or set [sensor] "
+                    "protocol = 1")
                 return True, (f"sensor {hello.sensor_id} (firmware {hello.firmware}{old}), "
                               f"{len(hello.kinds)} dice")
     if parser.problems:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,27 @@ def mock_pins():
     yield Device.pin_factory
     Device.pin_factory.reset()
     Device.pin_factory = saved
+
+
+@pytest.fixture(autouse=True)
+def no_spare_places(monkeypatch):
+    """Journals opened by tests write no spare to the machine's own places (/boot, a USB
+    stick, /dev/shm); the tests of the spare give their places."""
+    from companion.journal import journal
+
+    monkeypatch.setattr(journal, "default_places", lambda: [])
+
+
+@pytest.fixture
+def ram_place():
+    """A spare place on a memory filesystem (another device than the tests' state dirs)."""
+    from companion.journal.spare import Place
+
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    where = Path(tempfile.mkdtemp(prefix="companion-test-", dir="/dev/shm"))
+    yield Place(where, "USB stick")
+    shutil.rmtree(where, ignore_errors=True)
 
 
 @pytest.fixture

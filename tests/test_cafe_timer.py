@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import shutil
 
 import pytest
 
@@ -285,7 +286,7 @@ def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
     try:
         second.press("OK")  # "Resume Crazy Café, round 1?"
         left = state(second).remaining
-        assert state(second).phase == "paused" and 76 <= left <= 80
+        assert state(second).phase == "paused" and 80 <= left <= 80 + 4  # 80 s were left
         second.press("BACK", long=True)
         assert toast(second) == "Can't undo: power cut"
         assert state(second).phase == "paused" and state(second).remaining == left
@@ -427,6 +428,65 @@ def test_clock_readings_undo_silently_with_the_action_before_them(box):
     assert journaled(box) == box.app.session.actions
 
 
+def cut_right_after_undo(box: SimBox, where) -> dict:
+    """Make the next undo end in a power cut the moment it is journaled (before the loop runs
+    again): the journal files are copied to ``where`` as the cut leaves them."""
+    seen: dict = {}
+    real = box.app.undo
+
+    def undo_then_cut() -> bool:
+        done = real()
+        seen["left"] = state(box).deadline - box.clock.now()
+        where.mkdir()
+        for name in ("journal.db", "journal.db-wal"):
+            shutil.copy(box.app.state_dir / name, where / name)
+        return done
+
+    box.app.undo = undo_then_cut
+    return seen
+
+
+@pytest.mark.parametrize("undone", ["die placed", "pause"])
+def test_a_power_cut_right_after_an_undo_gives_back_no_time(tmp_path, undone):
+    """Undo takes back the clock readings after the action with it; the clock as it reads at
+    the undo is journaled in the same change, so a power cut before the next reading resumes
+    the round from the undo's moment, not from the undone action's (21 s given back before)."""
+    first = SimBox(tmp_path / "s")
+    start_game(first)
+    first.advance(5)
+    if undone == "pause":
+        first.press("OK")  # pause; undoing it restores the deadline, so the time ran on
+    else:
+        first.press("DOWN")
+        first.press("OK")  # die 1 placed
+        first.press("BACK")
+    first.advance(21)
+    seen = cut_right_after_undo(first, tmp_path / "cut")
+    first.press("BACK", long=True)
+    first.close()
+    second = SimBox(tmp_path / "cut")
+    try:
+        second.press("OK")  # "Resume Crazy Café, round 1?"
+        assert state(second).phase == "paused"
+        assert state(second).remaining == pytest.approx(seen["left"], abs=1e-6)
+    finally:
+        second.close()
+
+
+def test_an_undone_pause_past_the_deadline_is_journaled_with_its_time_up(box):
+    """The round ran out during the pause: the undo's change ends it, so no cut can bring
+    back the minutes of the pause."""
+    start_game(box)
+    box.press("OK")  # pause
+    box.advance(200)
+    box.press("BACK")  # wakes the dimmed screen
+    box.press("BACK", long=True)
+    assert [a["type"] for a in journaled(box)[-1:]] == ["time_up"]
+    assert state(box).rounds[0].ended == "time up"
+    box.advance(0.1)
+    assert isinstance(box.screen, screens.TimesUpScreen)
+
+
 def test_a_reroll_the_table_asked_for_stays(box):
     """"Reroll all unused dice once" is the table's turn and its faces are what it plays on
     now: it is not taken back, whatever clock readings came after it."""
@@ -436,7 +496,7 @@ def test_a_reroll_the_table_asked_for_stays(box):
     box.advance(10)
     box.press("BACK", long=True)
     assert toast(box) == "Can't undo: box reroll"
-    assert len(box.app.session.actions) == rerolled + 2  # the readings stay too
+    assert len(box.app.session.actions) == rerolled + 3  # the readings stay too
 
 
 def test_sensor_freed_roll_undoes_with_its_order_done(box):

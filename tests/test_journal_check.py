@@ -3,6 +3,7 @@ file, a journal from an older or newer release."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ import time
 from pathlib import Path
 
 from companion.journal import schema as journal_schema
+from companion.journal import store as journal_store
 from companion.journal.check import scan_wal
 from companion.journal.journal import Journal
 
@@ -97,6 +99,53 @@ def test_a_deleted_wal_says_what_may_be_lost_after_the_last_save_point(tmp_path)
     resumed, note = Journal.open(cut)
     assert note == "Log gone: play after round 1 may be lost"
     assert resumed.load(game).actions == [add(1), add(2)], "the save point is in the file"
+
+
+def test_a_save_point_named_after_a_scoreboard_is_said_with_one_after(tmp_path):
+    """Makan Mania's stage between rounds is "after round 3": the note says it once."""
+    journal, _ = played(tmp_path)
+    journal.checkpoint("after round 3")
+    journal.append(1, add(9), undoable=True)
+    cut, _ = power_cut(tmp_path, wal=False)
+    journal.close()
+    resumed, note = Journal.open(cut)
+    assert note == "Log gone: play after round 3 may be lost"
+    assert "after after" not in " ".join(resumed.startup.findings)
+
+
+def test_a_disk_full_at_start_is_called_full_not_an_io_error(tmp_path, monkeypatch):
+    """SQLite cannot make its -shm on a full disk and calls that an I/O error; the free space
+    on the journal's filesystem says what it is."""
+    journal, _ = Journal.open(tmp_path)
+    journal.new_game("tally")
+    journal.close()
+
+    def refusing(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    free = os.statvfs(tmp_path)
+    monkeypatch.setattr(journal_store.os, "statvfs",
+                        lambda where: _full(free))
+    journal, note = Journal.open(tmp_path, connect=refusing)
+    assert note == "Disk full: play kept in memory"
+    assert journal.status.reason == "disk full"
+
+
+def _full(stats: os.statvfs_result) -> os.statvfs_result:
+    fields = list(stats)
+    fields[4] = 0  # f_bavail: no block left for an ordinary user
+    return os.statvfs_result(fields)
+
+
+def test_an_io_error_keeps_its_capitals_in_the_note(tmp_path):
+    journal, _ = Journal.open(tmp_path)
+    journal.close()
+
+    def refusing(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    journal, note = Journal.open(tmp_path, connect=refusing)
+    assert note == "I/O error: play kept in memory"
 
 
 def test_a_finished_game_is_a_save_point(tmp_path):

@@ -42,7 +42,9 @@ def test_a_good_file_prints_the_final_state(tmp_path, capsys):
         ('{"type":"add","n":"seven"}\n', 2, ":1: malformed 'add' action: a field has a value"),
         (b"\xff\xfe\x00garbage", 2, "is not UTF-8 text"),
         # nested past Python's recursion limit: was a RecursionError traceback
-        ("[" * 100_000 + "]" * 100_000 + "\n", 2, ":1: nested more than 32 levels deep"),
+        ("[" * 20_000 + "]" * 20_000 + "\n", 2, ":1: nested more than 32 levels deep"),
+        # longer than a line may be (64 KiB): refused before it is parsed
+        ("[" * 100_000 + "]" * 100_000 + "\n", 2, ":1: a line longer than 64 KiB; not read"),
         ('{"type":"add","n":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}\n', 2,
          ":1: nested more than 32 levels deep"),
         # int() refuses more than 4,300 digits with a ValueError: never asked

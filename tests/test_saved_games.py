@@ -182,4 +182,4 @@ def test_a_stop_while_the_disk_refuses_says_what_was_not_saved(tmp_path):
     fill_disk(box)
     box.press("ACTION")
     box.app.shutdown("Stopped")
-    assert box.app.stack[-1].lines() == ("Stopped", "Not saved: disk full: 2 held")
+    assert box.app.stack[-1].lines() == ("Stopped", "Not saved: disk full, 2 actions lost")

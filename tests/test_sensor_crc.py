@@ -75,11 +75,63 @@ def test_the_double_fault_from_the_issue_is_refused():
 
 def test_an_old_v1_sensor_is_still_read_and_noted():
     """"v1 lines are still read (with a note in the health counters)": XOR checks in either
-    case, a bare line feed; each line counted in ``v1_lines``, none rejected."""
-    parser = Parser()
+    case, a bare line feed; each line counted in ``v1_lines``, none rejected (with
+    ``[sensor] protocol = 1``)."""
+    parser = Parser(accept_v1=True)
     frames = parser.feed((FIXTURES / "good_v1.bin").read_bytes())
     assert [f.message for f in frames] == [
         Hello(1, "1.0.0", "E6614103E7452D2F", ("yellow", "yellow", "blue", "blue")),
         Face(2, "cola", 558), Face(0, "pizza", 208), Heartbeat(99),
     ]
     assert {k: v for k, v in parser.counters.items() if v} == {"v1_lines": 4}
+
+
+CAFE = ("yellow", "yellow", "blue", "blue")
+
+
+def v1(seq: int, kind: str, *fields: object) -> bytes:
+    return frame(seq, kind, fields, version=1)
+
+
+def v2(seq: int, kind: str, *fields: object) -> bytes:
+    return frame(seq, kind, fields)
+
+
+def v1_hello(seq: int = 0, version: int = 1) -> bytes:
+    return v1(seq, "HELLO", version, "1.0.0", "OLD", 4, *CAFE)
+
+
+def test_the_double_flip_that_passed_as_v1_is_refused_without_protocol_1():
+    """Issue 27: "`$DS,4,FACE,0,ennut,300*69`, a double flip, was accepted". The XOR is no
+    check against two flipped bits: v1 is read only with ``[sensor] protocol = 1``; every v1
+    line is refused and counted otherwise, a v1 HELLO included."""
+    parser = Parser()
+    frames = parser.feed(v1_hello() + b"$DS,4,FACE,0,ennut,300*69\r\n" + v1(5, "HB", 1))
+    assert frames == []
+    assert {k: v for k, v in parser.counters.items() if v} == {"version": 3}
+    assert parser.last_problem == "v1 line: set [sensor] protocol = 1 for an old sensor"
+
+
+def test_with_protocol_1_v1_lines_are_read_only_after_a_v1_hello():
+    """"Accept v1 only from a sensor whose HELLO says v1": lines before it are refused."""
+    parser = Parser(accept_v1=True)
+    frames = parser.feed(v1(3, "FACE", 0, "pizza", 0) + v1_hello(4) + v1(5, "FACE", 0, "pizza", 0))
+    assert [f.message for f in frames] == [Hello(1, "1.0.0", "OLD", CAFE), Face(0, "pizza", 0)]
+    assert parser.counters["version"] == 1 and parser.counters["v1_lines"] == 2
+
+
+def test_with_protocol_1_a_v2_sensor_is_never_downgraded():
+    """A sensor heard speaking v2 sends no v1 line: a v1 HELLO or FACE from it is a damaged
+    line, before or after its own HELLO; so is a v1 HELLO that says it speaks v2."""
+    parser = Parser(accept_v1=True)
+    stream = (v2(0, "HELLO", 2, "2.0.0", "NEW", 4, *CAFE) + v2(1, "HB", 1) + v1_hello(2)
+              + v1(3, "FACE", 0, "pizza", 0) + v2(4, "HB", 2))
+    assert [f.message for f in parser.feed(stream)] == [
+        Hello(2, "2.0.0", "NEW", CAFE), Heartbeat(1), Heartbeat(2)]
+    assert parser.counters["version"] == 2 and parser.counters["v1_lines"] == 0
+    parser.reset()  # a new connection: a sensor that turns out to speak v2 after a v1 HELLO
+    frames = parser.feed(v1_hello(0) + v2(1, "HB", 1) + v1(2, "FACE", 0, "pizza", 0))
+    assert [f.message for f in frames] == [Hello(1, "1.0.0", "OLD", CAFE), Heartbeat(1)]
+    parser.reset()
+    assert parser.feed(v1_hello(0, version=2)) == []
+    assert parser.last_problem == "v1 line says protocol v2"

@@ -187,7 +187,7 @@ def test_an_old_board_answers_only_v1_queries_and_the_new_one_both():
     assert old.receive(v2_ask) == []
     [hello] = old.receive(v1_ask)
     assert hello.endswith(b"\r\n") and hello[-5:-4] == b"*"  # two hex digits: an XOR
-    assert Parser().feed(hello)[0].message == Hello(1, "1.0.0", "OLD", ("red",))
+    assert Parser(accept_v1=True).feed(hello)[0].message == Hello(1, "1.0.0", "OLD", ("red",))
     new = cafe_reporter()
     assert [len(new.receive(ask)) for ask in (v1_ask, v2_ask)] == [1, 1]
 

@@ -282,7 +282,6 @@ def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, relea
 
 
 def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkeypatch):
-    from companion.doctor.checks import check_version
     from companion.screens.system import AboutScreen
     from companion.simulator.simbox import SimBox
 
@@ -291,7 +290,7 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
         layout.slot(name).mkdir(parents=True)
         (layout.slot(name) / "release.json").write_text(json.dumps({"version": version}))
     monkeypatch.setattr(slots.sys, "prefix", str(layout.slot("b")))
-    assert check_version().detail == (
+    assert slots.version_line() == (
         "0.1.0 running; 0.0.9 kept (`sudo companion update --rollback` goes back to it)")
     box = SimBox(tmp_path / "state")
     try:
@@ -299,7 +298,7 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
     finally:
         box.close()
     monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))
-    assert check_version().detail == "0.1.0 running; no other version kept"
+    assert slots.version_line() == "0.1.0 running; no other version kept"
 
 
 def test_the_command_says_what_it_needs(capsys):

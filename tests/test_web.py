@@ -3,6 +3,7 @@ session, "Forget phones", the roster form's CSRF check, the downloads, and the c
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -13,12 +14,13 @@ import pytest
 
 from companion import pairing
 from companion.cli import main
+from companion.records import phones, roster
 from companion.screens.phone import qr_modules
-from companion.web.auth import MAX_WRONG, Pairing
+from companion.web.auth import Pairing
 from tests.test_history import EXAMPLES, ROOT, run
-from tests.web_process import WebProcess
+from tests.web_process import WebProcess, race_bodies
 
-PAGES = ("/", "/history", "/history/1", "/roster", "/export/games.csv", "/export/bgstats.json",
+PAGES = ("/", "/history", "/history/1", "/roster", "/export/games.csv", "/export/plays.bgsplay",
          "/export/game-1.jsonl", "/events")
 
 
@@ -47,15 +49,20 @@ def test_every_page_and_api_answers_401_without_a_session(web, path):
     assert web.get(path, forged)[0] == 401
 
 
-def test_the_printed_token_pairs_once_with_a_strict_http_only_cookie(web):
-    status, headers, _ = web.get(f"/pair?token={web.token}")
+def test_under_systemd_no_token_is_printed_and_a_paired_cookie_is_strict_and_http_only(web):
+    assert web.first_line.startswith("Phone page: http://") and "token" not in web.first_line
+    status, headers, _ = web.get(f"/pair?t={pairing.offer(web.state_dir).token}")
     assert status == 303 and headers["location"] == "/"
     cookie = headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
-    session = cookie.split(";")[0]
-    assert web.get("/", session)[0] == 200
-    status, _, body = web.get(f"/pair?token={web.token}")
-    assert status == 401 and b"used or has expired" in body
+    assert web.get("/", cookie.split(";")[0])[0] == 200
+
+
+def test_the_start_token_of_a_terminal_pairs_one_phone(state):
+    gate = Pairing(state, start_token=True)
+    assert gate.take_token(gate.start_token, "127.0.0.1").cookie
+    assert not gate.take_token(gate.start_token, "127.0.0.2").cookie
+    assert not Pairing(state).start_token
 
 
 def test_the_box_pin_and_qr_token_pair_and_forget_phones_ends_every_session(web, state):
@@ -64,6 +71,7 @@ def test_the_box_pin_and_qr_token_pair_and_forget_phones_ends_every_session(web,
     status, headers, _ = web.post("/pair", {"pin": offer.pin})
     assert status == 303
     by_pin = headers["set-cookie"].split(";")[0]
+    offer = pairing.offer(state)                                # the box's next code
     status, headers, _ = web.get(f"/pair?t={offer.token}")     # what the QR code holds
     assert status == 303
     by_qr = headers["set-cookie"].split(";")[0]
@@ -80,25 +88,71 @@ def test_the_qr_code_holds_the_pairing_address():
     assert qr_modules("http://example.org/" + "x" * 80) is None
 
 
-def test_wrong_pins_are_slowed_down():
-    now = [1000.0]
-    gate = Pairing(ROOT / "nowhere", clock=lambda: now[0])
-    for _ in range(MAX_WRONG):
-        assert gate.wait_s() == 0
-        assert not gate.try_pin("000000")
-    assert gate.wait_s() > 0
-    now[0] += 61
-    assert gate.wait_s() == 0
+def test_racing_guessers_get_at_most_five_pins_checked_per_pin_shown(web, state):
+    """900 connections guessing at once got 900 PINs checked; now the PIN is burnt after 5."""
+    offer = pairing.offer(state)
+    guesses = [f"{n:06d}" for n in range(300) if f"{n:06d}" != offer.pin][:240]
+    bodies = [(f"127.0.1.{n % 60 + 1}", f"pin={g}".encode()) for n, g in enumerate(guesses)]
+    answers = race_bodies(web.port, bodies)
+    assert all(a.startswith(b"HTTP/1.1 ") for a in answers)
+    checked = sum(b"Wrong PIN." in a for a in answers)
+    assert 1 <= checked <= phones.MAX_WRONG
+    assert not any(b" 303 " in a.split(b"\r\n")[0] for a in answers)
+    # The right PIN of a burnt offer no longer pairs: the box shows a new one.
+    assert b"used up" in web.post("/pair", {"pin": offer.pin})[2]
 
 
-def test_pin_guessing_gets_429(state):
-    server = WebProcess(state)      # its own process: the count of wrong PINs is per process
+def test_wrong_guesses_never_lock_the_table_out(web, state):
+    """Five wrong PINs a minute from any device made the right PIN answer 429 to everyone."""
+    pairing.offer(state)
+    codes = [web.post("/pair", {"pin": "000001"}, source="127.0.2.1")[0] for _ in range(10)]
+    assert codes.count(429) >= 7          # that device stops being heard ...
+    fresh = pairing.offer(state)           # ... the box shows a new PIN, and the table pairs
+    status, _, _ = web.post("/pair", {"pin": fresh.pin}, source="127.0.2.2")
+    assert status == 303
+
+
+def test_one_pin_pairs_one_phone_and_a_used_token_stays_used_after_a_restart(state):
+    offer = pairing.offer(state)
+    server = WebProcess(state)
     try:
-        pairing.offer(state)
-        codes = [server.post("/pair", {"pin": "12345x"})[0] for _ in range(MAX_WRONG + 1)]
-        assert codes[:MAX_WRONG] == [401] * MAX_WRONG and codes[-1] == 429
+        assert server.post("/pair", {"pin": offer.pin})[0] == 303
+        status, _, body = server.post("/pair", {"pin": offer.pin}, source="127.0.3.1")
+        assert status == 401 and b"paired a phone" in body
+        assert server.get(f"/pair?t={offer.token}")[0] == 401
+        second = pairing.offer(state)
+        assert server.get(f"/pair?t={second.token}")[0] == 303
     finally:
         server.close()
+    again = WebProcess(state)          # a restart of the page: the token is still used
+    try:
+        status, _, body = again.get(f"/pair?t={second.token}")
+        assert status == 401 and b"used or has expired" in body
+    finally:
+        again.close()
+
+
+def test_each_paired_phone_is_listed_and_one_can_be_forgotten(web, state):
+    phone_a, phone_b = web.session(), web.session()
+    status, _, body = web.get("/phones", phone_a)
+    assert status == 200 and body.count(b"data-phone=") >= 2 and b"this phone" in body
+    token = re.search(rb'name="csrf" value="([^"]+)"', body).group(1).decode()
+    sid_b = phone_b.partition("=")[2].partition(".")[0]
+    assert web.post("/phones", {"phone": phones.digest(sid_b), "csrf": "x"}, phone_a)[0] == 403
+    status, _, body = web.post("/phones", {"phone": phones.digest(sid_b), "csrf": token}, phone_a)
+    assert status == 200 and b"Phone forgotten." in body
+    assert web.get("/history", phone_b)[0] == 401
+    assert web.get("/history", phone_a)[0] == 200
+
+
+def test_the_name_of_a_phone_comes_from_its_browser():
+    assert phones.browser_name("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 "
+                               "(KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36") == \
+        "Chrome on Android"
+    assert phones.browser_name("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) "
+                               "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 "
+                               "Safari/604.1") == "Safari on iPhone"
+    assert phones.browser_name("\u202e\x00" * 50) == "A browser"
 
 
 def test_the_roster_form_needs_its_csrf_token(web):
@@ -113,17 +167,40 @@ def test_the_roster_form_needs_its_csrf_token(web):
     assert status == 400 and b"Zed is in the roster already" in body
 
 
+def test_the_roster_page_marks_who_is_me(web, state, capsys):
+    """The phone sets the play file's "me"; the roster list says who it is."""
+    session = web.session()
+    _, _, body = web.get("/roster", session)
+    token = re.search(rb'name="csrf" value="([^"]+)"', body).group(1).decode()
+    status, headers, _ = web.post("/roster", {"op": "add", "name": "Dee", "csrf": token}, session)
+    player = re.search(rb'<option value="(\d+)"[^>]*>Dee<', web.get("/roster", session)[2])
+    status, headers, _ = web.post("/roster", {"op": "me", "player": player.group(1).decode(),
+                                              "csrf": token}, session)
+    assert status == 303 and "You%20are%20Dee" in headers["location"]
+    _, _, body = web.get("/roster", session)
+    assert b"<b>Dee</b> <small>(you)</small>" in body
+    _, out, _ = run(capsys, "history", "--state-dir", str(state), "export", "--format",
+                    "bgsplay", "--out", "-")
+    data = json.loads(out)
+    assert next(p["name"] for p in data["players"]
+                if p["id"] == data["userInfo"]["meRefId"]) == "Dee"
+    status, headers, _ = web.post("/roster", {"op": "me", "player": "", "csrf": token}, session)
+    assert status == 303 and "none%20of%20these" in headers["location"]
+
+
 def test_downloads_are_what_the_cli_writes(web, state, capsys):
     session = web.session()
     status, headers, body = web.get("/export/games.csv", session)
     assert status == 200 and headers["content-type"].startswith("text/csv")
     assert "attachment" in headers["content-disposition"]
-    rows = list(csv.DictReader(io.StringIO(body.decode())))
-    assert {r["game"] for r in rows} == {"makan", "cafe", "miams"}
-    run(capsys, "history", "--state-dir", str(state), "export", "--format", "bgstats",
-        "--out", "-")
-    status, _, body = web.get("/export/bgstats.json", session)
-    assert status == 200 and len(json.loads(body)["plays"]) == 3
+    rows = list(csv.DictReader(io.StringIO(body.decode("utf-8-sig"))))
+    assert {r["game"] for r in rows} == {"Makan Mania", "3 Minute Crazy Café", "Miams"}
+    _, written, _ = run(capsys, "history", "--state-dir", str(state), "export", "--format",
+                        "bgsplay", "--out", "-")
+    status, headers, body = web.get("/export/plays.bgsplay", session)
+    assert status == 200 and body.decode() == written and len(json.loads(body)["plays"]) == 3
+    assert headers["content-type"] == "application/octet-stream"
+    assert 'filename="companion-plays.bgsplay"' in headers["content-disposition"]
     status, _, body = web.get("/export/game-1.jsonl", session)
     assert status == 200 and body.decode().splitlines()[1].startswith('{"type": "setup"')
     assert web.get("/export/game-99.jsonl", session)[0] == 404
@@ -142,9 +219,22 @@ def test_sse_pushes_a_change_of_the_journal(web, state):
         "text/event-stream")
     assert response.readline().startswith(b"retry:")
     response.readline()
-    begun = time.monotonic()
+    assert response.readline() == b"event: live\n"              # the part as it is now
+    assert response.readline().startswith(b"data: {\"html\":")
+    response.readline()
     assert main(["history", "--state-dir", str(state), "roster", "add", "Quin"]) == 0
-    assert response.readline() == b"event: live\n"
+    assert response.readline() == b": still here\n"      # the Live part did not change
+    response.readline()
+    begun = time.monotonic()
+    with contextlib.redirect_stdout(io.StringIO()):     # a newer game: the Live part changes
+        assert main(["history", "--state-dir", str(state), "import",
+                     str(ROOT / "docs" / "examples" / EXAMPLES["cafe"]), "--game", "cafe"]) == 0
+    # Other commits meanwhile (a phone's "last seen", the roster) change no Live part: they come
+    # as kept-alive lines, then the new part.
+    line = response.readline()
+    while line in (b": still here\n", b"\n") and time.monotonic() - begun < 1.0:
+        line = response.readline()
+    assert line == b"event: live\n"
     assert response.readline().startswith(b"data: {\"html\":")
     assert time.monotonic() - begun < 1.0
     conn.close()
@@ -166,13 +256,17 @@ def test_a_bad_listen_address_is_said(capsys, listen, said):
     assert code == 2 and said in err and "Traceback" not in err
 
 
-def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
+def open_pair_screen(box):
     labels = [item.label for item in box.screen.items]
     for _ in range(labels.index("Phone")):
         box.press("DOWN")
     box.press("OK")
     box.press("OK")                                     # Pair a phone
-    screen = box.screen
+    return box.screen
+
+
+def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
+    screen = open_pair_screen(box)
     offer = pairing.read(box.app.state_dir)
     assert offer.open(time.time()) and offer.pin == screen.offer.pin
     address = pairing.page_address(8080)
@@ -183,6 +277,62 @@ def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
     after = pairing.read(box.app.state_dir)
     assert (after.secret, after.pin, after.token) == (offer.secret, "", "")
     box.press("DOWN")
+    box.press("DOWN")
     box.press("OK")                                     # Forget phones
     box.press("OK")                                     # yes
     assert pairing.read(box.app.state_dir).secret != offer.secret
+
+
+def test_the_box_shows_a_new_pin_once_one_is_burnt_or_has_paired(box):
+    screen = open_pair_screen(box)
+    gate = Pairing(box.app.state_dir)
+    first = screen.offer
+    for n in range(phones.MAX_WRONG):
+        assert gate.try_pin(f"{(int(first.pin) + 1 + n) % 10 ** 6:06d}", f"127.0.4.{n}").checked
+    box.advance(1.5)
+    assert screen.offer.pin and screen.offer.token != first.token
+    second = screen.offer
+    assert gate.try_pin(second.pin, "127.0.4.9", "Firefox/128 (Android)").cookie
+    box.advance(1.5)
+    assert screen.offer.token != second.token           # one PIN, one phone
+    box.press("BACK")
+    box.press("DOWN")
+    box.press("OK")                                     # Paired phones
+    listed = box.screen
+    assert [item.label for item in listed.items] == ["Firefox on Android"]
+    box.press("OK")                                     # forget it ...
+    box.press("OK")                                     # ... yes
+    with roster.connect(box.app.state_dir) as conn:
+        assert phones.listing(conn) == []
+
+
+def test_a_game_without_a_board_of_its_own_shows_its_facts_big():
+    from companion.web.board import board
+
+    made = board({"kind": "game", "title": "Pig", "status": "playing", "describe": "Ana's turn",
+                  "facts": {"Ana": 12, "Ben": 30}})
+    assert made["facts"] == [("Ana", 12), ("Ben", 30)] and made["announce"] == "Ana's turn"
+    assert board({"kind": "none"})["rows"] == [] and board({"kind": "unknown"})["facts"] == []
+
+
+def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
+    """The history said "–: unfinished" of a Café game (it has no names): now the table's words."""
+    from companion.games.catalog import GAMES
+    from tests.test_history import example
+
+    actions = example("cafe")
+    assert box.app.new_game(GAMES["cafe"], actions[0])
+    web = WebProcess(box.app.state_dir)
+    try:
+        session = web.session()
+        body = web.get("/history", session)[2].decode()
+        assert "The table: in progress on the box" in body and "–: unfinished" not in body
+        for action in actions[1:]:
+            if "at" in action:
+                box.advance(max(0.0, action["at"] - box.clock.now()), step=1.0)
+            box.app.dispatch(action)
+        assert box.app.session.state.phase == "finished"
+        body = web.get("/history", session)[2].decode()
+        assert "Table: lost in round 3" in body and "unfinished" not in body
+    finally:
+        web.close()

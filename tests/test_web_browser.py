@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import time
 
@@ -20,7 +21,7 @@ import pytest
 from companion.cli import main
 from companion.games.catalog import GAMES
 from companion.games.crazy_cafe.state import time_left
-from companion.records.export import CSV_FIELDS
+from companion.records.export import ADD_PLAY_URL, CSV_FIELDS
 from companion.simulator.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
@@ -215,16 +216,134 @@ def test_arthurs_sheet_shows_every_circled_space(browser, table):
     count = len(box.app.session.actions)
     assert wait_for(lambda: live_actions(browser) == count)[0]
     marks = box.app.session.state.arthur.rows
-    rows = css(browser, "#sheet tr")
-    assert len(rows) == len(marks)
-    for row, done in zip(rows, marks, strict=True):
-        cells = row.find_elements("css selector", "td")
-        shown = ["o" if "circled" in c.get_attribute("class") else
-                 "x" if "crossed" in c.get_attribute("class") else "" for c in cells]
-        assert "".join(shown) == done
+    # Read in one script, so that no update swaps the part between two reads. Each mark is a
+    # glyph in the cell's own text (readable without colour, without hovering), not a class only.
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#sheet tr')].map(r => [...r.querySelectorAll('td')]"
+        ".map(c => { const t = c.innerText; return t.includes('◯') ? 'o' : t.includes('╳') ? 'x'"
+        " : ''; }).join(''))")
+    assert shown == list(marks)
     assert sum(m.count("o") for m in marks) == len(css(browser, "#sheet td.circled")) > 0
+    page = browser.find_element("css selector", "#live").text
+    tile = box.app.session.state.options.tile
+    assert not any(face in page for face in tile.skewer_of), "a face id on the page"
+    outcome = css(browser, "#outcome")[0].text
+    assert re.fullmatch(r"(You win: you \d+, Arthur \d+|Arthur wins: Arthur \d+, you \d+)\.",
+                        outcome), outcome
     shoot(browser, "live-miams")
     shoot(browser, "live-miams-dark", dark=True)
+
+
+def screen_size(driver, width: int, height: int) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def shoot_sizes(driver, name: str) -> None:
+    """The table view at a phone's and a tablet's size, light and dark."""
+    for width, height in ((390, 844), (1280, 800)):
+        screen_size(driver, width, height)
+        time.sleep(0.2)
+        shoot(driver, f"{name}-{width}")
+        shoot(driver, f"{name}-{width}-dark", dark=True)
+    screen_size(driver, 1280, 800)
+
+
+def open_table(browser, table, key: str):
+    box, web = table
+    go_home(box)
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": web.base,
+                                                         "permissions": ["wakeLockScreen"]})
+    browser.get(web.base + "/table")
+    screen_size(browser, 1280, 800)      # after loading: the phone emulation comes back with a page
+    spec, actions = GAMES[key], example(key)
+    assert box.app.new_game(spec, actions[0])
+    return box, actions
+
+
+def play_all(browser, box, actions, start: int = 1) -> None:
+    """A game's example actions from ``start`` on the box, until the page shows them all."""
+    for action in actions[start:]:
+        assert box.app.dispatch(action), action
+    box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == len(actions))[0]
+
+
+def board_rows(browser) -> dict[str, list[str]]:
+    """The scoreboard's rows, read in one script: {first cell: the other cells}."""
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#scores tbody tr')].map(r => "
+        "[...r.children].map(c => c.innerText.replace('▶', '').replace('now: ', '').trim()))")
+    return {row[0].rstrip(" ★"): row[1:] for row in rows}
+
+
+def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_awake(
+        browser, table):
+    box, actions = open_table(browser, table, "makan")
+    for action in actions[1:31]:
+        assert box.app.dispatch(action), action
+        box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == 31)[0]
+    state = box.app.session.state
+    rows = board_rows(browser)
+    for player in state.players:
+        assert rows[player.name][0] == str(player.coins), (player.name, rows)
+    awake = wait_for(lambda: browser.execute_script(
+        "return document.documentElement.dataset.awake === '1'"))[0]
+    assert awake, "no screen wake lock during the game"
+    size = browser.execute_script(
+        "return parseFloat(getComputedStyle(document.querySelector('#scores td')).fontSize)")
+    width = browser.execute_script("return window.innerWidth")
+    assert size >= 40, f"{size}px at {width}px wide: not readable across a table"
+    shoot_sizes(browser, "table-makan")
+    play_all(browser, box, actions, start=31)
+    final = box.app.session.state
+    rows = board_rows(browser)
+    for player in final.players:
+        total = next(p for p in box.app.session.spec.summary(final)["players"]
+                     if p["name"] == player.name)["score"]["total"]
+        assert rows[player.name][-1] == str(total)
+    released = wait_for(lambda: browser.execute_script(
+        "return document.documentElement.dataset.awake !== '1'"))[0]
+    assert released, "the wake lock outlived the game"
+
+
+def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, table):
+    box, actions = open_table(browser, table, "cafe")
+    start = actions[1]
+    box.advance(start["at"] - box.clock.now(), step=1.0)
+    assert box.app.dispatch(start)
+    state = box.app.session.state
+    near = state.deadline - 2.0          # the box journals its clock 2 s before TIME'S UP
+    box.advance(near - box.clock.now(), step=1.0)
+    assert box.app.dispatch({"type": "clock", "at": near})
+    box.app.pump()
+    browser.execute_script("window.vibrated = null; navigator.vibrate = p => "
+                           "{ window.vibrated = p; return true; };")
+    assert wait_for(lambda: live_actions(browser) == len(box.app.session.actions))[0]
+    facts = dict(zip([e.text for e in css(browser, ".facts dt")],
+                     [e.text for e in css(browser, ".facts dd")], strict=True))
+    assert facts["LIGHT ORDERS"] == str(state.light) and facts["DARK ORDERS"] == str(state.dark)
+    clock = css(browser, "#clock")[0]
+    assert clock.get_attribute("role") == "timer" and clock.get_attribute("aria-live") == "off"
+    shoot_sizes(browser, "table-cafe")
+    flashed = wait_for(lambda: browser.execute_script(
+        "return document.body.classList.contains('timesup') && window.vibrated"), 6)[0]
+    assert flashed, "no flash and vibration at TIME'S UP"
+    assert css(browser, "#clock")[0].text == "0:00"
+    announced = css(browser, "#announce")[0].get_attribute("textContent")
+    assert not re.search(r"\d:\d\d", announced), announced     # never the ticking clock
+
+
+def test_the_table_view_shows_arthurs_and_your_hearts(browser, table):
+    box, actions = open_table(browser, table, "miams")
+    play_all(browser, box, actions)
+    state = box.app.session.state
+    rows = board_rows(browser)
+    assert rows["Arthur"][0] == str(state.arthur.hearts)
+    assert rows["You"][0] == str(state.player_score[0])
+    shoot_sizes(browser, "table-miams")
+    screen_size(browser, PHONE["width"], PHONE["height"])
 
 
 def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp_path):
@@ -243,16 +362,18 @@ def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp
                             {"behavior": "allow", "downloadPath": str(tmp_path)})
     for link in css(browser, ".downloads a"):
         link.click()
-    csv_path, bg_path = tmp_path / "companion-games.csv", tmp_path / "companion-bgstats.json"
+    csv_path, bg_path = tmp_path / "companion-games.csv", tmp_path / "companion-plays.bgsplay"
     assert wait_for(lambda: csv_path.exists() and bg_path.exists(), 10)[0]
-    rows = list(csv.reader(csv_path.read_text(encoding="utf-8").splitlines()))
+    rows = list(csv.reader(csv_path.read_text(encoding="utf-8-sig").splitlines()))
     assert tuple(rows[0]) == CSV_FIELDS and len(rows) > 6
-    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgstats.schema.json")
+    links = [a.get_attribute("href") for a in css(browser, "#games a.log")]
+    assert links and all(link.startswith(ADD_PLAY_URL) for link in links)
+    schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgsplay.schema.json")
                         .read_text(encoding="utf-8"))
     data = json.loads(bg_path.read_text(encoding="utf-8"))
     jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())
     assert len(data["plays"]) >= 5
-    css(browser, "#games li a")[-1].click()
+    css(browser, "#games li a:not(.log)")[-1].click()
     assert "Arthur" in browser.page_source or "★" in browser.page_source
     shoot(browser, "game")
 
@@ -275,3 +396,45 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
     assert "Dora" in box.app.roster_names() and "Dee" not in box.app.roster_names()
     browser.get(web.base + "/history")
     assert "Dora" in browser.page_source
+
+
+def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
+    from companion import settings
+    from companion.games.catalog import config_sections
+    from tests.test_settings import loader_message
+
+    box, web = table
+    fields = settings.settable(config_sections())
+    browser.get(web.base + "/settings")
+    groups = [f.get_attribute("data-group") for f in css(browser, "form.settings")]
+    assert groups == ["The box", "Makan Mania", "Crazy Café", "Miams solo"][:len(groups)]
+    assert len(groups) == 4
+    for index in range(1, len(groups) + 1):
+        form = css(browser, f"#settings-{index}")[0]
+        field = form.find_elements("css selector", "input[name], select[name]")[1]  # after csrf
+        key = field.get_attribute("name")
+        # A select offers only right values: a wrong one is what a crafted request would send.
+        browser.execute_script(
+            "const f = arguments[0]; if (f.tagName === 'SELECT') { const o = new Option('x9', 'x9');"
+            " f.add(o); f.value = 'x9'; } else { f.value = 'x9'; }", field)
+        form.find_element("css selector", "button").click()
+        shown = wait_for(lambda key=key: css(browser, f"[id='{key}-error']"), 5)[0]
+        assert shown, f"{key}: no message"
+        setting = fields[key]
+        assert shown[0].text == loader_message(setting.section, setting.name, "x9")
+        if index == 1:
+            shoot(browser, "settings-refused")
+    browser.get(web.base + "/settings")
+    field = css(browser, "input[name='volume']")[0]
+    field.clear()
+    field.send_keys("1")
+    css(browser, "#settings-1 button")[0].click()
+    assert wait_for(lambda: css(browser, "p.done"), 5)[0]
+    box.advance(1.5)
+    assert box.app.settings["volume"] == 1            # the box uses it at once
+    go_home(box)
+    box.screen.selected = [item.label for item in box.screen.items].index("Settings")
+    box.press("OK")
+    assert box.screen.name() == "SettingsScreen"
+    assert box.screen.items[0].detail == "Quiet"        # and its Settings screen shows it
+    shoot(browser, "settings")

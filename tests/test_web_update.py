@@ -10,7 +10,9 @@ import re
 import pytest
 
 from companion.box.session import RETRY_S
-from companion.journal import health
+from companion.journal import health_file as health
+from companion.journal.health import JournalStatus
+from companion.journal.journal import Journal
 from companion.simulator.simbox import SimBox
 from tests.test_saved_games import fill_disk, start
 from tests.web_process import WebProcess
@@ -25,6 +27,8 @@ def runtime(tmp_path_factory):
 def web(tmp_path_factory, runtime):
     state = tmp_path_factory.mktemp("state")
     (state / "update-spool").mkdir()  # systemd-tmpfiles makes it on the box
+    journal, _ = Journal.open(state)  # the box's journal, where paired phones are kept
+    journal.close()
     mp = pytest.MonkeyPatch()
     mp.setenv("RUNTIME_DIRECTORY", str(runtime))
     server = WebProcess(state)
@@ -79,7 +83,8 @@ def test_every_page_warns_while_the_box_holds_play_in_memory(web, runtime):
     (runtime / health.FILENAME).write_text(json.dumps({"ok": False, "held": 3, "reason": "read-only"}))
     for path in ("/", "/history", "/roster", "/update"):
         page = web.get(path, cookie)[2].decode()
-        assert "cannot write to its SD card (read-only): 3 changes held in its memory" in page, path
+        assert ("cannot write to its SD card (read-only): 3 changes held (play kept in memory). "
+                "Play goes on; keep the box on") in page, path
     (runtime / health.FILENAME).write_text(json.dumps({"ok": True, "held": 0, "reason": ""}))
     assert "card-failing" not in web.get("/", cookie)[2].decode()
 
@@ -90,13 +95,13 @@ def test_the_box_publishes_its_journal_health_when_it_changes(tmp_path, monkeypa
     box = SimBox(tmp_path / "state")
     try:
         start(box)
-        assert health.read(tmp_path / "run") == health.JournalStatus(True, 0, "")
+        assert health.read(tmp_path / "run") == JournalStatus(True, 0, "")
         fill_disk(box)
         box.press("ACTION")
         held = health.read(tmp_path / "run")
         assert held is not None and not held.ok and held.reason == "disk full" and held.held >= 1
         box.app.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
         box.advance(RETRY_S + 0.1)
-        assert health.read(tmp_path / "run") == health.JournalStatus(True, 0, "")
+        assert health.read(tmp_path / "run") == JournalStatus(True, 0, "")
     finally:
         box.close()

@@ -131,3 +131,10 @@ def versions() -> Versions:
     return Versions(__version__, layout.version(layout.other(slot)))
 
 
+def version_line() -> str:
+    """For doctor: the version running, and the one `companion update --rollback` goes to."""
+    found = versions()
+    if found.kept is None:
+        return f"{found.running} running; no other version kept"
+    return (f"{found.running} running; {found.kept} kept "
+            "(`sudo companion update --rollback` goes back to it)")

@@ -37,7 +37,7 @@ from ..config import Config
 from ..games.base import GameSpec, RuleError, Screen, Session
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
-from ..journal import health
+from ..journal import health_file
 from ..journal.journal import Journal
 from .events import Call, Stop
 from .panel import Panel
@@ -45,6 +45,7 @@ from .session import GameSession, SavedGames
 from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
+SETTINGS_S = 1.0   # how often the box looks for settings the phone page changed
 
 SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth)
 
@@ -53,7 +54,7 @@ SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHea
 class Timer:
     at: float
     seq: int
-    fn: Callable[[], None] = field(compare=False)
+    fn: Callable[[], bool | None] = field(compare=False)
     cancelled: bool = field(default=False, compare=False)
 
     def cancel(self) -> None:
@@ -101,7 +102,7 @@ class App(ScreenStack, GameSession, Panel):
         self._saved = SavedGames()
         self._retrying = False
         self._played_at = 0.0
-        self.health_dir = health.runtime_dir()
+        self.health_dir = health_file.runtime_dir()
         self._published_health = ""
         self.game_root: Screen | None = None
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
@@ -128,17 +129,55 @@ class App(ScreenStack, GameSession, Panel):
             "contrast": self.config.display.contrast,
             "long_press_s": float(self.config.buttons.long_press_s),
         }
-        if self.journal is not None:
-            try:
-                saved = self.journal.settings()
-            except Exception:  # a settings row we cannot read must not stop the box
-                log.exception("could not read saved settings")
-                saved = {}
-            settings.update({k: v for k, v in saved.items() if _valid_setting(k, v)})
+        settings.update({k: v for k, v in self._saved_settings().items() if k in settings})
         return settings
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings set on the box or the phone page that override the config's (About
+        lists them, as ``companion doctor`` does)."""
+        return self._saved_settings()
+
+    def _saved_settings(self) -> dict[str, Any]:
+        """The journal's settings (set here or on the phone page) that pass the config's checks;
+        the house rules among them go into the config's game sections, which setups read."""
+        from .. import settings as store
+        from ..games.catalog import config_sections
+
+        if self.journal is None:
+            return {}
+        try:
+            rows = self.journal.settings()
+        except Exception:  # a settings row we cannot read must not stop the box
+            log.exception("could not read saved settings")
+            return {}
+        fields = store.settable(config_sections(self.games))
+        valid = {}
+        for key, value in rows.items():
+            if key in fields:
+                try:
+                    valid[key] = store.check(fields[key], value)
+                except store.ConfigError:
+                    log.warning("saved setting %s = %r left out: it fails its check", key, value)
+        store.apply_games(self.config, valid, fields)
+        return valid
+
+    def follow_settings(self) -> bool:
+        """What the phone page set since the last look: used at once, as if set here (a game in
+        progress keeps its setup's options). True when the frame may show a change."""
+        saved = self._saved_settings()
+        changed = False
+        for key in ("volume", "contrast", "long_press_s"):
+            if key in saved and saved[key] != self.settings[key]:
+                self._use_setting(key, saved[key])
+                changed = True
+        return changed
 
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
+        self._use_setting(key, value)
+        self._journal_write(lambda j: j.save_setting(key, value))
+
+    def _use_setting(self, key: str, value: Any) -> None:
         self.settings[key] = value
         if key == "volume":
             self.hardware.buzzer.set_volume(value)
@@ -146,7 +185,6 @@ class App(ScreenStack, GameSession, Panel):
             self.hardware.display.set_contrast(value)
         elif key == "long_press_s":
             self.decoder.timing = replace(self.decoder.timing, long_press_s=value)
-        self._journal_write(lambda j: j.save_setting(key, value))
 
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
@@ -163,6 +201,7 @@ class App(ScreenStack, GameSession, Panel):
             self.notice(self._startup_note, error=True)
         if self.journal is not None:
             self._journal_news()
+            self.every(SETTINGS_S, self.follow_settings)
         self._running = True
         self.render()
 
@@ -260,18 +299,19 @@ class App(ScreenStack, GameSession, Panel):
             log.warning("unknown event %r", event)
 
     # ----- deadlines ----------------------------------------------------------------------
-    def schedule(self, at: float, fn: Callable[[], None]) -> Timer:
+    def schedule(self, at: float, fn: Callable[[], bool | None]) -> Timer:
         """Call ``fn`` on the loop thread once the clock reaches ``at``."""
         timer = Timer(at, next(self._timer_seq), fn)
         heapq.heappush(self._timers, timer)
         return timer
 
-    def every(self, interval: float, fn: Callable[[], None]) -> None:
-        """Call ``fn`` every ``interval`` seconds from the loop (e.g. the watchdog ping)."""
+    def every(self, interval: float, fn: Callable[[], bool | None]) -> None:
+        """Call ``fn`` every ``interval`` seconds from the loop (e.g. the watchdog ping); it
+        returns False when it changed nothing on the screen."""
 
-        def again() -> None:
-            fn()
+        def again() -> bool | None:
             self.schedule(self.clock.now() + interval, again)
+            return fn()
 
         self.schedule(self.clock.now() + interval, again)
 
@@ -288,7 +328,7 @@ class App(ScreenStack, GameSession, Panel):
 
     def _fire_due(self) -> None:
         """Run what is due; anything that runs may change the frame (a timer redraws the
-        Café clock's digits when its whole second changes)."""
+        Café clock's digits when its whole second changes), unless it says it did not (False)."""
         now = self.clock.now()
         for event in self.decoder.poll(now):
             if event.button not in self._swallow:
@@ -296,10 +336,11 @@ class App(ScreenStack, GameSession, Panel):
         while self._timers and self._timers[0].at <= now:
             timer = heapq.heappop(self._timers)
             if not timer.cancelled:
-                self._dirty = True
                 try:
-                    timer.fn()
+                    if timer.fn() is not False:
+                        self._dirty = True
                 except Exception:
+                    self._dirty = True
                     self._recover(f"timer {timer.fn!r}")
         if self._toast and now >= self._toast[1]:
             self.clear_toast(now)
@@ -352,19 +393,3 @@ class App(ScreenStack, GameSession, Panel):
             return  # bookkeeping for the settings screen; nothing for a game to do
         for screen in {id(s): s for s in (self.stack[-1], self.game_root) if s}.values():
             screen.on_sensor(event)
-
-
-def _valid_setting(key: str, value: Any) -> bool:
-    """A setting saved by an older version, or edited by hand, must pass the config's checks."""
-    from ..config import SCHEMA
-
-    section = {"volume": "buzzer", "contrast": "display", "long_press_s": "buttons"}.get(key)
-    if section is None:
-        return False
-    field = SCHEMA[section][key]
-    kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        return False
-    return field.check is None or field.check(value) is None
-
-

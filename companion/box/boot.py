@@ -78,7 +78,8 @@ def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
     from firmware_bridge.events import SensorNews
     from firmware_bridge.link import SensorLink
 
-    link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud)
+    link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud,
+                      accept_v1=cfg.sensor.protocol == 1)
     news = SensorNews(link.take)
     link.start()
     hardware.extras["sensor"] = link

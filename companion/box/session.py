@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..games.base import Action, GameSpec, RuleError, Screen, Session
-from ..journal import health
+from ..journal import health_file
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
+from ..ui.words import first_upper, plural
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The files of a kept folder, as the About screen names them.
+KEPT_WORDS = {"": "db", "-wal": "WAL", "-shm": "shm"}
 RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 
@@ -49,10 +52,28 @@ class GameSession:
         return self.journal is not None and self.journal.status.ok
 
     def journal_health(self) -> tuple[str, str | None]:
-        """The journal's state for the About screen, and the file a damaged one was kept as."""
+        """The journal's state for the About screen, and the file a damaged one was kept as
+        (with what it holds, when it is a folder: "bad-1130-1538/: db, WAL, shm")."""
         if self.journal is None:
             return "none", None
-        return self.journal.status.text(), self.journal.startup.kept
+        startup = self.journal.startup
+        files = ", ".join(KEPT_WORDS.get(name.rpartition(".db")[2], name)
+                          for name in startup.kept_files)
+        kept = f"{startup.kept}: {files}" if files else startup.kept
+        return self.journal.status.text(), kept
+
+    def journal_saved_words(self) -> str:
+        """What the last frame before power-off says about the games: saved, or where the play
+        the disk refused is ("kept on the USB stick for the next start", "lost")."""
+        if self.journal is None or self.journal.status.ok:
+            return "Games are saved."
+        status = self.journal.status
+        held = plural(status.held, "action")
+        if not status.kept_on:
+            return f"Not saved: {status.reason}, {held} lost"
+        if status.volatile:
+            return f"{first_upper(status.reason)}: {held} in RAM only, lost at power-off"
+        return f"{first_upper(status.reason)}: {held} kept on the {status.kept_on}, back at next start"
 
     # ----- saved games --------------------------------------------------------------------
     def saved_games(self) -> list[SavedEntry]:
@@ -166,19 +187,29 @@ class GameSession:
             before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
-        was_finished = session.spec.is_finished(session.state)
+        spec = session.spec
+        was_finished = spec.is_finished(session.state)
+        before = spec.replay(session.actions[:-count])
+        # What the box adds with the undo (the Café's clock as it reads now) is journaled in
+        # the same change, so a power cut right after it never resumes from an older reading.
+        state, added = before, []
+        for action in spec.after_undo(before, self.clock.now()):
+            state = spec.apply(state, action)
+            added.append(action)
+        finishes = spec.is_finished(state)
         if session.game_id is not None:
-            # One change per action of the step; the last one reopens a finished game.
-            for left in range(count, 0, -1):
-                self._journal_write(
-                    lambda j, last=left == 1: j.pop_last(session.game_id, reopens=was_finished and last))
-        del session.actions[-count:]
-        session.state = session.spec.replay(session.actions)
+            self._journal_write(lambda j: j.pop_last(
+                session.game_id, count=count, reopens=was_finished,
+                then=[(action, spec.is_undoable(action)) for action in added], finishes=finishes))
+        session.actions[-count:] = added
+        session.state = state
+        if session.game_id is not None and finishes:
+            self._journal_write(lambda j: history_store.on_finish(j, session))
         while self.stack[-1] is not self.game_root and len(self.stack) > 1:
             self.stack.pop()
         if self.game_root is not None:
             self.game_root.on_state_changed()
-        self.toast(f"Undone: {session.spec.describe_action(last, session.state)}{also}")
+        self.toast(f"Undone: {spec.describe_action(last, before)}{also}")
         self.beep("ok")
         return True
 
@@ -218,12 +249,12 @@ class GameSession:
             self.schedule(self.clock.now() + RETRY_S, self._retry_journal)
 
     def _publish_health(self) -> None:
-        """Tell the phone page when the health changes (see :mod:`companion.journal.health`)."""
+        """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
         if self.health_dir is None:
             return
-        text = health.as_text(self.journal.status)
+        text = health_file.as_text(self.journal.status)
         if text != self._published_health:
-            health.publish(self.health_dir, text)
+            health_file.publish(self.health_dir, text)
             self._published_health = text
 
     def _retry_journal(self) -> None:

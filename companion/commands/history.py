@@ -7,22 +7,36 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+from companion import box_config
 from companion.box.boot import sim_state_dir
-from companion.commands.replay import read_actions
-from companion.config import DEVICE_STATE_DIR
+from companion.commands.replay import opened, read_actions, text_lines, unreadable
+from companion.config import DEVICE_STATE_DIR, ConfigError
 from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
-from companion.jsonread import BOM
 from companion.records import roster
-from companion.records.export import to_bgstats, to_csv, to_jsonl, when, write_atomic
+from companion.records.export import (
+    BGSPLAY_SUFFIX,
+    bgg_ids,
+    game_name,
+    play_file_text,
+    to_csv,
+    to_jsonl,
+    when,
+    write_atomic,
+)
 from companion.records.history import Book, HistoryError, journal_path, open_book
+from companion.records.importing import PlayFileError, import_plays, read_play_file
 from companion.records.store import import_game
+from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text
 from companion.ui.words import plural
 
-FORMATS = ("csv", "bgstats", "jsonl")
+FORMATS = ("csv", "bgsplay", "bgstats", "jsonl")  # bgstats: the play file's former name
+T = TypeVar("T")
 MAX_MINUTES = 7 * 24 * 60  # an imported game's length: a week is past any real one
 
 
@@ -34,19 +48,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "holds a journal, else the simulator's ~/.local/state/companion). Reading never "
         "changes the journal.")
     parser.add_argument("--state-dir", help="state directory or journal.db file")
+    parser.add_argument("--config", help="config file whose [games.*] bgg_id the exports use "
+                        "(default: the box's, when there is one)")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     listing = verbs.add_parser("list", help="the games, the last first")
     listing.add_argument("--json", action="store_true", help="one JSON array instead of text")
     listing.add_argument("--limit", type=int, default=50, help="at most N games (default 50)")
     show = verbs.add_parser("show", help="one game's result, players and final state")
     show.add_argument("id", type=int)
-    export = verbs.add_parser("export", help="write CSV, BG Stats JSON or a game's actions")
+    export = verbs.add_parser("export", help="write CSV, a BG Stats play file or a game's actions")
     export.add_argument("--format", choices=FORMATS, required=True)
     export.add_argument("--out", required=True, help="the file to write (- for the output)")
     export.add_argument("--id", type=int, help="the game to write as JSON lines (jsonl)")
-    imp = verbs.add_parser("import", help="record a finished game from its JSON-lines actions")
-    imp.add_argument("file", help="JSON-lines actions, as `companion replay` reads them")
-    imp.add_argument("--game", required=True, help="game key: " + ", ".join(GAMES))
+    imp = verbs.add_parser("import", help="record a finished game from its JSON-lines actions, "
+                           "or the plays of a BG Stats play file (.bgsplay)")
+    imp.add_argument("file", help="JSON-lines actions, as `companion replay` reads them, or a "
+                     "BG Stats play file")
+    imp.add_argument("--game", help="game key of JSON-lines actions: " + ", ".join(GAMES))
     imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: now)")
     imp.add_argument("--minutes", type=float, default=0, help="how long it lasted")
     roster = verbs.add_parser("roster", help="the players: list, add, rename, merge",
@@ -55,7 +73,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "two players' games under the second one's name. The box picks "
                               "changes up at its next setup.")
     who = roster.add_subparsers(dest="roster_verb", metavar="ROSTER_VERB", required=True)
-    who.add_parser("list", help="the players, the last to play first")
+    who.add_parser("list", help="the players, the last to play first (\"me\": the box's user)")
+    me = who.add_parser("me", help="mark the player who is the box's user (the \"me\" of a "
+                        "BG Stats play file)")
+    me.add_argument("player", nargs="?", help="the name (or id); leave out with --nobody")
+    me.add_argument("--nobody", action="store_true", help="the user is none of the players")
     who.add_parser("add", help="a new player").add_argument("name")
     renamed = who.add_parser("rename", help="give a player a new name everywhere")
     renamed.add_argument("player", help="the name (or id) now")
@@ -65,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merged.add_argument("into", help="the name (or id) that stays")
     for verb in (listing, show, export, imp, roster):  # also after the verb: `history list --state-dir`
         verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        verb.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
 
@@ -159,10 +182,12 @@ def _export(args: argparse.Namespace, book: Book) -> int:
             text = to_jsonl(book, args.id)
         except KeyError:
             return _fail(f"no game {args.id} in {book.source}", 1)
-    elif args.format == "csv":
-        text = to_csv(book)
     else:
-        text = json.dumps(to_bgstats(book), indent=1, ensure_ascii=False) + "\n"
+        try:
+            ids = bgg_ids(box_config.load(args.config, required=args.config is not None))
+        except ConfigError as exc:
+            return _fail(str(exc))
+        text = to_csv(book, ids) if args.format == "csv" else play_file_text(book, ids)
     if args.out == "-":
         sys.stdout.write(text)
         return 0
@@ -175,25 +200,28 @@ def _export(args: argparse.Namespace, book: Book) -> int:
 
 
 def _import(args: argparse.Namespace, where: Path) -> int:
+    if args.game is None:
+        if not args.file.endswith(BGSPLAY_SUFFIX):
+            return _fail(f"{args.file}: give --game for JSON-lines actions (a BG Stats play "
+                         f"file ends in {BGSPLAY_SUFFIX})")
+        return _import_play_file(args, where)
     spec = GAMES.get(args.game)
     if spec is None:
         return _fail(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
         started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
                    else time.time() - args.minutes * 60)
-    except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.file} is not UTF-8 text (one JSON action per line)")
     except ValueError:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
     if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
         return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
-        numbered = read_actions(text.removeprefix(BOM).split("\n"), args.file)
+        with opened(args.file) as stream:
+            numbered = list(read_actions(text_lines(stream, args.file), args.file))
     except SystemExit as exc:
         return int(exc.code)
+    except (OSError, UnicodeDecodeError, TooLarge) as exc:
+        return _fail(unreadable(args.file, exc))
     state = spec.initial_state()
     for number, action in numbered:
         try:
@@ -205,18 +233,57 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     if not spec.is_finished(state):
         return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
     actions = [action for _, action in numbered]
+    code, game_id = _into_journal(where, lambda journal: import_game(
+        journal, spec, actions, state, started, args.minutes * 60))
+    if code == 0:
+        print(f"game {game_id}: {spec.title}, {when(started)}")
+    return code
+
+
+def _into_journal(where: Path, write: Callable[[Journal], T]) -> tuple[int, T | None]:
+    """Open the journal of the state directory ``where``, ``write(journal)``, close it:
+    (the exit status, what ``write`` returned)."""
     if journal_path(where) == where:
-        return _fail("import writes into a state directory, not a journal file")
+        return _fail("import writes into a state directory, not a journal file"), None
     journal, note = Journal.open(where)
     try:
         if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {note or journal.status.reason}")
-        game_id = import_game(journal, spec, actions, state, started, args.minutes * 60)
+            return _fail(f"cannot write the journal in {where}: "
+                         f"{note or journal.status.reason}"), None
+        done = write(journal)
         if not journal.status.ok:
-            return _fail(f"cannot write the journal in {where}: {journal.status.reason}")
+            return _fail(f"cannot write the journal in {where}: {journal.status.reason}"), None
     finally:
         journal.close()
-    print(f"game {game_id}: {spec.title}, {when(started)}")
+    return 0, done
+
+
+def _import_play_file(args: argparse.Namespace, where: Path) -> int:
+    """The plays of a BG Stats play file, for the games this box knows."""
+    try:
+        ids = bgg_ids(box_config.load(args.config, required=args.config is not None))
+        # A play file is often one long line of JSON: bounded as a whole, not per line.
+        text = read_text(args.file, MAX_GAME_BYTES, max_line=MAX_GAME_BYTES, encoding="utf-8-sig")
+        found = read_play_file(text, GAMES, ids)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except UnicodeDecodeError:
+        return _fail(f"{args.file} is not UTF-8 text (a BG Stats play file is JSON)")
+    except (OSError, TooLarge) as exc:
+        return _fail(unreadable(args.file, exc) or str(exc))
+    except PlayFileError as exc:
+        return _fail(f"{args.file}: {exc}")
+    for name, count in found.skipped.items():
+        print(f"skipped {plural(count, 'play')} of {name}: a game this box does not know")
+    for line in found.unreadable:
+        print(f"skipped {line}")
+    code, done = _into_journal(where, lambda journal: import_plays(journal, found.plays))
+    if code or done is None:
+        return code
+    for game_id, play in done:
+        print(f"game {game_id}: {game_name(play.spec)}, {when(play.started_at)}")
+    if len(done) < len(found.plays):
+        print(f"already recorded: {plural(len(found.plays) - len(done), 'play')}")
     return 0
 
 
@@ -224,9 +291,18 @@ def _roster(args: argparse.Namespace, where: Path) -> int:
     try:
         with roster.connect(where) as conn:
             if args.roster_verb == "list":
+                me = roster.me(conn)
                 for p in roster.players(conn):
                     last = when(p.last_used)[:16] if p.last_used else "-"
-                    print(f"{p.id:>4}  {p.name:<10}  {plural(p.games, 'game'):>9}  last {last}")
+                    mark = "  (me)" if me is not None and me.id == p.id else ""
+                    print(f"{p.id:>4}  {p.name:<10}  {plural(p.games, 'game'):>9}  last {last}"
+                          f"{mark}")
+                return 0
+            if args.roster_verb == "me":
+                if args.nobody == (args.player is not None):
+                    return _fail("roster me: give a player, or --nobody")
+                marked = roster.set_me(conn, None if args.nobody else args.player)
+                print(f"me: {marked.name if marked else 'nobody'}")
                 return 0
             if args.roster_verb == "add":
                 done = roster.add(conn, args.name)

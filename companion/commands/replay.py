@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
+from companion import textfiles
 from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.jsonread import BOM, JsonError, loads
@@ -25,10 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def read_actions(lines: list[str], source: str) -> list[tuple[int, dict]]:
-    """Parse JSON lines into (line number, action); SystemExit(2) with file:line: reason on a bad
-    one (not JSON, nested too deep, a number out of bounds, not an action)."""
-    actions = []
+def read_actions(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict]]:
+    """Parse JSON lines into (line number, action), one at a time; SystemExit(2) with
+    file:line: reason on a bad one (not JSON, nested too deep, a number out of bounds, not an
+    action)."""
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -41,8 +44,37 @@ def read_actions(lines: list[str], source: str) -> list[tuple[int, dict]]:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             print(f'{source}:{number}: an action is an object with a "type"', file=sys.stderr)
             raise SystemExit(2)
-        actions.append((number, action))
-    return actions
+        yield number, action
+
+
+def text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
+    """The lines of a file of actions, read within the bounds of :mod:`companion.textfiles`
+    (TooLarge past them; UnicodeDecodeError on a line that is not UTF-8). Lines end at "\n"
+    only, as editors number them (str.splitlines also breaks at U+2028)."""
+    for number, raw in enumerate(textfiles.lines(stream, source)):
+        line = raw.decode("utf-8")
+        yield line.removeprefix(BOM) if number == 0 else line
+
+
+@contextlib.contextmanager
+def opened(file: str) -> Iterator[BinaryIO]:
+    """``file``, or standard input for ``-``, open for reading bytes."""
+    if file == "-":
+        yield sys.stdin.buffer
+        return
+    with open(file, "rb") as stream:
+        yield stream
+
+
+def unreadable(file: str, exc: Exception) -> str | None:
+    """The one line that says why ``file`` could not be read, or None for another error."""
+    if isinstance(exc, textfiles.TooLarge):
+        return str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return f"{file} is not UTF-8 text (one JSON action per line)"
+    if isinstance(exc, OSError):
+        return f"cannot read {file}: {exc.strerror or exc}"
+    return None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -51,27 +83,23 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion replay: unknown game {args.game!r}; games: {', '.join(GAMES)}",
               file=sys.stderr)
         return 2
-    try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-    except OSError as exc:
-        print(f"companion replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print(f"companion replay: {args.file} is not UTF-8 text (one JSON action per line)",
-              file=sys.stderr)
-        return 2
     state = spec.initial_state()
-    # Lines end at "\n" only, as editors number them (str.splitlines also breaks at U+2028).
-    for number, action in read_actions(text.removeprefix(BOM).split("\n"), args.file):
-        try:
-            state = spec.apply(state, action)
-        except RuleError as exc:  # written for the OLED's short lines: one line here
-            print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", file=sys.stderr)
-            return 2
-        except Exception:  # a malformed field the rules did not foresee: still file:line
-            print(f"{args.file}:{number}: malformed {action['type'][:40]!r} action: a field has a "
-                  "value the rules cannot use", file=sys.stderr)
-            return 2
+    try:
+        with opened(args.file) as stream:
+            for number, action in read_actions(text_lines(stream, args.file), args.file):
+                try:
+                    state = spec.apply(state, action)
+                except RuleError as exc:  # written for the OLED's short lines: one line here
+                    print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}",
+                          file=sys.stderr)
+                    return 2
+                except Exception:  # a malformed field the rules did not foresee: still file:line
+                    print(f"{args.file}:{number}: malformed {action['type'][:40]!r} action: a "
+                          "field has a value the rules cannot use", file=sys.stderr)
+                    return 2
+    except (OSError, UnicodeDecodeError, textfiles.TooLarge) as exc:
+        print(f"companion replay: {unreadable(args.file, exc)}", file=sys.stderr)
+        return 2
     try:
         json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)
         print()

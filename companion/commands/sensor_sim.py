@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from companion import textfiles
 from firmware_bridge.faces import SETS, kinds_of
 from firmware_bridge.virtual import VirtualSensor, check_script, random_play, run_script
 
@@ -64,7 +65,9 @@ def handle(args: argparse.Namespace) -> int:
     lines = None
     if args.script and args.script != "-":
         try:
-            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+            lines = textfiles.read_text(args.script).splitlines()
+        except textfiles.TooLarge as exc:
+            return _fail(str(exc))
         except OSError as exc:
             return _fail(f"cannot read {args.script}: {exc.strerror}")
         except UnicodeDecodeError:

@@ -14,10 +14,11 @@ INSTALL = "the phone page needs the web extra: pip install 'table-companion[web]
 
 DESCRIPTION = (
     "Serve the phone page, a second screen for the table: the game being played, the history "
-    "and stats with their downloads, and the roster. It reads the box's journal beside the box "
-    "and writes only roster changes; it never plays. Phones pair with the PIN or QR code of "
-    "the box's Home → Phone screen, or with the address printed at start (its token pairs one "
-    "phone within 15 minutes).")
+    "and stats with their downloads, the roster and the settings. It reads the box's journal "
+    "beside the box and writes only roster changes, paired phones and settings; it never plays. "
+    "Phones pair with the PIN or QR code of "
+    "the box's Home → Phone screen; run on a terminal, it also prints an address whose token "
+    "pairs one phone within 15 minutes (never under systemd, whose log others may read).")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,8 +63,7 @@ def handle(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         return _fail(str(exc))
     try:
-        import uvicorn
-
+        from companion.web.serve import run
         from companion.web.server import build
     except ImportError:
         return _fail(INSTALL)
@@ -73,13 +73,18 @@ def handle(args: argparse.Namespace) -> int:
         from companion.commands.history import state_dir
 
         where = state_dir(None)
-    app = build(where)
-    token = app.state.pairing.start_token
-    print(f"Phone page: {pairing.page_address(port, host)}pair?token={token}", flush=True)
-    print(f"(journal: {where}; the link pairs one phone, once, within 15 minutes)", flush=True)
+    # A token is shown only to a person at a terminal: under systemd this line would go to the
+    # system journal, where anyone who may read it could pair a phone.
+    terminal = sys.stdout.isatty()
+    app = build(where, cfg, start_token=terminal, config_path=args.config)
+    address = pairing.page_address(port, host)
+    if terminal:
+        print(f"Phone page: {address}pair?token={app.state.pairing.start_token}", flush=True)
+        print(f"(journal: {where}; the link pairs one phone, once, within 15 minutes)", flush=True)
+    else:
+        print(f"Phone page: {address} (pair a phone on the box: Home → Phone)", flush=True)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                    timeout_graceful_shutdown=1, proxy_headers=False, server_header=False)
+        run(app, host, port)
     except OSError as exc:
         return _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     return 0

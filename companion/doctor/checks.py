@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import box_config as config_module
+from ..appliance.slots import version_line
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport
@@ -339,6 +341,23 @@ def check_makan_data(cfg: config_module.Config) -> Finding:
                    f"{', '.join(stand_in)} (docs/makan_mania.md)")
 
 
+def check_settings(directory: Path) -> Finding:
+    """What the box uses over config.toml: the settings set on it or on the phone page."""
+    from .. import settings
+
+    try:
+        used, refused = settings.report(directory)
+    except sqlite3.Error as exc:
+        return Finding("settings", WARN, f"cannot read the journal's settings: {exc}",
+                       "check the state directory's permissions")
+    if refused:
+        return Finding("settings", WARN, f"left out: {refused[0]}",
+                       "set it again on the phone page's Settings or on the box")
+    said = ", ".join(settings.words(k, v) for k, v in used.items())
+    return Finding("settings", OK, f"set on the box or the phone, used over config.toml: {said}"
+                   if used else "none set on the box or the phone: config.toml's")
+
+
 def check_state_dir(directory: Path) -> Finding:
     """The journal's directory is writable and synced, with room to spare.
 
@@ -395,17 +414,6 @@ def check_service(state: str | None) -> Finding:
                    "install it with `sudo systemd/install.sh`, or `sudo systemctl enable --now companion`")
 
 
-def check_version() -> Finding:
-    """The version running and the one kept beside it for `companion update --rollback`."""
-    from ..appliance.slots import versions
-
-    found = versions()
-    if found.kept is None:
-        return Finding("version", OK, f"{found.running} running; no other version kept")
-    return Finding("version", OK, f"{found.running} running; {found.kept} kept "
-                   "(`sudo companion update --rollback` goes back to it)")
-
-
 def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None = None,
              sim: bool = False) -> list[Finding]:
     """Run every check; later checks are skipped when the config cannot be read."""
@@ -413,7 +421,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 
     service_state = probes.service_state()
     service = check_service(service_state)
-    version = check_version()
+    version = Finding("version", OK, version_line())  # and the one kept for a rollback
     found, cfg = check_config(config_path)
     if cfg is None:
         return [version, found, service]
@@ -428,6 +436,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
+        check_settings(resolve_state_dir(cfg, state_dir, sim)),
         service,
     ]
 

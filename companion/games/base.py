@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
+from .play_facts import PlayFacts
+
 if TYPE_CHECKING:
     from companion.saved_games import SavedEntry
     from companion.ui.canvas import Canvas
@@ -154,6 +156,9 @@ class GameSpec:
     # ``follow_up(action, earlier actions)`` gives the words the undo toast adds for it
     # ("its reroll"; "" for a step the table never sees), or None for an action of its own.
     follow_up: Callable[[Action, Sequence[Action]], str | None] = lambda action, earlier: None
+    # What the box journals in the same change as an undo, given the state the undo leaves and
+    # the box's clock reading now (the Café's fresh clock reading): ``after_undo(state, now)``.
+    after_undo: Callable[[Any, float], list[Action]] = lambda state, now: []
     config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.simulator.walk for the step syntax).
@@ -161,6 +166,9 @@ class GameSpec:
     # A whole game replayed at once, where the rules do it faster than action by action (the
     # same handlers on one draft); None: apply each action in turn.
     replay_all: Callable[[Iterable[Action]], Any] | None = None
+    # How its finished plays read in a BG Stats play file and the CSV (its BGG id is the
+    # config section's ``bgg_id``).
+    play_facts: PlayFacts = field(default_factory=PlayFacts)
 
     @classmethod
     def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
@@ -172,7 +180,8 @@ class GameSpec:
             is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
             describe_action=rules.describe_action, is_undoable=rules.is_undoable,
             **{"replay_all": getattr(rules, "replay", None), "follow_up": getattr(
-                rules, "follow_up", cls.follow_up), **screens_and_data},
+                rules, "follow_up", cls.follow_up), "after_undo": getattr(
+                rules, "after_undo", cls.after_undo), **screens_and_data},
         )
 
     def last_step(self, actions: Sequence[Action]) -> tuple[int, str]:
@@ -280,8 +289,14 @@ class Table(Protocol):
         """The journal's state ("ok", "disk full: 26 held", "none") and the name a damaged
         journal was kept under at start-up, if any."""
 
+    def journal_saved_words(self) -> str:
+        """What the last frame says of the games: "Games are saved." or where held play is."""
+
     def change_setting(self, key: str, value: Any) -> None:
         """Apply a setting now and keep it across restarts."""
+
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings set on the box or the phone page, over the config's."""
 
     def roster_names(self) -> list[str]:
         """Names of recent players, the last used first (empty without a journal)."""

@@ -6,6 +6,8 @@ zero-byte or missing file. These checks look first, so the box can say what was 
 
 from __future__ import annotations
 
+import os
+import shutil
 import struct
 import time
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ class StartupReport:
     findings: list[str] = field(default_factory=list)
     note: str | None = None  # the one short line the screen shows at start
     kept: str | None = None  # the name a damaged journal was moved aside to
+    kept_files: tuple[str, ...] = ()  # what that folder holds, when it is one
 
     def add(self, finding: str, note: str | None = None) -> None:
         self.findings.append(finding)
@@ -100,15 +103,62 @@ def scan_wal(path: Path) -> WalScan:
     return WalScan(present=True, lost=lost)
 
 
-def aside_name(directory: Path, now: float | None = None) -> Path:
+def aside_name(directory: Path, now: float | None = None, *, prefix: str = "bad",
+               suffix: str = ".db") -> Path:
     """A short free name for a damaged journal, readable on the OLED: ``bad-1130-1538.db``."""
     stamp = time.strftime("%m%d-%H%M", time.localtime(time.time() if now is None else now))
-    candidate = directory / f"bad-{stamp}.db"
+    candidate = directory / f"{prefix}-{stamp}{suffix}"
     n = 2
     while candidate.exists():
-        candidate = directory / f"bad-{stamp}-{n}.db"
+        candidate = directory / f"{prefix}-{stamp}-{n}{suffix}"
         n += 1
     return candidate
+
+
+SIDE_FILES = ("-wal", "-shm")
+COPY_DIR = "unclean-start"  # the files as the last run left them, until the check is done
+
+
+def copy_before_open(path: Path) -> Path | None:
+    """After a stop that was not clean (a -wal or -shm is left), copy the journal and its side
+    files aside before SQLite opens them: a failed open can delete the WAL that holds the last
+    acknowledged commits. None when the stop was clean or the copy cannot be made."""
+    sides = [path.with_name(path.name + s) for s in SIDE_FILES]
+    if not any(side.exists() for side in sides):
+        return None
+    copy = path.with_name(COPY_DIR)
+    try:
+        shutil.rmtree(copy, ignore_errors=True)
+        copy.mkdir()
+        for source in (path, *sides):
+            if source.exists():
+                shutil.copyfile(source, copy / source.name)
+                with open(copy / source.name, "rb") as done:
+                    os.fsync(done.fileno())
+    except OSError:  # a full or read-only disk: the open goes on without the copy
+        shutil.rmtree(copy, ignore_errors=True)
+        return None
+    return copy
+
+
+def settle_copy(copy: Path | None, report: StartupReport) -> None:
+    """Keep the copy made before the open as ``bad-MMDD-HHMM/`` when the check found anything
+    (its name and contents go to About); remove it when nothing was wrong."""
+    if copy is None:
+        return
+    if not report.findings:
+        shutil.rmtree(copy, ignore_errors=True)
+        return
+    kept = aside_name(copy.parent, suffix="")
+    try:
+        copy.rename(kept)
+    except OSError:
+        return
+    files = sorted(p.name for p in kept.iterdir())
+    report.kept = f"{kept.name}/"
+    report.kept_files = tuple(files)
+    report.findings.append(f"the journal files as the last run left them ({', '.join(files)}) "
+                           f"were copied before the check to {kept.name}/")
 
 
 def move_aside(path: Path) -> Path:
@@ -129,13 +179,13 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     ``clean`` is "1" after a clean close, "0" while a box has the journal open; ``checkpoint``
     names the last point the database file itself holds (e.g. "round 2").
     """
-    after = f"after {checkpoint}" if checkpoint else "since the last save point"
-    play = f"play after {checkpoint}" if checkpoint else "recent play"
+    after = past(checkpoint) if checkpoint else "since the last save point"
+    play = f"play {past(checkpoint)}" if checkpoint else "recent play"
     if scan.lost > 0:
         # Only commits still visible past the damage are counted: a cut may have taken more.
         n = f"at least {plural(scan.lost, 'action')}"
-        report.add(f"journal.db-wal was cut or damaged: {n} played after "
-                   f"{checkpoint or 'the last save point'} lost; everything before the damage "
+        report.add(f"journal.db-wal was cut or damaged: {n} played "
+                   f"{past(checkpoint or 'the last save point')} lost; everything before the damage "
                    "was kept", note=f"Journal cut: {n} lost")
     elif scan.lost < 0:
         report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
@@ -143,3 +193,9 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     elif not scan.present and clean == "0":
         report.add(f"journal.db-wal is missing after an unclean stop: actions {after} "
                    "may be lost", note=f"Log gone: {play} may be lost")
+
+
+def past(label: str) -> str:
+    """"after round 2" for a save point's name; a name that already says it ("after round 2",
+    the scoreboard stage of Makan Mania) is not given a second "after"."""
+    return label if label.startswith("after ") else f"after {label}"

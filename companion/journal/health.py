@@ -1,49 +1,41 @@
-"""The journal's health for the phone page, in a file in RAM.
-
-The box writes it whenever the health changes (the phone page runs in another process and
-cannot ask); it lives in the unit's ``RuntimeDirectory=`` (``/run/companion``), in RAM,
-because the SD card may be what failed. Absent outside the service: nothing is written.
-"""
+"""What the journal says of its health: its status (About, the title bar's ⚠, the last frame)
+and the notices shown once when it changes."""
 
 from __future__ import annotations
 
-import json
-import logging
-import os
-from pathlib import Path
+from dataclasses import dataclass
 
-from .journal import JournalStatus
-
-log = logging.getLogger(__name__)
-
-FILENAME = "journal-health.json"
-RUNTIME_DIR = Path("/run/companion")
+# Where a spare is, as a short line of the screen says it.
+SHORT_PLACES = {"boot partition": "boot disk"}
 
 
-def runtime_dir() -> Path | None:
-    """The service's runtime directory (systemd sets ``$RUNTIME_DIRECTORY``), else None."""
-    value = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
-    return Path(value) if value else None
+@dataclass(frozen=True)
+class JournalStatus:
+    """Whether changes reach the disk; if not, how many are held in memory and why."""
+
+    ok: bool
+    held: int = 0
+    reason: str = ""
+    kept_on: str = ""  # the spare's place ("USB stick"); "" while held in memory only
+    volatile: bool = True  # a power cut loses what is held
+
+    def text(self) -> str:
+        """``ok``, or e.g. ``disk full: 26 held`` (short enough for an About line)."""
+        return "ok" if self.ok else f"{self.reason}: {self.held} held"
+
+    def kept_words(self) -> str:
+        """Where held play is, in a few words for the screen: "play on USB stick"."""
+        if not self.kept_on:
+            return "play kept in memory"
+        if self.volatile:
+            return "play in RAM only"
+        return f"play on {SHORT_PLACES.get(self.kept_on, self.kept_on)}"
 
 
-def as_text(status: JournalStatus) -> str:
-    return json.dumps({"ok": status.ok, "held": status.held, "reason": status.reason})
+@dataclass(frozen=True)
+class Notice:
+    """A change of journal health to show once: ``lines`` for a toast, ``saved`` written back."""
 
-
-def publish(directory: Path, text: str) -> None:
-    """Replace the file with ``text`` (atomically: the page never reads half of it)."""
-    partial = directory / (FILENAME + ".partial")
-    try:
-        partial.write_text(text)
-        os.replace(partial, directory / FILENAME)
-    except OSError as exc:  # RAM full or the directory gone: the box plays on regardless
-        log.warning("journal health not published: %s", exc)
-
-
-def read(directory: Path = RUNTIME_DIR) -> JournalStatus | None:
-    """What the box last said, or None (no box running, or nothing published)."""
-    try:
-        data = json.loads((directory / FILENAME).read_text())
-        return JournalStatus(bool(data["ok"]), int(data["held"]), str(data["reason"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    lines: tuple[str, ...]
+    error: bool
+    saved: int = 0

@@ -14,22 +14,27 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..ui.words import plural
+from ..ui.words import first_upper, plural
 from . import schema
 from .check import StartupReport
+from .health import JournalStatus, Notice
+from .spare import Place, Spare, default_places, merge_back
 from .store import (
     Connect,
     Op,
     Statement,
     commit,
+    file_identity,
     mark_sql,
     memory_copy,
     open_files,
     open_rw,
+    same_journal,
     short_reason,
 )
 
@@ -62,36 +67,19 @@ class GameSummary:
     last_at: float  # when its last action was played (its start if none)
 
 
-@dataclass(frozen=True)
-class JournalStatus:
-    """Whether changes reach the disk; if not, how many are held in memory and why."""
-
-    ok: bool
-    held: int = 0
-    reason: str = ""
-
-    def text(self) -> str:
-        """``ok``, or e.g. ``disk full: 26 held`` (short enough for an About line)."""
-        return "ok" if self.ok else f"{self.reason}: {self.held} held"
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A change of journal health to show once: ``lines`` for a toast, ``saved`` written back."""
-
-    lines: tuple[str, ...]
-    error: bool
-    saved: int = 0
-
-
 class Journal:
     """A SQLite journal in WAL mode with synchronous=FULL that heals after a failed write."""
 
     FILENAME = "journal.db"
 
+    # How often, at most, a commit first checks that the file is still the one it opened by
+    # reading its mark through a fresh connection (a file copied over it in place is invisible
+    # to SQLite's own connection); its identity (device, inode) is checked at every commit.
+    CHECK_EVERY_S = 5.0
+
     def __init__(self, path: Path, disk: sqlite3.Connection | None,
                  mem: sqlite3.Connection | None, reason: str, report: StartupReport,
-                 connect: Connect) -> None:
+                 connect: Connect, places: Sequence[Place] = ()) -> None:
         self.path = path
         self.startup = report
         self._disk = disk  # the file, open for writing; None until it can be
@@ -101,20 +89,33 @@ class Journal:
         self._connect = connect
         self._notices: list[Notice] = []
         self._closed = False
+        self._places = places
+        self._spare: Spare | None = None  # held play written to a second filesystem
+        self._identity = file_identity(path) if disk is not None else None
+        self._checked_at = time.monotonic()
+        self._replaced = False  # the file is no longer ours: never written again this run
+        if mem is not None:
+            self._start_spare()
 
     # ----- opening ------------------------------------------------------------------------
     @classmethod
-    def open(cls, state_dir: Path, *, connect: Connect = sqlite3.connect
-             ) -> tuple[Journal, str | None]:
+    def open(cls, state_dir: Path, *, connect: Connect = sqlite3.connect,
+             places: Sequence[Place] | None = None) -> tuple[Journal, str | None]:
         """Check and open the journal; return it and the one line to show at start (or None).
 
         Always returns a journal: one that cannot be written keeps new changes in memory,
         reading the saved games from the file when it can. ``connect`` opens SQLite files
-        (tests replace it to make the disk refuse). What was found is in ``journal.startup``.
+        (tests replace it to make the disk refuse). ``places`` are where held play is written
+        when the disk fails (:func:`spare.default_places` unless given); a spare the last run
+        left there is merged back. What was found is in ``journal.startup``.
         """
         path = Path(state_dir) / cls.FILENAME
+        places = default_places() if places is None else places
         opened = open_files(path, connect)
-        journal = cls(path, opened.disk, opened.mem, opened.reason, opened.report, connect)
+        if opened.disk is not None:
+            merge_back(opened.disk, path, places, opened.report)
+        journal = cls(path, opened.disk, opened.mem, opened.reason, opened.report, connect,
+                      places)
         return journal, opened.report.note
 
     # ----- health -------------------------------------------------------------------------
@@ -122,7 +123,10 @@ class Journal:
     def status(self) -> JournalStatus:
         if self._mem is None:
             return JournalStatus(ok=True)
-        return JournalStatus(ok=False, held=_presses(self._held), reason=self._reason)
+        place = self._spare.place if self._spare is not None else None
+        return JournalStatus(ok=False, held=_presses(self._held), reason=self._reason,
+                             kept_on=place.name if place else "", volatile=place is None
+                             or place.volatile)
 
     def take_notice(self) -> Notice | None:
         """The newest change of health not yet shown ("Disk full: play kept…", "Journal back…")."""
@@ -135,19 +139,22 @@ class Journal:
 
         Returns how many player actions were written back; 0 if none or the disk still refuses.
         """
-        if self._mem is None:
+        if self._mem is None or self._replaced:
             return 0
         if self._disk is None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._disk, _ = open_rw(self.path, self._connect, check=False)
+                self._identity = file_identity(self.path)
             except (sqlite3.Error, schema.NewerJournal, OSError) as exc:
-                self._reason = short_reason(exc)
+                self._reason = short_reason(exc, self.path.parent)
                 return 0
+        if self._lost_file(force=True):
+            return 0
         try:
             commit(self._disk, self._held)
         except sqlite3.Error as exc:
-            self._reason = short_reason(exc)
+            self._reason = short_reason(exc, self.path.parent)
             return 0
         saved = _presses(self._held)
         log.warning("journal back: %d held change(s) written", len(self._held))
@@ -155,6 +162,9 @@ class Journal:
         self._mem.close()
         self._mem = None
         self._reason = ""
+        if self._spare is not None:  # everything is on the journal's own disk again
+            self._spare.close(remove=True)
+            self._spare = None
         self._checkpoint_wal()
         said = f"{plural(saved, 'action')} saved" if saved else "writing again"
         self._notices.append(Notice(("Journal back:", said), error=False, saved=saved))
@@ -163,17 +173,49 @@ class Journal:
     def _run(self, op: Op) -> None:
         """Commit ``op``, or hold it in memory (after the ones held before it)."""
         if self._mem is None:
-            try:
-                commit(self._disk, [op])
-                return
-            except sqlite3.Error as exc:
-                self._start_holding(short_reason(exc))
-            commit(self._mem, [op])
-            self._held.append(op)
+            if not self._lost_file():
+                try:
+                    commit(self._disk, [op])
+                    return
+                except sqlite3.Error as exc:
+                    self._start_holding(short_reason(exc, self.path.parent))
+            self._hold(op)
             return
+        self._hold(op)
+        self.retry()
+
+    def _hold(self, op: Op) -> None:
+        """Apply ``op`` in memory and on the spare, after the ones held before it."""
         commit(self._mem, [op])
         self._held.append(op)
-        self.retry()
+        if self._spare is not None:
+            try:
+                self._spare.hold(op)
+            except sqlite3.Error as exc:  # the second place failed too: try the next one
+                log.error("spare journal %s failed (%s)", self._spare.path, exc)
+                self._spare.close(remove=False)
+                self._start_spare()
+
+    def _lost_file(self, force: bool = False) -> bool:
+        """Whether the file on disk is no longer the one this journal opened (replaced,
+        deleted, or copied over in place); if so, hold everything from now on, as for a failed
+        disk, and never write to that path again in this run."""
+        if self._replaced:
+            return True
+        now = time.monotonic()
+        changed = file_identity(self.path) != self._identity
+        if not changed and (force or now - self._checked_at >= self.CHECK_EVERY_S):
+            self._checked_at = now
+            changed = not same_journal(self.path, self._disk)
+        if not changed:
+            return False
+        log.error("journal file %s was replaced or overwritten under the box", self.path)
+        self._replaced = True
+        if self._mem is None:
+            self._start_holding("journal replaced")
+        else:
+            self._reason = "journal replaced"
+        return True
 
     def _start_holding(self, reason: str) -> None:
         log.error("journal write failed (%s): holding changes in memory", reason)
@@ -183,8 +225,17 @@ class Journal:
             log.exception("could not copy the journal to memory")
             self._mem = memory_copy(None)
         self._reason = reason
-        self._notices.append(Notice((f"{reason.capitalize()}:", "play kept in memory"),
+        self._start_spare()
+        self._notices.append(Notice((f"{first_upper(reason)}:", self.status.kept_words()),
                                     error=True))
+
+    def _start_spare(self) -> None:
+        """Write the journal as held so far to the first place that takes it."""
+        try:
+            self._spare = Spare.start(self.path, self._mem, self._held, self._places)
+        except sqlite3.Error:
+            log.exception("could not start a spare journal")
+            self._spare = None
 
     def _checkpoint_wal(self) -> None:
         """Copy the WAL into the file and empty it, so losing the WAL costs only later play."""
@@ -206,27 +257,30 @@ class Journal:
     def append(self, game_id: int, action: dict[str, Any], undoable: bool, *,
                finishes: bool = False) -> None:
         """Commit one action (and, if it ends the game, the game's end with it)."""
-        statements = [(
-            "INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
-            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?, ?)",
-            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable),
-             time.time()),
-        )]
+        statements = [action_sql(game_id, action, undoable)]
         if finishes:
             statements += [status_sql(game_id, "finished"), mark_sql(*GAME_END)]
         self._run(Op("action", tuple(statements)))
         if finishes:
             self._checkpoint_wal()
 
-    def pop_last(self, game_id: int, *, reopens: bool = False) -> None:
-        """Remove the game's last action (the caller has checked it may be undone); with
-        ``reopens`` the finished game is playing again, in the same transaction."""
+    def pop_last(self, game_id: int, *, count: int = 1, reopens: bool = False,
+                 then: Sequence[tuple[dict[str, Any], bool]] = (), finishes: bool = False) -> None:
+        """Remove the game's last ``count`` actions (the caller has checked they may be undone)
+        and append ``then`` (action, undoable), all in one transaction; with ``reopens`` the
+        finished game is playing again, with ``finishes`` what ``then`` adds ends it."""
         statements = [(
-            "DELETE FROM actions WHERE game_id = ? AND seq = "
-            "(SELECT MAX(seq) FROM actions WHERE game_id = ?)", (game_id, game_id))]
+            "DELETE FROM actions WHERE game_id = ? AND seq IN "
+            "(SELECT seq FROM actions WHERE game_id = ? ORDER BY seq DESC LIMIT ?)",
+            (game_id, game_id, count))]
         if reopens:
             statements += [status_sql(game_id, "playing"), *forget_summary_sql(game_id)]
+        statements += [action_sql(game_id, action, undoable) for action, undoable in then]
+        if finishes:
+            statements += [status_sql(game_id, "finished"), mark_sql(*GAME_END)]
         self._run(Op("undo", tuple(statements)))
+        if finishes:
+            self._checkpoint_wal()
 
     def set_status(self, game_id: int, status: str) -> None:
         """Mark a game ``playing``, ``finished`` or ``abandoned``; a game's end is a save point."""
@@ -298,8 +352,11 @@ class Journal:
         atexit.unregister(self.close)
         self.retry()
         if self._held:
-            log.error("journal closed with %d change(s) the disk refused (%s)",
-                      len(self._held), self._reason)
+            log.error("journal closed with %d change(s) the disk refused (%s)%s",
+                      len(self._held), self._reason, f"; they are in {self._spare.path}"
+                      if self._spare is not None else "")
+        if self._spare is not None:
+            self._spare.close(remove=False)  # merged back at the next start
         if self._mem is None and self._disk is not None:
             try:
                 commit(self._disk, [Op("mark", (mark_sql("clean", "1"),))])
@@ -319,7 +376,7 @@ class Journal:
         except sqlite3.ProgrammingError:
             raise  # a closed journal is a bug in the caller, not a disk problem
         except sqlite3.Error as exc:
-            raise JournalError(f"read failed: {short_reason(exc)}") from exc
+            raise JournalError(f"read failed: {short_reason(exc, self.path.parent)}") from exc
 
     def read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows for the history (what the disk holds plus what is held in memory)."""
@@ -353,6 +410,14 @@ class Journal:
 
     def settings(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM settings")}
+
+
+def action_sql(game_id: int, action: dict[str, Any], undoable: bool) -> Statement:
+    """The game's next action, stamped with the time it was played."""
+    return ("INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
+            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE game_id = ?), ?, ?, ?)",
+            (game_id, game_id, json.dumps(action, separators=(",", ":")), int(undoable),
+             time.time()))
 
 
 def status_sql(game_id: int, status: str) -> Statement:

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..ui.words import first_upper
 from . import schema
-from .check import StartupReport, move_aside, scan_wal, wal_findings
+from .check import StartupReport, copy_before_open, move_aside, scan_wal, settle_copy, wal_findings
 
 log = logging.getLogger(__name__)
 
 Connect = Callable[..., sqlite3.Connection]
+OPENED = "opened"  # the mark naming the run that has the journal open
 Statement = tuple[str, tuple[Any, ...]]
 
 
@@ -68,19 +72,20 @@ def open_files(path: Path, connect: Connect) -> Opened:
         report.add(f"cannot create {path.parent} ({exc.strerror}): play is kept in memory",
                    note="No state dir: play kept in memory")
         return _log(Opened(None, memory_copy(None), "no state dir", report))
+    copy = copy_before_open(path)
     empty = path.exists() and path.stat().st_size == 0
     wal = scan_wal(path.with_name(path.name + "-wal"))
     try:
         disk, marks = open_rw(path, connect)
     except (sqlite3.Error, schema.NewerJournal) as exc:
         if isinstance(exc, sqlite3.DatabaseError) and _looks_corrupt(exc) and path.exists():
-            return _log(_replace_damaged(path, exc, report, connect))
+            return _settled(copy, _replace_damaged(path, exc, report, connect))
         opened = _open_readonly(path, exc, report, connect)
         marks: dict[str, str] = {}
         with contextlib.suppress(sqlite3.Error):  # a newer journal may keep them elsewhere
             marks = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
         wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
-        return _log(opened)
+        return _settled(copy, opened)
     games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     if empty and games:
         report.add(f"{path.name} was empty (0 bytes); its games were read back from its WAL")
@@ -88,7 +93,12 @@ def open_files(path: Path, connect: Connect) -> Opened:
         report.add(f"{path.name} was empty (0 bytes): its games are gone; a new journal "
                    "was started", note="Empty journal file: new one started")
     wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
-    return _log(Opened(disk, None, "", report))
+    return _settled(copy, Opened(disk, None, "", report))
+
+
+def _settled(copy: Path | None, opened: Opened) -> Opened:
+    settle_copy(copy, opened.report)
+    return _log(opened)
 
 
 def _log(opened: Opened) -> Opened:
@@ -113,21 +123,21 @@ def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
     try:
         disk, _ = open_rw(path, connect)
     except (sqlite3.Error, schema.NewerJournal) as err:
-        return Opened(None, memory_copy(None), short_reason(err), report)
+        return Opened(None, memory_copy(None), short_reason(err, path.parent), report)
     return Opened(disk, None, "", report)
 
 
 def _open_readonly(path: Path, exc: BaseException, report: StartupReport,
                    connect: Connect) -> Opened:
     """The file cannot be written: read its saved games, hold new changes in memory."""
-    reason = short_reason(exc)
+    reason = short_reason(exc, path.parent)
     source = open_ro(path, connect) if path.exists() else None
     mem = memory_copy(source)
     if source is not None:
         source.close()
     kept = "its saved games can be resumed" if source is not None else "it cannot be read"
     report.add(f"{path.name} cannot be written ({exc}); {kept}, new play is kept in memory "
-               "and written when it can be", note=f"{reason.capitalize()}: play kept in memory")
+               "and written when it can be", note=f"{first_upper(reason)}: play kept in memory")
     return Opened(None, mem, reason, report)
 
 
@@ -146,7 +156,8 @@ def open_rw(path: Path, connect: Connect, *, check: bool = True
             quick_check(conn)
         schema.migrate(conn)
         marks = dict(conn.execute("SELECT key, value FROM marks").fetchall())
-        commit(conn, [Op("mark", (mark_sql("clean", "0"),))])
+        # "opened" names this opening, so a file copied over the journal is told apart.
+        commit(conn, [Op("mark", (mark_sql("clean", "0"), mark_sql(OPENED, secrets.token_hex(8))))])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except BaseException:
         conn.close()
@@ -177,6 +188,34 @@ def open_ro(path: Path, connect: Connect, *, check: bool = True) -> sqlite3.Conn
     return None
 
 
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (device and inode), or None when there is none."""
+    try:
+        stats = os.stat(path)
+    except OSError:
+        return None
+    return stats.st_dev, stats.st_ino
+
+
+def same_journal(path: Path, disk: sqlite3.Connection | None) -> bool:
+    """Whether the file at ``path``, read afresh, still carries the mark this run wrote when
+    it opened it through ``disk``: SQLite's own connection keeps its pages in memory and never
+    sees a file copied over it in place."""
+    if disk is None:
+        return True
+    try:
+        ours = disk.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
+        fresh = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            theirs = fresh.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
+        finally:
+            fresh.close()
+    except sqlite3.Error as exc:
+        text = str(exc).lower()
+        return "locked" in text or "busy" in text  # a writer at work is no replacement
+    return ours == theirs
+
+
 def memory_copy(source: sqlite3.Connection | None) -> sqlite3.Connection:
     """An in-memory journal: a copy of ``source`` (or empty), at this release's schema."""
     mem = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -198,12 +237,18 @@ def _looks_corrupt(exc: sqlite3.DatabaseError) -> bool:
     return "malformed" in text or "not a database" in text or "corrupt" in text
 
 
-def short_reason(exc: BaseException) -> str:
-    """Why the disk refused, in two or three words for the screen."""
+# Less free space than this on the journal's filesystem makes an I/O error a full disk:
+# SQLite reports a -shm or -wal file it cannot grow as an I/O error, not as SQLITE_FULL.
+LOW_SPACE_BYTES = 64 * 1024
+
+
+def short_reason(exc: BaseException, where: Path | None = None) -> str:
+    """Why the disk refused, in two or three words for the screen; ``where`` (the journal's
+    directory) tells a full disk from another I/O error."""
     text = str(exc).lower()
     if isinstance(exc, schema.NewerJournal):
         return "newer journal"
-    if "full" in text:
+    if "full" in text or ("i/o" in text and where is not None and _low_space(where)):
         return "disk full"
     if "readonly" in text or "read-only" in text:
         return "read-only"
@@ -214,3 +259,11 @@ def short_reason(exc: BaseException) -> str:
     if "locked" in text or "busy" in text:
         return "busy"
     return "write failed"
+
+
+def _low_space(where: Path) -> bool:
+    try:
+        stats = os.statvfs(where)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < LOW_SPACE_BYTES

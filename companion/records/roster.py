@@ -15,10 +15,11 @@ box reads the roster afresh at each setup, so it picks a change up at its next g
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,9 @@ from .history import journal_path
 ROSTER_VERSION = 2      # the journal version that made the players tables
 BUSY_MS = 3000          # how long a write waits for the box's own write to end
 ALLOWED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -'")
+# The settings row that says which roster player is the box's user ("me" in a BG Stats play
+# file): a player id, or null once the question was answered with nobody; no row: never asked.
+ME_SETTING = "roster_me"
 
 
 class RosterError(Exception):
@@ -84,6 +88,31 @@ def players(conn: sqlite3.Connection) -> list[Player]:
         "SELECT p.id, p.name, p.last_used, COUNT(g.game_id) FROM players p "
         "LEFT JOIN game_players g ON g.player_id = p.id GROUP BY p.id "
         "ORDER BY p.last_used IS NULL, p.last_used DESC, p.name").fetchall()]
+
+
+def me_row(read: Callable[[str, tuple], list[tuple]]) -> tuple[bool, int | None]:
+    """(whether the box asked who "me" is, the roster id of "me" or None), read with ``read``
+    (a connection's or a history book's query); an id that left the roster reads as None."""
+    rows = read("SELECT s.value, p.id FROM settings s LEFT JOIN players p "
+                "ON p.id = CAST(s.value AS INTEGER) WHERE s.key = ?", (ME_SETTING,))
+    if not rows:
+        return False, None
+    return True, rows[0][1]
+
+
+def me(conn: sqlite3.Connection) -> Player | None:
+    """The roster player marked as the box's user, if any."""
+    _, player_id = me_row(lambda sql, args: conn.execute(sql, args).fetchall())
+    return None if player_id is None else find(conn, player_id)
+
+
+def set_me(conn: sqlite3.Connection, who: str | int | None) -> Player | None:
+    """Mark ``who`` (a name or an id) as the box's user, or nobody with None."""
+    player = None if who is None else find(conn, who)
+    _write(conn, [("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                   "DO UPDATE SET value = excluded.value",
+                   (ME_SETTING, json.dumps(None if player is None else player.id)))])
+    return player
 
 
 def find(conn: sqlite3.Connection, who: str | int) -> Player:
@@ -178,6 +207,8 @@ def merge(conn: sqlite3.Connection, gone: str | int, kept: str | int) -> Player:
         *(_renamed(into.id, old.name, into.name) if _adopts(conn) else []),
         ("UPDATE players SET last_used = MAX(COALESCE(last_used, 0), ?) WHERE id = ?",
          (old.last_used or 0, into.id)),
+        ("UPDATE settings SET value = ? WHERE key = ? AND value = ?",  # "me" stays "me"
+         (json.dumps(into.id), ME_SETTING, json.dumps(old.id))),
         ("DELETE FROM players WHERE id = ?", (old.id,)),
     ])
     return find(conn, into.id)

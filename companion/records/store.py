@@ -116,13 +116,21 @@ def summarise(key: str, actions: list[Action], final: dict[str, Any]) -> Summary
 def save_statements(game_id: int, key: str, actions: list[Action], final: dict[str, Any],
                     timing: tuple[float, float | None]) -> tuple[Statement, ...]:
     """The statements that (re)write ``game_id``'s summary; ``timing`` is (ended_at, seconds)."""
-    made = summarise(key, actions, final)
+    return summary_statements(game_id, key, len(actions), summarise(key, actions, final), final,
+                              timing)
+
+
+def summary_statements(game_id: int, key: str, last_seq: int, made: Summary,
+                       final: dict[str, Any], timing: tuple[float, float | None]
+                       ) -> tuple[Statement, ...]:
+    """The statements that write the summary ``made`` of ``game_id`` (made from its first
+    ``last_seq`` actions, or none for a play imported from a play file)."""
     out: list[Statement] = [(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
                             for table in SUMMARY_TABLES]
     out.append((
         "INSERT INTO summaries (game_id, game, last_seq, ended_at, seconds, won, variant, "
         "survived, headline, short, final) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (game_id, key, len(actions), timing[0], timing[1],
+        (game_id, key, last_seq, timing[0], timing[1],
          None if made.won is None else int(made.won), made.variant, made.survived,
          made.headline, made.short, json.dumps(final, separators=(",", ":")))))
     for seat, s in enumerate(made.seats):

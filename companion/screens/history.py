@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Action, GameSpec, Screen, Session
-from companion.records.export import export_to_drive, removable_drive
+from companion.records.export import bgg_ids, export_to_drive, removable_drive
 from companion.records.history import Played, reading
+from companion.records.roster import RosterError
 from companion.records.store import Seat
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, is_press
 from companion.ui.words import plural
+
+from .me import ask_me, who_is_me
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -155,7 +159,19 @@ class HistoryScreen(MenuScreen):
             self.app.toast("No USB drive:", "plug one in, then OK")
             return
         try:
-            paths = reading(self.app.state_dir, lambda book: export_to_drive(book, drive), None)
+            asked = who_is_me(self.app)[0] if self.app.state_dir is not None else True
+        except RosterError:
+            asked = True
+        if asked:
+            self._write(drive)
+        else:  # the first export: who the play file's "me" is, asked once
+            ask_me(self.app, lambda: self._write(drive))
+
+    def _write(self, drive: Path) -> None:
+        ids = bgg_ids(self.app.config)
+        try:
+            paths = reading(self.app.state_dir,
+                            lambda book: export_to_drive(book, drive, ids=ids), None)
         except OSError:
             self.app.refuse("USB drive refused:\nis it read-only?")
             return
@@ -220,6 +236,9 @@ class GameScreen(InfoScreen):
         actions = reading(app.state_dir, lambda book: book.actions(self.played.id), None)
         if actions is None:
             app.toast("Cannot read", "this game")
+            return
+        if not actions:  # a play imported from a play file: results, no actions
+            app.toast("An imported play:", "no actions to show")
             return
         if spec is None:
             app.toast("This box does not", "know this game")

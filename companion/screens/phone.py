@@ -1,19 +1,26 @@
-"""Home → Phone: pair a phone with the phone page (a QR code and a PIN), or forget every phone.
+"""Home → Phone: pair a phone with the phone page (a QR code and a PIN), list the paired
+phones and forget one, or forget every phone.
 
 The QR code holds the page's address with a one-time token; the PIN is for a phone that types
 the address. Both come from :mod:`companion.pairing`, written into the state directory where
 ``companion web`` reads them, and stop pairing when this screen closes or after five minutes.
+They pair one phone: once the page has paired one with them, or after five wrong PINs, the
+screen shows a new pair (it reads the page's record in the journal, :mod:`companion.phones`,
+every :data:`WATCH_S`).
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
+import time
 from typing import TYPE_CHECKING
 
 import segno
 from PIL import ImageDraw
 
 from companion import pairing
+from companion.records import phones, roster
 from companion.ui.canvas import HEIGHT, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
@@ -27,6 +34,7 @@ log = logging.getLogger(__name__)
 MODULE_PX = 2           # one QR module is 2×2 pixels: the finest a phone camera reads off the OLED
 QUIET = 1               # light modules around the code (the panel's edge is dark)
 MAX_VERSION = 3         # 29 modules: with its quiet zone, 62 px of the 64 px panel
+WATCH_S = 1.0           # how often the screen looks whether its PIN was used or burnt
 
 
 def qr_modules(text: str) -> list[list[bool]] | None:
@@ -44,10 +52,17 @@ class PhoneMenu(MenuScreen):
     """Pair a phone, or forget every paired phone."""
 
     def __init__(self, app: Table) -> None:
-        super().__init__(app, "Phone", [
+        super().__init__(app, "Phone", [])
+        self.on_enter()
+
+    def on_enter(self) -> None:
+        app = self.app
+        count = len(paired_phones(app))
+        self.items = [
             MenuItem("Pair a phone", lambda: app.push(PairScreen(app))),
+            MenuItem("Paired phones", lambda: app.push(PhonesScreen(app)), str(count)),
             MenuItem("Forget phones", self._forget),
-        ])
+        ]
 
     def _forget(self) -> None:
         app = self.app
@@ -56,13 +71,58 @@ class PhoneMenu(MenuScreen):
             app.pop()
             try:
                 pairing.forget_phones(app.state_dir)
-            except (OSError, TypeError) as exc:
+                with roster.connect(app.state_dir) as conn:
+                    phones.forget_all(conn)
+            except (OSError, TypeError, roster.RosterError, sqlite3.Error) as exc:
                 log.warning("could not forget phones: %s", exc)
                 app.toast("Cannot forget:", "state dir refuses", error=True)
                 return
             app.toast("Phones forgotten:", "pair them again")
 
         app.push(ConfirmScreen(app, "Forget phones", "Every paired phone must pair again.", forget))
+
+
+def paired_phones(app: Table) -> list[phones.Phone]:
+    """The phones the page lists as paired (none without a journal)."""
+    if app.state_dir is None:
+        return []
+    try:
+        with roster.connect(app.state_dir) as conn:
+            return phones.listing(conn)
+    except (roster.RosterError, sqlite3.Error) as exc:
+        log.info("no paired phones to list: %s", exc)
+        return []
+
+
+class PhonesScreen(MenuScreen):
+    """Each paired phone (its browser, last seen); OK on one forgets it, after a yes."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app, "Paired phones", [])
+        self.on_enter()
+
+    def on_enter(self) -> None:
+        now = time.time()
+        listed = paired_phones(self.app)
+        self.items = [MenuItem(p.name, lambda p=p: self._forget(p), phones.ago(now - p.last_seen))
+                      for p in listed] or [MenuItem("No phone paired", self.app.pop)]
+        self.selected = min(self.selected, len(self.items) - 1)
+
+    def _forget(self, phone: phones.Phone) -> None:
+        app = self.app
+
+        def forget() -> None:
+            app.pop()
+            try:
+                with roster.connect(app.state_dir) as conn:
+                    phones.forget(conn, phone.id)
+            except (roster.RosterError, sqlite3.Error) as exc:
+                log.warning("could not forget a phone: %s", exc)
+                app.toast("Cannot forget:", "journal refuses", error=True)
+                return
+            app.toast("Phone forgotten:", phone.name)
+
+        app.push(ConfirmScreen(app, "Forget phone", f"{phone.name} must pair again.", forget))
 
 
 class PairScreen(Screen):
@@ -77,6 +137,26 @@ class PairScreen(Screen):
         self.modules: list[list[bool]] | None = None
         self.problem = ""
         self._make()
+        self._watch = app.schedule(app.clock.now() + WATCH_S, self._check)
+
+    def _check(self) -> None:
+        """A new PIN and code once the page paired a phone with these or burnt them."""
+        if self not in self.app.stack:
+            return
+        self._watch = self.app.schedule(self.app.clock.now() + WATCH_S, self._check)
+        if self.offer is None:
+            return
+        try:
+            with roster.connect(self.app.state_dir) as conn:
+                why = phones.spent(conn, self.offer.token)
+        except (roster.RosterError, sqlite3.Error):
+            why = ""
+        if why or not self.offer.open(time.time()):
+            self._make()
+            if why == "paired":
+                self.app.toast("Phone paired", "New code for the next")
+            elif why:
+                self.app.toast("Wrong PINs:", "new PIN shown", error=True)
 
     def _make(self) -> None:
         web = self.app.config.web
@@ -125,6 +205,7 @@ class PairScreen(Screen):
             self._make()
             return True
         if is_press(event, "BACK"):
+            self._watch.cancel()
             if self.offer is not None:
                 pairing.withdraw(self.app.state_dir)
             self.app.pop()

@@ -1,9 +1,11 @@
-"""Settings: volume/mute, contrast, long-press time, and the dice sensor's status."""
+"""Settings: volume/mute, contrast, long-press time, the dice sensor's status, and which
+roster player is the box's user."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from companion.screens.me import ask_me, me_label
 from companion.ui.widgets import (
     InfoScreen,
     MenuItem,
@@ -32,6 +34,7 @@ class SettingsScreen(MenuScreen):
             MenuItem("Contrast", self._contrast, f"{s['contrast']}/255"),
             MenuItem("Long press", self._long_press, f"{s['long_press_s']:.1f}s"),
             MenuItem("Dice sensor", self._sensor, sensor_text),
+            MenuItem("Me", lambda: ask_me(self.app, lambda: None), me_label(self.app)),
         ]
 
     def _volume(self) -> None:

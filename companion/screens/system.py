@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion.appliance import slots
+from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 from companion.ui.widgets import Screen, is_down, is_up
@@ -24,6 +25,7 @@ class AboutScreen(Screen):
         super().__init__(app)
         self.offset = 0
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
+        self.overrides = app.saved_settings()
 
     def lines(self) -> list[str]:
         app = self.app
@@ -39,8 +41,16 @@ class AboutScreen(Screen):
             f"Journal: {health}",
         ]
         if kept:
-            lines += ["Damaged journal kept:", f" {kept}"]
-        return [*lines, f"Saved games: {self.saved}"]
+            name, _, files = kept.partition(": ")
+            lines += ["Kept at start:", f" {name}", *([f" {files}"] if files else [])]
+        lines.append(f"Saved games: {self.saved}")
+        # The same list as `companion doctor`'s settings line: what overrides config.toml.
+        overrides = self.overrides
+        lines.append("Set on box or phone:" if overrides else "Settings: config's")
+        for key, value in overrides.items():   # two lines each: the panel is 21 letters wide
+            name, _, said = words(key.removeprefix("games."), value).partition(" = ")
+            lines += [f" {name}", f"   = {said}"]
+        return lines
 
     def draw(self, canvas: Canvas) -> None:
         lines = self.lines()
@@ -81,9 +91,8 @@ class PoweredOffScreen(Screen):
         self.message = message
 
     def lines(self) -> tuple[str, str]:
-        health, _ = self.app.journal_health()
-        # The disk refused to the end: say so rather than promise.
-        return self.message, "Games are saved." if health == "ok" else f"Not saved: {health}"
+        # The disk refused to the end: say so, and where the play it refused is, not promise.
+        return self.message, self.app.journal_saved_words()
 
     def draw(self, canvas: Canvas) -> None:
         message, saved = self.lines()

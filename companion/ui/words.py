@@ -23,6 +23,12 @@ def noun_for(count: int, noun: str, many: str | None = None) -> str:
     return noun if count == 1 else many or _IRREGULAR.get(noun, noun + "s")
 
 
+def first_upper(text: str) -> str:
+    """``text`` with its first letter a capital and the rest as written: "I/O error", where
+    ``str.capitalize`` would lower the rest ("I/o error")."""
+    return text[:1].upper() + text[1:]
+
+
 def same_name(a: str, b: str) -> bool:
     """Two names the table would read as one ("ana" and "Ana ")."""
     return a.strip().casefold() == b.strip().casefold()

@@ -14,7 +14,7 @@ from typing import Any
 
 from companion.games.base import GameSpec
 from companion.games.catalog import GAMES
-from companion.games.miams.sheet import SKEWER_NAMES
+from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
@@ -83,10 +83,11 @@ def _makan(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]])
                         "drinks": p["drinks"], "current": i == turn,
                         "total": (p["score"] or {}).get("total"),
                         "winner": p["name"] in summary.get("winners", ())})
-    return {"round": summary["round"], "phase": summary["phase"], "pot": summary["pot"],
+    data = {"round": summary["round"], "phase": summary["phase"], "pot": summary["pot"],
             "supply": summary["supply"], "players": players,
             "order": [names[i] for i in order], "current": None if turn is None else names[turn],
             "row": row}
+    return {**data, "board": _makan_board(data)}
 
 
 def _cafe(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) -> dict[str, Any]:
@@ -108,11 +109,12 @@ def _cafe(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) 
     summary = spec.summary(state)
     setup = summary.get("setup", {})
     last = actions[-1][0] if actions else {}
-    return {"round": state.round, "phase": state.phase, "light": state.light,
+    data = {"round": state.round, "phase": state.phase, "light": state.light,
             "dark": state.dark, "ends": ends, "left": left, "result": state.result,
             "double_trouble": bool(setup.get("double_trouble")),
             "trouble": TROUBLE.get(state.trouble, "") if last.get("type") != "setup" else "",
-            "rounds": summary["rounds"]}
+            "rounds": summary["rounds"], "now": time.time()}
+    return {**data, "board": _cafe_board(data)}
 
 
 def _miams(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]]) -> dict[str, Any]:
@@ -130,12 +132,61 @@ def _miams(state: Any, spec: GameSpec, actions: list[tuple[dict, float | None]])
                      "end_mark": done[len(spaces)] if len(done) > len(spaces) else ""})
     summary = spec.summary(state)
     last = state.last
-    return {"rows": rows, "phase": state.phase, "difficulty": state.options.difficulty,
+    tile = state.options.tile
+    # The table's words: the tile's name of the face and the skewer it scores, never its id.
+    roll_words = None if last is None else (
+        f"{tile.names.get(last.face, last.face)} → {SKEWER_NAMES[SKEWERS[tile.skewer_of[last.face]]]}"
+        if last.face in tile.skewer_of else tile.names.get(last.face, last.face))
+    player, winner = summary.get("player", {}), summary.get("winner")
+    arthur_score = summary["arthur"]["score"]
+    outcome = None if winner is None else (
+        f"You win: you {player.get('score')}, Arthur {arthur_score}." if winner == "player"
+        else f"Arthur wins: Arthur {arthur_score}, you {player.get('score')}.")
+    data = {"rows": rows, "phase": state.phase, "difficulty": state.options.difficulty,
             "hearts": state.arthur.hearts, "stars": state.arthur.stars,
-            "score": summary["arthur"]["score"], "turns": state.turns,
+            "score": arthur_score, "turns": state.turns,
             "roll": None if last is None else {"face": last.face, "source": last.source},
-            "player": summary.get("player", {}), "winner": summary.get("winner"),
-            "circled": sum(m.count("o") for m in marks)}
+            "roll_words": roll_words, "outcome": outcome,
+            "player": player, "winner": winner,
+            "circled": sum(m.count("o") for m in marks), "describe": spec.describe(state)}
+    return {**data, "board": _miams_board(data)}
+
+
+def _makan_board(g: dict[str, Any]) -> dict[str, Any]:
+    finished = bool(g["players"]) and g["players"][0]["total"] is not None
+    columns = ["Player", "Coins", "Drinks", *(["Score"] if finished else [])]
+    rows = [{"cells": [p["name"] + (" ★" if p["winner"] else ""), p["coins"], len(p["drinks"]),
+                       *([p["total"]] if finished else [])], "current": p["current"]}
+            for p in g["players"]]
+    now = f"{g['current']}'s turn" if g["current"] else g["phase"]
+    return {"facts": [("Round", g["round"]), ("Pot", g["pot"]), ("Now", now)],
+            "columns": columns, "rows": rows,
+            "announce": "Final scores." if finished else f"Round {g['round']}: {now}."}
+
+
+def _cafe_board(g: dict[str, Any]) -> dict[str, Any]:
+    if g["result"]:
+        said = f"Game {g['result']}"
+    elif g["phase"] == "running":
+        said = f"Round {g['round']} of 3"
+    else:
+        said = f"Round {g['round']}: {'paused' if g['phase'] == 'paused' else 'ready'}"
+    return {"clock": {"ends": g["ends"], "left": g["left"], "now": g["now"]},
+            "facts": [("Round", f"{g['round']} of 3"), ("Light orders", g["light"]),
+                      ("Dark orders", g["dark"])],
+            "announce": said + ".", "notice": g["trouble"]}
+
+
+def _miams_board(g: dict[str, Any]) -> dict[str, Any]:
+    player = g.get("player") or {}
+    you = player.get("hearts")
+    rows = [{"cells": ["Arthur", g.get("hearts", 0), g.get("stars", 0), g.get("score", 0)],
+             "current": g.get("phase") == "arthur"},
+            {"cells": ["You", "–" if you is None else you, player.get("stars", "–"),
+                       player.get("score", "–")], "current": g.get("phase") == "player"}]
+    facts = [("Turn", g.get("turns", 0)), ("Roll", g.get("roll_words") or "–")]
+    return {"facts": facts, "columns": ["", "Hearts", "Stars", "Score"], "rows": rows,
+            "announce": g.get("outcome") or g.get("describe", "")}
 
 
 VIEWS: dict[str, Callable[[Any, GameSpec, list[tuple[dict, float | None]]], dict[str, Any]]] = {

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -29,19 +30,34 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion.games.catalog import GAMES
-from companion.journal import health
-from companion.records import roster
-from companion.records.export import to_bgstats, to_csv, to_jsonl, when
+from companion import settings as store
+from companion.config import Config, ConfigError
+from companion.games.catalog import GAMES, config_sections
+from companion.journal import health_file
+from companion.records import phones, roster
+from companion.records.export import (
+    BGSPLAY_MIME,
+    add_play_link,
+    bgg_ids,
+    play_file_text,
+    plays,
+    to_csv,
+    to_jsonl,
+    when,
+)
 from companion.records.history import Book, HistoryError, open_book
 
 from . import update
 from .auth import COOKIE, SESSION_S, Pairing
+from .board import board
 from .live import live
 from .watch import JournalWatch
 
 HERE = Path(__file__).parent
 KEEPALIVE_S = 15.0
+FORM_BYTES = 8192           # the page's forms are a few fields: a bigger body is refused
+MAX_VALUE_CHARS = 40        # a setting's value as typed: a number or a choice
+MAX_ID_DIGITS = 18          # a game id in a path: SQLite's integers, and never int() of 5,000 digits
 TITLES = {key: spec.title for key, spec in GAMES.items()}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
@@ -67,18 +83,23 @@ def _environment() -> Environment:
     return env
 
 
-def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
-    """The application for the journal in ``state_dir``; the box's journal health is read
-    from ``health_dir`` (default ``$RUNTIME_DIRECTORY``, else /run/companion): a warning on
-    every page while the box cannot write its card."""
+def build(state_dir: str | Path, config: Config | None = None, *, start_token: bool = False,
+          config_path: str | None = None, health_dir: Path | None = None) -> Starlette:
+    """The application for the journal in ``state_dir``; ``config`` gives the games' BGG ids;
+    ``start_token``: also pair one phone with a token of its own, for ``companion web`` run on
+    a terminal; ``config_path``: the box's config file (the settings forms show its values and
+    what overrides them); ``health_dir``: where the box says its journal's health (default
+    ``$RUNTIME_DIRECTORY``, else /run/companion), for a warning on every page while the box
+    cannot write its card."""
     state_dir = Path(state_dir)
-    health_dir = health_dir or health.runtime_dir() or health.RUNTIME_DIR
+    ids = bgg_ids(config)
+    health_dir = health_dir or health_file.runtime_dir() or health_file.RUNTIME_DIR
     env = _environment()
-    pairing = Pairing(state_dir)
+    pairing = Pairing(state_dir, start_token=start_token)
     watch = JournalWatch(state_dir)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        journal = health.read(health_dir)
+        journal = health_file.read(health_dir)
         return HTMLResponse(env.get_template(name).render(
             **context, failing=journal if journal and not journal.ok else None),
             status_code=status, headers=HEADERS)
@@ -96,11 +117,14 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
             return await endpoint(request, sid)
         return check
 
-    def welcome() -> Response:
+    def welcome(cookie: str) -> Response:
         response = RedirectResponse("/", status_code=303, headers=HEADERS)
-        response.set_cookie(COOKIE, pairing.new_session(), max_age=SESSION_S, httponly=True,
+        response.set_cookie(COOKIE, cookie, max_age=SESSION_S, httponly=True,
                             samesite="strict", path="/")
         return response
+
+    def refused(text: str, status: int) -> Response:
+        return PlainTextResponse(text + "\n", status_code=status, headers=HEADERS)
 
     def book() -> Book | None:
         try:
@@ -119,63 +143,96 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
         finally:
             opened.close()
 
-    def live_html() -> str:
+    def live_html(view: str = "live") -> str:
+        """The changing part of the Live page, or of the table view."""
         data = with_book(lambda b: live(b.read), {"kind": "none", "now": time.time()})
-        return env.get_template("live_part.html").render(g=data)
+        name = "table_part.html" if view == "table" else "live_part.html"
+        return env.get_template(name).render(g=data, b=board(data))
+
+    async def checked_form(request: Request, sid: str) -> dict[str, str] | Response:
+        """A posted form, read whole, whose CSRF token is this session's; else the refusal."""
+        form = await small_form(request)
+        if form is None:
+            return refused("the form is too big", 413)
+        if not pairing.csrf_ok(sid, form.get("csrf")):
+            return refused("the form expired: reload the page", 403)
+        return form
 
     # ----- pairing ------------------------------------------------------------------------
     async def pair(request: Request) -> Response:
+        address = request.client.host if request.client else ""
+        agent = request.headers.get("user-agent", "")
         if request.method == "GET":
             token = request.query_params.get("token") or request.query_params.get("t")
-            if pairing.take_token(token):
-                return welcome()
-            said = "That code was used or has expired." if token else ""
-            return unpaired(request, said)
-        wait = pairing.wait_s()
-        if wait > 0:
-            return unpaired(request, f"Too many tries: wait {int(wait) + 1} s.", 429)
-        form = await request.form()
-        if pairing.try_pin(str(form.get("pin", ""))):
-            return welcome()
-        return unpaired(request, "Wrong PIN, or the box's Phone screen is closed.")
+            if not token:
+                return unpaired(request)
+            done = pairing.take_token(token, address, agent)
+        else:
+            form = await small_form(request)
+            if form is None:
+                return refused("the form is too big", 413)
+            done = pairing.try_pin(form.get("pin", ""), address, agent)
+        if done.cookie:
+            return welcome(done.cookie)
+        return unpaired(request, done.message, done.status)
 
     # ----- pages --------------------------------------------------------------------------
     async def home(request: Request, sid: str) -> Response:
-        return page("live.html", part=live_html(), tab="live")
+        return page("live.html", part=live_html(), tab="live", view="live")
+
+    async def table(request: Request, sid: str) -> Response:
+        return page("live.html", part=live_html("table"), tab="table", view="table")
 
     async def events(request: Request, sid: str) -> Response:
+        cookie = request.cookies.get(COOKIE)
+        view = "table" if request.query_params.get("view") == "table" else "live"
+
         async def stream() -> AsyncIterator[str]:
-            yield "retry: 1000\n\n"
+            # The part as it is now first: the page may have missed a change since it loaded.
+            sent = live_html(view)
+            yield f"retry: 1000\n\nevent: live\ndata: {json.dumps({'html': sent})}\n\n"
             while True:
                 changed = await watch.wait(KEEPALIVE_S)
-                if await request.is_disconnected():
-                    return
-                if changed:
-                    yield f"event: live\ndata: {json.dumps({'html': live_html()})}\n\n"
+                if await request.is_disconnected() or pairing.session_id(cookie) != sid:
+                    return      # gone, or this phone was forgotten meanwhile
+                html = live_html(view) if changed else sent
+                if html != sent:    # a roster or a phone's "last seen" changes no Live part
+                    sent = html
+                    yield f"event: live\ndata: {json.dumps({'html': html})}\n\n"
                 else:
                     yield ": still here\n\n"
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={**HEADERS, "X-Accel-Buffering": "no"})
 
+    def log_links(b: Book, games: list[Any]) -> dict[int, str]:
+        """The "Log in BG Stats" link of each finished game among ``games``."""
+        finished = [g for g in games if g.headline is not None]
+        return {p.played.id: add_play_link(p, ids.get(p.played.game, 0))
+                for p in plays(b, listed=finished)}
+
     async def history(request: Request, sid: str) -> Response:
         def read(b: Book) -> dict[str, Any]:
             people = b.players()
-            return {"games": b.games(limit=100), "people": [
+            games = b.games(limit=100)
+            return {"games": games, "people": [
                 (name, b.player_lines(name, TITLES)) for name, _ in people[:12]],
-                "makan": b.makan_lines(), "cafe": b.cafe_lines(), "miams": b.miams_lines()}
-        data = with_book(read, {"games": [], "people": [], "makan": [], "cafe": [], "miams": []})
+                "makan": b.makan_lines(), "cafe": b.cafe_lines(), "miams": b.miams_lines(),
+                "links": log_links(b, games)}
+        data = with_book(read, {"games": [], "people": [], "makan": [], "cafe": [], "miams": [],
+                                "links": {}})
         return page("history.html", tab="history", **data)
 
     async def game(request: Request, sid: str) -> Response:
         game_id = request.path_params["id"]
-        try:
-            found = with_book(lambda b: b.game(game_id))
-        except KeyError:
-            found = None
+        found = None
+        if _game_id(game_id):
+            with contextlib.suppress(KeyError):
+                found = with_book(lambda b: b.game(int(game_id)))
         if found is None:
             return page("missing.html", 404, tab="history", what=f"game {game_id}")
         played, seats, final = found
-        return page("game.html", tab="history", played=played, seats=seats,
+        link = with_book(lambda b: log_links(b, [played]), {}).get(played.id)
+        return page("game.html", tab="history", played=played, seats=seats, link=link,
                     final=json.dumps(final, indent=1, ensure_ascii=False) if final else "")
 
     async def export(request: Request, sid: str) -> Response:
@@ -185,11 +242,10 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
             return PlainTextResponse("no journal yet\n", status_code=404, headers=HEADERS)
         try:
             if name == "games.csv":
-                body, kind = to_csv(opened), "text/csv; charset=utf-8"
-            elif name == "bgstats.json":
-                body = json.dumps(to_bgstats(opened), indent=1, ensure_ascii=False)
-                kind = "application/json"
-            elif name.startswith("game-") and name.endswith(".jsonl") and name[5:-6].isdecimal():
+                body, kind = to_csv(opened, ids), "text/csv; charset=utf-8"
+            elif name in ("plays.bgsplay", "bgstats.json"):  # the second: the former name
+                body, kind = play_file_text(opened, ids), BGSPLAY_MIME
+            elif name.startswith("game-") and name.endswith(".jsonl") and _game_id(name[5:-6]):
                 body, kind = to_jsonl(opened, int(name[5:-6])), "application/x-ndjson"
             else:
                 return PlainTextResponse("no such export\n", status_code=404, headers=HEADERS)
@@ -203,10 +259,9 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
     async def roster_page(request: Request, sid: str) -> Response:
         message, error = request.query_params.get("done", ""), ""
         if request.method == "POST":
-            form = await request.form()
-            if not pairing.csrf_ok(sid, form.get("csrf")):
-                return PlainTextResponse("the form expired: reload the page\n", status_code=403,
-                                         headers=HEADERS)
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
             try:
                 message = _change(state_dir, form)
                 return RedirectResponse(f"/roster?done={quote(message)}", status_code=303,
@@ -215,11 +270,63 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
                 error = str(exc)
         try:
             with roster.connect(state_dir) as conn:
-                players = roster.players(conn)
+                players, me = roster.players(conn), roster.me(conn)
         except roster.RosterError as exc:
-            players, error = [], error or str(exc)
+            players, me, error = [], None, error or str(exc)
         return page("roster.html", 400 if error else 200, tab="roster", players=players,
-                    csrf=pairing.csrf(sid), message=message, error=error)
+                    me=me, csrf=pairing.csrf(sid), message=message, error=error)
+
+    async def settings_page(request: Request, sid: str) -> Response:
+        fields = store.settable(config_sections())
+        message, errors, typed = request.query_params.get("done", ""), {}, {}
+        if request.method == "POST":
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
+            changes = {}
+            for key, text in form.items():
+                if key not in fields:
+                    continue
+                typed[key] = text
+                try:
+                    if len(text) > MAX_VALUE_CHARS:
+                        raise ValueError(f"{key}: at most {MAX_VALUE_CHARS} characters")
+                    changes[key] = store.from_text(fields[key], text)
+                except (ConfigError, ValueError) as exc:
+                    errors[key] = str(exc)
+            if not errors and changes:
+                try:
+                    with roster.connect(state_dir) as conn:
+                        for key, value in changes.items():
+                            store.save(conn, key, value)
+                except (roster.RosterError, sqlite3.Error) as exc:
+                    return refused(f"cannot save the settings: {exc}", 409)
+                said = ", ".join(store.words(k, v) for k, v in changes.items())
+                return RedirectResponse(f"/settings?done={quote('Saved: ' + said)}",
+                                        status_code=303, headers=HEADERS)
+        return page("settings.html", 400 if errors else 200, tab="settings",
+                    **settings_view(state_dir, config_path, fields), errors=errors, typed=typed,
+                    message=message, csrf=pairing.csrf(sid))
+
+    async def phones_page(request: Request, sid: str) -> Response:
+        message = ""
+        if request.method == "POST":
+            form = await checked_form(request, sid)
+            if isinstance(form, Response):
+                return form
+            try:
+                gone = pairing.forget(form.get("phone", ""))
+            except (roster.RosterError, sqlite3.Error) as exc:
+                return refused(f"cannot forget the phone: {exc}", 409)
+            if form.get("phone") == phones.digest(sid):
+                return unpaired(request, "This phone was forgotten: pair it again to come back.")
+            message = "Phone forgotten." if gone else "That phone was forgotten already."
+        now = time.time()
+        listed = [{"id": p.id, "name": p.name, "paired": when(p.paired_at)[:16],
+                   "seen": phones.ago(now - p.last_seen), "this": p.id == phones.digest(sid)}
+                  for p in pairing.phones()]
+        return page("phones.html", tab="phones", phones=listed, csrf=pairing.csrf(sid),
+                    message=message)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -234,17 +341,82 @@ def build(state_dir: str | Path, health_dir: Path | None = None) -> Starlette:
     app = Starlette(routes=[
         Route("/", paired(home)),
         Route("/pair", pair, methods=["GET", "POST"]),
+        Route("/table", paired(table)),
         Route("/events", paired(events)),
         Route("/history", paired(history)),
-        Route("/history/{id:int}", paired(game)),
+        Route("/history/{id}", paired(game)),
         Route("/export/{name}", paired(export)),
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
+        Route("/phones", paired(phones_page), methods=["GET", "POST"]),
+        Route("/settings", paired(settings_page), methods=["GET", "POST"]),
         Route("/update", paired(update.endpoint(state_dir, page, pairing)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing
     app.state.watch = watch
     return app
+
+
+def settings_view(state_dir: Path, config_path: str | None, fields: dict[str, store.Setting]
+                  ) -> dict[str, Any]:
+    """The settings forms' groups (the box's, then each game's) with each value now and where it
+    comes from, and the printed-card data each game uses, stand-ins said as such (the findings
+    of ``companion doctor``'s own checks)."""
+    from companion import box_config
+
+    try:
+        cfg = box_config.load(config_path)
+    except ConfigError as exc:
+        return {"groups": [], "problem": str(exc), "cards": []}
+    try:
+        with roster.connect(state_dir) as conn:
+            overrides = store.saved(conn, fields)
+    except (roster.RosterError, sqlite3.Error):
+        overrides = {}
+    now = store.current(cfg, overrides, fields)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for key, setting in fields.items():
+        title = TITLES.get(setting.game, "The box") if setting.game else "The box"
+        value, set_here = now[key]
+        groups.setdefault(title, []).append({
+            "key": key, "label": store.BOX[key][1] if key in store.BOX else
+            setting.name.replace("_", " ").capitalize(),
+            "doc": setting.field.doc, "value": value, "set": set_here,
+            "default": setting.field.default, "choices": _choices(setting.field)})
+    from companion.doctor.checks import check_makan_data, check_miams_files
+
+    cards = [check_makan_data(cfg), *check_miams_files(cfg)]
+    return {"groups": list(groups.items()), "problem": "", "cards": cards}
+
+
+def _choices(field: Any) -> list[str]:
+    """A field's allowed texts when its check is a list of choices (else free input)."""
+    probe = field.check("\x00") if field.check and field.kind is str else None
+    return probe.removeprefix("must be one of ").split(", ") if probe and probe.startswith(
+        "must be one of ") else []
+
+
+def _game_id(text: str) -> bool:
+    """A game id as a path may carry one: ASCII digits, few enough for SQLite and int()."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS
+
+
+async def small_form(request: Request) -> dict[str, str] | None:
+    """The request's URL-encoded form, read whole before anything is decided; None when it is
+    bigger than :data:`FORM_BYTES`. Undecodable bytes become U+FFFD, never an error."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and len(declared) < 12 and int(declared) > FORM_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > FORM_BYTES:
+            return None
+    try:
+        pairs = parse_qsl(body.decode("utf-8", "replace"), max_num_fields=64)
+    except ValueError:      # more fields than a form of this page has
+        return None
+    return dict(pairs)
 
 
 def _change(state_dir: Path, form: Any) -> str:
@@ -262,4 +434,8 @@ def _change(state_dir: Path, form: Any) -> str:
             gone = roster.find(conn, str(form.get("player", "")))
             done = roster.merge(conn, gone.id, str(form.get("into", "")))
             return f"{gone.name} merged into {done.name}"
-    raise roster.RosterError("pick add, rename or merge")
+        if op == "me":  # the BG Stats play file's user; an empty choice: none of them
+            who = str(form.get("player", ""))
+            marked = roster.set_me(conn, who or None)
+            return f"You are {marked.name}" if marked else "You are none of these"
+    raise roster.RosterError("pick add, rename, merge or me")

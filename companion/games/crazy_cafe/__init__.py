@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.games.base import GameSpec, Lazy
+from companion.games.play_facts import PlayFacts
 
 from . import rules
 from .options import CONFIG, TITLE
@@ -42,8 +46,23 @@ WALK: dict[str, tuple[str, ...]] = {
                "+181", "OK"),
 }
 
+
+
+def _board(final: Mapping[str, Any]) -> str:
+    return "Double Trouble" if (final.get("setup") or {}).get("double_trouble") else ""
+
+
+def _rounds(final: Mapping[str, Any]) -> int:
+    return int(final.get("round") or 0)
+
+
+# Cooperative and scoreless: the table wins or loses together, so every seat has the result.
+PLAY_FACTS = PlayFacts(name="3 Minute Crazy Café", bgg_name="3 Minute Crazy Cafe",
+                       bgg_year=2023, cooperative=True, no_points=True, board=_board,
+                       rounds=_rounds, variant=lambda board: "double" if board else "plain")
+
 SPEC = GameSpec.from_rules(
     rules.KEY, TITLE, rules,
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=WALK,
+    config=CONFIG, walk=WALK, play_facts=PLAY_FACTS,
 )

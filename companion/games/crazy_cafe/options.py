@@ -4,6 +4,7 @@ kept apart from the screens so that the spec loads without Pillow."""
 from __future__ import annotations
 
 from companion.config import Field, one_of
+from companion.games.play_facts import bgg_id_field
 
 from . import rules
 
@@ -15,4 +16,5 @@ CONFIG = {
     "standing_double": Field("once", str, "a double of two dice both on orders flips one order "
                              "when it is new (once) or on every reroll while it stands (every)",
                              one_of(*rules.STANDING_DOUBLE)),
+    "bgg_id": bgg_id_field(394751),  # boardgamegeek.com/boardgame/394751
 }

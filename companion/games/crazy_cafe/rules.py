@@ -268,6 +268,18 @@ def _clock(state: CafeState, action: Action) -> CafeState:
     return state
 
 
+def after_undo(state: CafeState, now: float) -> list[Action]:
+    """What the box journals with an undo that leaves the round running: the clock as it reads
+    now (``now``, the loop's reading), so the readings the undo took back with the action
+    never give time back after a power cut; a round whose time ran out meanwhile (an undone
+    pause) is over now."""
+    if state.phase != "running":
+        return []
+    if now < state.deadline - EPSILON_S:
+        return [{"type": "clock", "at": now}]
+    return [{"type": "time_up", "at": now}]
+
+
 def _resume(state: CafeState, action: Action) -> CafeState:
     if state.phase != "paused":
         raise RuleError("The round is\nnot paused")

@@ -232,7 +232,6 @@ def play(app: Table) -> Screen:
         # A game this boot has not played (resumed from the journal): its deadline and readings
         # belong to the clock of the boot before. Keep the time left at the last reading (at
         # most a few seconds old) and let the table go on with OK.
-        clock.session = app.session
         at = state.last_at if state.last_at is not None else state.deadline
         if state.phase == "paused":
             app.dispatch({"type": "pause", "left": state.remaining})
@@ -240,4 +239,5 @@ def play(app: Table) -> Screen:
             app.dispatch({"type": "pause", "left": state.deadline - at})
         elif state.phase == "running":
             app.dispatch({"type": "time_up", "at": at})
+        clock.adopt(app.session)
     return CafeScreen(app)

@@ -23,8 +23,10 @@ from .rules import KINDS
 from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
 
 # While a round runs the time used is journaled at least this often (a "clock" action), so a
-# power cut costs the round at most this much of its time.
-CLOCK_EVERY_S = 4.0
+# power cut costs the round at most MOST_LOST_S of its time: the second between them is for a
+# loop that runs late (the reading is taken at its first step after it is due).
+CLOCK_EVERY_S = 3.0
+MOST_LOST_S = 4.0
 
 if TYPE_CHECKING:
     from companion.games.base import Scheduled, Session, Table
@@ -46,6 +48,7 @@ class RoundClock:
         self.warn_at, self.tick_from = warn_at, tick_from
         self.session: Session | None = None  # the game whose deadlines are on this clock
         self.deadline: float | None = None
+        self.announced = 0  # the rounds of that game whose TIME'S UP the table has been shown
         self.handled_until = -math.inf
         self._timer: Scheduled | None = None
 
@@ -62,10 +65,19 @@ class RoundClock:
             self._timer.cancel()
             self._timer = None
         session = self.app.session
-        if session is None or session.spec.key != "cafe" or session.state.phase != "running":
+        if session is None or session.spec.key != "cafe":
             self.deadline = None
             return
         now = self.app.clock.now()
+        timed_out = _timed_out(session.state)
+        if session is self.session and timed_out > self.announced:
+            # Time ran out in a change the clock did not make (an undo of a pause, journaled
+            # with its time up): say it once the undo has been shown.
+            self.app.schedule(now, lambda: self._announce(session))
+        self.announced = timed_out
+        if session.state.phase != "running":
+            self.deadline = None
+            return
         if session is not self.session or session.state.deadline != self.deadline:
             # A new deadline (start, resume, undo): cues already behind us are not played.
             self.handled_until = now
@@ -104,13 +116,36 @@ class RoundClock:
             app.dispatch({"type": "clock", "at": now})
         self._arm(now)
 
+    def adopt(self, session: Session) -> None:
+        """Take on a game this boot has not played (resumed from the journal): its rounds
+        that ran out before were announced by the boot that played them."""
+        self.session, self.announced = session, _timed_out(session.state)
+
     def _time_up(self, now: float) -> None:
         app = self.app
         app.beep("alarm")
-        if act(app, {"type": "time_up", "at": now}) and app.in_game():
-            while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
-                app.pop()
-            app.push(TimesUpScreen(app, _state(app).rounds[-1]))
+        self.announced += 1  # shown here, not again by the sync that follows the action
+        if not act(app, {"type": "time_up", "at": now}):
+            self.announced -= 1
+        elif app.in_game():
+            self._show_times_up()
+
+    def _announce(self, session: Session) -> None:
+        if self.app.session is session:
+            self.app.beep("alarm")
+            if self.app.in_game():
+                self._show_times_up()
+
+    def _show_times_up(self) -> None:
+        app = self.app
+        while app.stack[-1] is not app.game_root:  # a menu left open is over with the round
+            app.pop()
+        app.push(TimesUpScreen(app, _state(app).rounds[-1]))
+
+
+def _timed_out(state: rules.CafeState) -> int:
+    """How many of the game's rounds ended with time running out."""
+    return sum(log.ended == "time up" for log in state.rounds)
 
 
 _CLOCKS: weakref.WeakKeyDictionary[Table, RoundClock] = weakref.WeakKeyDictionary()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.config import Field, one_of
 from companion.games.base import GameSpec, Lazy
+from companion.games.play_facts import PlayFacts, bgg_id_field
 
 from . import rules
 
@@ -27,7 +31,15 @@ CONFIG = {
                    "shipped with the box; see docs/makan_mania.md)"),
     "drinks": Field("", str, "a drinks file checked against your drink cards and deck (empty: "
                     "the shipped one)"),
+    "bgg_id": bgg_id_field(0),  # not known to this release: see docs/history.md
 }
+
+
+def _rounds(final: Mapping[str, Any]) -> int:
+    return int(final.get("round") or 0)
+
+
+PLAY_FACTS = PlayFacts(bgg_name="Makan Mania", bgg_year=2024, rounds=_rounds)
 
 
 def _walk() -> dict[str, tuple[str, ...]]:
@@ -82,5 +94,5 @@ def _walk() -> dict[str, tuple[str, ...]]:
 SPEC = GameSpec.from_rules(
     rules.KEY, "Makan Mania", rules, replay_all=rules.replayer(),
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=_walk(),
+    config=CONFIG, walk=_walk(), play_facts=PLAY_FACTS,
 )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.config import Field, one_of
 
 from ..base import GameSpec, Lazy
+from ..play_facts import PlayFacts, bgg_id_field
 from . import rules
 
 CONFIG = {
@@ -19,7 +23,21 @@ CONFIG = {
     "setup_column": Field("counts", str,
                           "do setup crosses earn the first-column stars: counts or ignored",
                           one_of(*rules.SETUP_COLUMN)),
+    "bgg_id": bgg_id_field(0),  # not known to this release: see docs/history.md
 }
+
+
+def _board(final: Mapping[str, Any]) -> str:
+    return str(final.get("difficulty") or "").capitalize()
+
+
+def _rounds(final: Mapping[str, Any]) -> int:
+    return int((final.get("player") or {}).get("turns") or 0)
+
+
+# Solo against Arthur, the box's own opponent: the play file marks him a bot (summary seats).
+PLAY_FACTS = PlayFacts(name="Miams", board=_board, rounds=_rounds,
+                       variant=lambda board: board.lower() or None)
 
 SETUP = ("game:miams",)
 STARTED = (*SETUP, "menu:Start")
@@ -36,7 +54,7 @@ SPEC = GameSpec.from_rules(
     rules.KEY, "Miams solo", rules,
     new_game=Lazy(f"{__name__}.screens:SetupScreen"),
     play=Lazy(f"{__name__}.screens:PlayScreen"),
-    config=CONFIG,
+    config=CONFIG, play_facts=PLAY_FACTS,
     walk={
         "setup": SETUP,
         "difficulty": (*SETUP, "menu:Difficulty"),

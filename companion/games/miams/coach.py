@@ -15,6 +15,7 @@ import threading
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from companion import textfiles
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -116,7 +117,7 @@ class Coach:
         if path is None or not path.exists():
             return
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(textfiles.read_text(path))
             if data["game"] != self.app.session.game_id:
                 return  # another game's sheet
             hearts, marked, cost = data["hearts"], data["marked"], data["cost_halves"]

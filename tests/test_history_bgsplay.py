@@ -1,0 +1,384 @@
+"""The plays leave the box as a BG Stats play file and a spreadsheet, and come back: the
+example games (and a renamed player) checked against a schema written from the open-source
+tools that read and write the app's files, never from this export."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.cli import main
+from companion.jsonread import BOM
+from companion.records.export import ADD_PLAY_URL, add_play_link, bgg_ids, plays
+from companion.records.history import open_book
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "history"
+EXAMPLES = (("makan", "makan_4p.jsonl"), ("cafe", "cafe_game.jsonl"), ("miams", "miams_game.jsonl"))
+SCHEMA = json.loads((FIXTURES / "bgsplay.schema.json").read_text(encoding="utf-8"))
+SAMPLE = FIXTURES / "sample.bgsplay"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def history(capsys, where: Path, *argv: str) -> str:
+    code, out, err = run(capsys, "history", "--state-dir", str(where), *argv)
+    assert code == 0, err
+    return out
+
+
+def export(capsys, where: Path, fmt: str = "bgsplay") -> dict | str:
+    text = history(capsys, where, "export", "--format", fmt, "--out", "-")
+    return json.loads(text) if fmt == "bgsplay" else text
+
+
+@pytest.fixture
+def journal(tmp_path, capsys) -> Path:
+    """The three example games, Dee and Ana in the roster, Dee marked as the box's user."""
+    where = tmp_path / "box"
+    for n, (key, name) in enumerate(EXAMPLES):
+        history(capsys, where, "import", str(ROOT / "docs" / "examples" / name), "--game", key,
+                "--date", f"2026-11-2{n} 19:30", "--minutes", "30")
+    history(capsys, where, "roster", "add", "Dee")
+    history(capsys, where, "roster", "add", "Ana")
+    history(capsys, where, "roster", "me", "Dee")
+    return where
+
+
+def validate(data: dict) -> None:
+    """The outside-written schema, and what a schema cannot say: every reference resolves."""
+    jsonschema.validate(data, SCHEMA, format_checker=jsonschema.FormatChecker())
+    for kind in ("players", "games", "locations"):
+        ids = [row["id"] for row in data[kind]]
+        assert len(ids) == len(set(ids)), f"{kind} ids repeat"
+    players = {p["id"] for p in data["players"]}
+    assert data["userInfo"]["meRefId"] in players | {0}
+    for play in data["plays"]:
+        assert play["gameRefId"] in {g["id"] for g in data["games"]}
+        assert play["locationRefId"] in {loc["id"] for loc in data["locations"]}
+        assert {s["playerRefId"] for s in play["playerScores"]} <= players
+
+
+def names(data: dict) -> dict[int, dict]:
+    return {p["id"]: p for p in data["players"]}
+
+
+def seats(data: dict, index: int) -> list[tuple[str, str, bool, int, int, bool]]:
+    who = names(data)
+    return [(who[s["playerRefId"]]["name"], s["score"], s["winner"], s["rank"], s["seatOrder"],
+             s["startPlayer"]) for s in data["plays"][index]["playerScores"]]
+
+
+def test_the_export_of_the_examples_and_a_rename_passes_the_outside_schema(journal, capsys):
+    history(capsys, journal, "roster", "rename", "Dee", "Dora")
+    data = export(capsys, journal)
+    validate(data)
+    assert data["about"] == "You can import this file using Board Game Stats."
+    assert names(data)[data["userInfo"]["meRefId"]]["name"] == "Dora"
+    assert seats(data, 0) == [("Ana", "35", False, 4, 1, True), ("Ben", "46", False, 2, 2, False),
+                              ("Cai", "38", False, 3, 3, False), ("Dora", "55", True, 1, 4, False)]
+    makan = data["plays"][0]
+    assert (makan["rounds"], makan["board"], makan["durationMin"]) == (5, "", 30)
+
+
+def test_play_dates_are_utc_as_the_app_writes_them_and_the_csv_local(tmp_path, capsys,
+                                                                      monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        history(capsys, tmp_path, "import", str(ROOT / "docs" / "examples" / "miams_game.jsonl"),
+                "--game", "miams", "--date", "2026-11-20 19:30", "--minutes", "30")
+        play = export(capsys, tmp_path)["plays"][0]
+        assert (play["playDate"], play["entryDate"]) == ("2026-11-20 18:30:00",
+                                                         "2026-11-20 19:00:00")
+        rows = list(csv.DictReader(io.StringIO(export(capsys, tmp_path, "csv").lstrip(BOM))))
+        assert (rows[0]["date"], rows[0]["time"]) == ("2026-11-20", "19:30")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_no_invented_players_and_arthur_is_a_bot(journal, capsys):
+    data = export(capsys, journal)
+    people = {p["name"]: p for p in data["players"]}
+    assert set(people) == {"Ana", "Ben", "Cai", "Dee", "Arthur"}  # no "You", no "Table"
+    assert json.loads(people["Arthur"]["metaData"]) == {"isNpc": 1}
+    assert not people["Arthur"]["isAnonymous"]
+    assert all(json.loads(p["metaData"]) == {"isNpc": 0} for n, p in people.items() if n != "Arthur")
+    # The unnamed Miams player is the roster's "me"; Arthur beat them, Lunch is in board.
+    assert seats(data, 2) == [("Dee", "59", False, 2, 1, True), ("Arthur", "64", True, 1, 2, False)]
+    assert (data["plays"][2]["board"], data["plays"][2]["rounds"]) == ("Lunch", 12)
+
+
+def test_the_cafe_is_cooperative_with_its_bgg_id_and_the_shared_result(journal, capsys):
+    data = export(capsys, journal)
+    cafe = next(g for g in data["games"] if g["bggId"] == 394751)
+    assert (cafe["name"], cafe["cooperative"], cafe["noPoints"]) == ("3 Minute Crazy Café", True,
+                                                                      True)
+    play = data["plays"][1]
+    assert play["gameRefId"] == cafe["id"]
+    assert (play["board"], play["rounds"]) == ("Double Trouble", 3)
+    assert seats(data, 1) == [("Dee", "", False, 0, 1, True)]  # the table lost; no made-up seat
+
+
+def test_without_a_me_the_unnamed_seats_are_the_apps_anonymous_player(journal, capsys):
+    history(capsys, journal, "roster", "me", "--nobody")
+    data = export(capsys, journal)
+    validate(data)
+    assert data["userInfo"]["meRefId"] == 0
+    anonymous = [p for p in data["players"] if p["isAnonymous"]]
+    assert [p["name"] for p in anonymous] == ["Anonymous player"]
+    assert seats(data, 2)[0][0] == "Anonymous player"
+
+
+def test_ids_stay_across_a_rename_and_a_merge(journal, capsys):
+    before = export(capsys, journal)
+    dee = next(p for p in before["players"] if p["name"] == "Dee")
+    history(capsys, journal, "roster", "rename", "Dee", "Dora")
+    renamed = export(capsys, journal)
+    dora = next(p for p in renamed["players"] if p["name"] == "Dora")
+    assert (dora["id"], dora["uuid"]) == (dee["id"], dee["uuid"])  # no second Dora
+    assert [p["uuid"] for p in renamed["plays"]] == [p["uuid"] for p in before["plays"]]
+    # Ana entered twice as "An": merging An into Ana keeps Ana's id on both their seats.
+    history(capsys, journal, "roster", "add", "An")
+    history(capsys, journal, "roster", "merge", "Ana", "An")
+    merged = export(capsys, journal)
+    ana = next(p for p in before["players"] if p["name"] == "Ana")
+    an = next(p for p in merged["players"] if p["name"] == "An")
+    assert an["id"] != ana["id"] and seats(merged, 0)[0][0] == "An"
+    assert merged["plays"][0]["playerScores"][0]["playerRefId"] == an["id"]
+    assert len(merged["players"]) == len(before["players"])
+
+
+def test_merging_the_user_moves_the_me_mark(journal, capsys):
+    history(capsys, journal, "roster", "add", "Deedee")
+    history(capsys, journal, "roster", "merge", "Dee", "Deedee")
+    data = export(capsys, journal)
+    assert names(data)[data["userInfo"]["meRefId"]]["name"] == "Deedee"
+    assert "(me)" in next(line for line in history(capsys, journal, "roster", "list").splitlines()
+                          if "Deedee" in line)
+
+
+def test_the_sample_play_file_passes_the_schema_and_the_export_has_its_shape(journal, capsys):
+    """The sample is written from the app's documented structure (not from this export): every
+    field the export writes is one the sample has, with the same JSON type."""
+    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    validate(sample)
+    data = export(capsys, journal)
+
+    def shape(rows: list[dict]) -> dict[str, set[str]]:
+        return {k: {type(row[k]).__name__ for row in rows if k in row}
+                for row in rows for k in row}
+
+    def scores(file: dict) -> list[dict]:
+        return [s for p in file["plays"] for s in p["playerScores"]]
+
+    for part in ("players", "locations", "games", "plays"):
+        ours, theirs = shape(data[part]), shape(sample[part])
+        assert set(ours) <= set(theirs), f"{part}: {set(ours) - set(theirs)} not in the sample"
+        assert all(ours[k] <= theirs[k] for k in ours), part
+    ours, theirs = shape(scores(data)), shape(scores(sample))
+    assert set(ours) <= set(theirs) and all(ours[k] <= theirs[k] for k in ours)
+    assert set(data) <= set(sample) and set(data["userInfo"]) == set(sample["userInfo"])
+
+
+def test_the_csv_opens_with_the_right_characters(journal, capsys, tmp_path):
+    history(capsys, journal, "roster", "rename", "Dee", "Dora")
+    history(capsys, journal, "import", str(SAMPLE))  # a Café of three players who won
+    out = tmp_path / "games.csv"
+    history(capsys, journal, "export", "--format", "csv", "--out", str(out))
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # the byte-order mark Excel reads UTF-8 by
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert len(rows) == 4 + 1 + 2 + 3  # a row per player: Makan, Café, Miams, the sample's Café
+    dora = next(r for r in rows if r["player"] == "Dora" and r["game"] == "Makan Mania")
+    assert dora["result"] == "Dora 55 – Ben 46 – Cai 38 – Ana 35"
+    assert (dora["date"], dora["time"], dora["minutes"], dora["score"], dora["winner"],
+            dora["rank"]) == ("2026-11-20", "19:30", "30", "55", "1", "1")
+    cafes = [r for r in rows if r["bgg_id"] == "394751"]
+    assert {r["game"] for r in cafes} == {"3 Minute Crazy Café"}
+    shared = [r for r in cafes if r["date"] == "2026-02-11"]
+    # Every seat has the table's result; the file's user (Mira) is the box's (Dora).
+    assert [(r["player"], r["winner"]) for r in shared] == [("Dora", "1"), ("Tomas", "1"),
+                                                           ("", "1")]
+    arthur = next(r for r in rows if r["player"] == "Arthur")
+    assert (arthur["bot"], arthur["variant"]) == ("1", "Lunch")
+    assert not {"You", "Table"} & {r["player"] for r in rows}
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_csv(out, encoding="utf-8-sig")
+    assert list(frame.columns)[:3] == ["game_id", "game", "bgg_id"]
+    assert "Dora 55 – Ben 46 – Cai 38 – Ana 35" in set(frame["result"])
+    assert len(frame) == len(rows)
+
+
+def comparable(data: dict) -> tuple[str | None, list[dict]]:
+    """A play file with its ids resolved: what must survive a round trip. The ids and uuids of
+    people are the roster's of each journal; everything said about them must be the same."""
+    who, games = names(data), {g["id"]: g for g in data["games"]}
+    out = []
+    for play in data["plays"]:
+        row = {k: v for k, v in play.items() if k not in ("gameRefId", "playerScores")}
+        row["game"] = {k: v for k, v in games[play["gameRefId"]].items() if k != "id"}
+        row["seats"] = [{**{k: v for k, v in s.items() if k != "playerRefId"},
+                         "who": {k: v for k, v in who[s["playerRefId"]].items()
+                                 if k not in ("id", "uuid")}} for s in play["playerScores"]]
+        out.append(row)
+    return who.get(data["userInfo"]["meRefId"], {}).get("name"), out
+
+
+def test_the_import_round_trips_its_own_file(journal, capsys, tmp_path):
+    history(capsys, journal, "roster", "rename", "Dee", "Dora")
+    first = tmp_path / "plays.bgsplay"
+    history(capsys, journal, "export", "--format", "bgsplay", "--out", str(first))
+    elsewhere = tmp_path / "other"
+    said = history(capsys, elsewhere, "import", str(first))
+    assert said.splitlines() == ["game 1: Makan Mania, 2026-11-20 19:30:00",
+                                 "game 2: 3 Minute Crazy Café, 2026-11-21 19:30:00",
+                                 "game 3: Miams, 2026-11-22 19:30:00"]
+    again = export(capsys, elsewhere)
+    validate(again)
+    assert comparable(again) == comparable(json.loads(first.read_text(encoding="utf-8")))
+    # The same file twice records nothing twice; the plays join the stats.
+    assert history(capsys, elsewhere, "import", str(first)) == "already recorded: 3 plays\n"
+    book = open_book(elsewhere)
+    try:
+        assert dict(book.players())["Dora"] == 2
+        assert [line.value for line in book.cafe_lines()][:1] == ["1 · 0 won 0%"]
+    finally:
+        book.close()
+
+
+def test_an_apps_file_imports_its_known_games_and_skips_the_others_in_a_line(tmp_path, capsys):
+    said = history(capsys, tmp_path, "import", str(SAMPLE))
+    assert said.splitlines() == ["skipped 1 play of Azul: a game this box does not know",
+                                 "game 1: 3 Minute Crazy Café, 2026-02-11 20:05:10"]
+    data = export(capsys, tmp_path)
+    validate(data)
+    assert seats(data, 0) == [("Mira", "", True, 0, 1, True), ("Tomas", "", True, 0, 2, False),
+                              ("Anonymous player", "", True, 0, 3, False)]
+    assert names(data)[data["userInfo"]["meRefId"]]["name"] == "Mira"  # the file's user
+    assert data["plays"][0]["uuid"] == "5E1F2A3B-4C5D-4E6F-8A7B-9C0D1E2F3A4B"
+    assert "Mira" in history(capsys, tmp_path, "roster", "list")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("not json", "not JSON"),
+    ('{"plays": 3}', "no list of plays"),
+    ('{"plays": [], "players": {}}', "'players' is not a list"),
+])
+def test_a_file_that_is_not_a_play_file_is_said_in_one_line(tmp_path, capsys, text, said):
+    bad = tmp_path / "bad.bgsplay"
+    bad.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path / "box"), "import",
+                         str(bad))
+    assert code == 2 and out == "" and said in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "box").exists()
+
+
+def test_a_play_the_file_cannot_date_is_skipped_in_a_line(tmp_path, capsys):
+    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    broken = copy.deepcopy(sample)
+    broken["plays"][0]["playDate"] = "yesterday"
+    path = tmp_path / "broken.bgsplay"
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    said = history(capsys, tmp_path / "box", "import", str(path))
+    assert "skipped play 1 (3 Minute Crazy Café): its date or players cannot be read" in said
+    assert "game 1" not in said
+
+
+def test_the_config_links_a_game_to_its_bgg_id(journal, capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[games.makan]\nbgg_id = 123456\n", encoding="utf-8")
+    text = history(capsys, journal, "--config", str(config), "export", "--format", "bgsplay",
+                   "--out", "-")
+    games = {g["name"]: g["bggId"] for g in json.loads(text)["games"]}
+    assert games == {"Makan Mania": 123456, "3 Minute Crazy Café": 394751, "Miams": 0}
+    config.write_text("[games.makan]\nbgg_id = -4\n", encoding="utf-8")
+    code, _, err = run(capsys, "history", "--state-dir", str(journal), "--config", str(config),
+                       "export", "--format", "csv", "--out", "-")
+    assert code == 2 and "games.makan.bgg_id" in err
+
+
+def test_the_add_play_link_carries_the_play(journal):
+    book = open_book(journal)
+    try:
+        found = [p for p in plays(book) if p.finished]
+    finally:
+        book.close()
+    ids = bgg_ids()
+    links = [add_play_link(p, ids.get(p.played.game, 0)) for p in found]
+    data = [json.loads(unquote(link.removeprefix(ADD_PLAY_URL))) for link in links]
+    assert all(link.startswith(ADD_PLAY_URL) for link in links)
+    makan, cafe, miams = data
+    assert (cafe["game"]["bggId"], cafe["game"]["name"], cafe["board"]) == (
+        394751, "3 Minute Crazy Café", "Double Trouble")
+    assert "bggId" not in makan["game"]  # an unlinked game says none rather than 0
+    assert [(p["name"], p.get("score"), p["winner"]) for p in miams["players"]] == [
+        ("Dee", 59, False), ("Arthur", 64, True)]
+    assert all({"startPlayer", "winner", "sourcePlayerId"} <= set(p) for d in data
+               for p in d["players"])
+    assert makan["sourceName"] == "Table Companion" and makan["sourcePlayId"]
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin", "rounds",
+          "board", "playerScores", "playerRefId", "score", "winner", "rank", "seatOrder",
+          "startPlayer", "isAnonymous", "metaData", "meRefId")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_damage_to_a_play_file_is_refused_or_skipped_never_raised(data):
+    """The sample file with values swapped for any JSON, at any depth: the reader gives plays,
+    skips, or one PlayFileError, never another exception; what it gives summarises."""
+    from companion.games.catalog import GAMES
+    from companion.records.importing import PlayFileError, read_play_file, summarise_play
+
+    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    for _ in range(data.draw(st.integers(1, 6))):
+        node = sample
+        while isinstance(node, dict | list) and node and data.draw(st.booleans()):
+            key = (data.draw(st.sampled_from(sorted(node))) if isinstance(node, dict)
+                   else data.draw(st.integers(0, len(node) - 1)))
+            if not isinstance(node[key], dict | list):
+                break
+            node = node[key]
+        if isinstance(node, dict):
+            node[data.draw(st.sampled_from(FIELDS))] = data.draw(JSON)
+        elif isinstance(node, list) and node:
+            node[data.draw(st.integers(0, len(node) - 1))] = data.draw(JSON)
+    try:
+        found = read_play_file(json.dumps(sample), GAMES)
+    except PlayFileError as exc:
+        assert "\n" not in str(exc)
+        return
+    for play in found.plays:
+        summarise_play(play)
+    assert all("\n" not in line for line in found.unreadable)
+    assert all("\n" not in name and len(name) <= 40 for name in found.skipped)
+
+
+def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path), "import",
+                         str(ROOT / "docs" / "examples" / "cafe_game.jsonl"))
+    assert code == 2 and out == ""
+    assert err.strip() == (f"companion history: {ROOT / 'docs' / 'examples' / 'cafe_game.jsonl'}"
+                           ": give --game for JSON-lines actions (a BG Stats play file ends in "
+                           ".bgsplay)")
+    assert not (tmp_path / "journal.db").exists()

@@ -1,0 +1,166 @@
+"""Issue 27: nothing lost when the journal's disk fails for good, when the journal file is
+replaced under the box, or when SQLite's failed open would delete a damaged journal's WAL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+
+from companion.journal import journal as journal_module
+from companion.journal.journal import Journal
+from companion.journal.spare import spare_name
+from companion.simulator.simbox import SimBox
+
+
+def add(n: int) -> dict:
+    return {"type": "add", "n": n}
+
+
+def failing_disk(journal: Journal) -> None:
+    """The card turns read-only under the open journal (SQLite refuses every write)."""
+    journal._disk.execute("PRAGMA query_only = 1")
+
+
+def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp_path, ram_place):
+    """"at power-off 34 acknowledged actions were lost, and the next start said nothing": the
+    held play is on the spare before each press is shown, and comes back at the next start."""
+    journal, _ = Journal.open(tmp_path, places=[ram_place])
+    game = journal.new_game("tally")
+    journal.append(game, add(1), undoable=True)
+    failing_disk(journal)
+    journal.append(game, add(2), undoable=True)
+    assert journal.take_notice().lines == ("Read-only:", "play on USB stick")
+    for n in (3, 4):
+        journal.append(game, add(n), undoable=True)
+    journal.pop_last(game)
+    assert journal.status.kept_on == "USB stick" and not journal.status.volatile
+    spare = ram_place.path / spare_name(tmp_path / "journal.db")
+    on_spare = sqlite3.connect(spare).execute(
+        "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (game,)).fetchall()
+    assert len(on_spare) == 3, "every held change is on the spare as it is acknowledged"
+    # The power goes (the journal is never closed) and the card is repaired: the next start
+    # opens the same files.
+    again, note = Journal.open(tmp_path, places=[ram_place])
+    assert note == "Disk failed before: 4 actions back"  # three actions and an undo
+    assert again.load(game).actions == [add(1), add(2), add(3)]
+    assert not spare.exists(), "merged: the spare is gone"
+    again.close()
+
+
+def test_a_spare_whose_journal_changed_meanwhile_is_kept_aside(tmp_path, ram_place):
+    journal, _ = Journal.open(tmp_path, places=[ram_place])
+    game = journal.new_game("tally")
+    failing_disk(journal)
+    journal.append(game, add(1), undoable=True)
+    other, _ = Journal.open(tmp_path, places=[])  # another run wrote to the journal
+    other.append(other.new_game("tally"), add(7), undoable=True)
+    other.close()
+    again, note = Journal.open(tmp_path, places=[ram_place])
+    kept = again.startup.kept
+    assert kept.startswith("spare-") and note == f"Spare kept as {kept}"
+    assert sqlite3.connect(tmp_path / kept).execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
+
+
+def test_a_journal_back_on_its_disk_removes_its_spare(tmp_path, ram_place):
+    journal, _ = Journal.open(tmp_path, places=[ram_place])
+    game = journal.new_game("tally")
+    failing_disk(journal)
+    journal.append(game, add(1), undoable=True)
+    journal._disk.execute("PRAGMA query_only = 0")
+    assert journal.retry() == 1
+    assert list(ram_place.path.iterdir()) == []
+
+
+def test_the_box_says_where_held_play_is_before_the_power_goes(tmp_path, ram_place, monkeypatch):
+    monkeypatch.setattr(journal_module, "default_places", lambda: [ram_place])
+    box = SimBox(tmp_path)
+    try:
+        failing_disk(box.app.journal)
+        box.app.journal.save_setting("volume", 1)
+        box.app.shutdown("Powered off")
+        assert box.app.stack[-1].lines() == (
+            "Powered off", "Read-only: 0 actions kept on the USB stick, back at next start")
+    finally:
+        box.app.hardware.close()
+
+
+def test_a_journal_replaced_under_the_box_is_noticed_before_the_next_press_is_shown(tmp_path):
+    """"18 more presses acknowledged into a deleted file": the file's identity is checked at
+    each commit; the box holds play as for a failed disk and never writes the new file."""
+    journal, _ = Journal.open(tmp_path)
+    game = journal.new_game("tally")
+    journal.append(game, add(1), undoable=True)
+    shutil.copy(tmp_path / "journal.db", tmp_path / "copy.db")
+    os.replace(tmp_path / "copy.db", tmp_path / "journal.db")  # e.g. a restore over it
+    journal.append(game, add(2), undoable=True)
+    assert not journal.status.ok and journal.status.reason == "journal replaced"
+    assert journal.take_notice().lines == ("Journal replaced:", "play kept in memory")
+    assert journal.retry() == 0, "the new file is not this run's to write"
+    assert journal.load(game).actions == [add(1), add(2)]
+
+
+def test_a_deleted_journal_is_noticed_too(tmp_path):
+    journal, _ = Journal.open(tmp_path)
+    game = journal.new_game("tally")
+    (tmp_path / "journal.db").unlink()
+    journal.append(game, add(1), undoable=True)
+    assert journal.status.reason == "journal replaced" and journal.status.held == 1
+
+
+def test_a_journal_copied_over_in_place_is_noticed_by_its_mark(tmp_path, monkeypatch):
+    """The same inode rewritten (``cp old.db journal.db``): SQLite's connection keeps its
+    pages and sees nothing; a fresh read of the file's mark does (at most every 5 s)."""
+    old, _ = Journal.open(tmp_path / "old")
+    old.new_game("tally")
+    old.close()
+    journal, _ = Journal.open(tmp_path)
+    game = journal.new_game("tally")
+    with open(tmp_path / "journal.db", "r+b") as f:
+        f.write((tmp_path / "old" / "journal.db").read_bytes())
+        f.truncate()
+    monkeypatch.setattr(Journal, "CHECK_EVERY_S", 0.0)
+    journal.append(game, add(1), undoable=True)
+    assert journal.status.reason == "journal replaced"
+
+
+def test_a_damaged_journal_keeps_its_wal_copied_before_sqlite_opened_it(tmp_path):
+    """"SQLite's failed open removed the 24,752-byte WAL that held the last acknowledged
+    commits": after an unclean stop the files are copied aside first, and kept with the
+    damaged journal; About names the folder and what it holds."""
+    journal, _ = Journal.open(tmp_path / "box")
+    game = journal.new_game("tally")
+    for n in range(1, 6):
+        journal.append(game, add(n), undoable=True)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("journal.db", "journal.db-wal", "journal.db-shm"):
+        shutil.copy(tmp_path / "box" / name, cut / name)
+    journal.close()
+    wal = (cut / "journal.db-wal").read_bytes()
+    assert len(wal) > 4096
+    (cut / "journal.db").write_bytes(b"garbage, not a database" * 200)
+    box = SimBox(cut)
+    try:
+        startup = box.app.journal.startup
+        assert startup.kept.endswith("/") and startup.kept_files == (
+            "journal.db", "journal.db-shm", "journal.db-wal")
+        assert (cut / startup.kept / "journal.db-wal").read_bytes() == wal
+        from companion.screens.system import AboutScreen
+
+        lines = AboutScreen(box.app).lines()
+        assert f" {startup.kept}" in lines and " db, shm, WAL" in lines
+    finally:
+        box.close()
+
+
+def test_an_unclean_stop_with_nothing_wrong_keeps_no_copy(tmp_path):
+    journal, _ = Journal.open(tmp_path / "box")
+    journal.new_game("tally")
+    cut = tmp_path / "cut"
+    shutil.copytree(tmp_path / "box", cut)
+    journal.close()
+    again, note = Journal.open(cut)
+    assert note is None and sorted(p.name for p in cut.iterdir()) == [
+        "journal.db", "journal.db-shm", "journal.db-wal"]
+    again.close()
