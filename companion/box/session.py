@@ -187,6 +187,9 @@ class GameSession:
             before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
+        if count == len(session.actions) and last.get("type") == "setup":
+            self._withdraw(session, last)
+            return True
         spec = session.spec
         was_finished = spec.is_finished(session.state)
         before = spec.replay(session.actions[:-count])
@@ -212,6 +215,19 @@ class GameSession:
         self.toast(f"Undone: {spec.describe_action(last, before)}{also}")
         self.beep("ok")
         return True
+
+    def _withdraw(self, session: Session, setup: Action) -> None:
+        """Undoing the setup takes the whole game back: it leaves no trace in the journal (no
+        "round 0" to resume, no dropped game in history, nobody credited with it) and the
+        table is at that game's setup again."""
+        if session.game_id is not None:
+            self._journal_write(lambda j: j.forget(session.game_id))
+        spec = session.spec
+        self.session = self.game_root = None
+        self.stack = [self.stack[0]]
+        self.push(spec.new_game(self))
+        self.toast(f"Undone: {spec.describe_action(setup, spec.initial_state())}", "Set up again")
+        self.beep("ok")
 
     # ----- the roster of recent players ---------------------------------------------------
     def roster_names(self) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.appliance import slots
@@ -37,7 +38,9 @@ class AboutScreen(Screen):
             "State dir:",
             fit_path(str(app.state_dir or "-")),
             "Config:",
-            fit_path(str(app.config.path or "-")),
+            # A config file that is not there is not named as if it were read.
+            fit_path(str(app.config.path)) if app.config.path and Path(app.config.path).exists()
+            else "none (defaults)",
             f"Journal: {health}",
         ]
         if kept:
