@@ -108,20 +108,35 @@ def test_a_deleted_journal_is_noticed_too(tmp_path):
     assert journal.status.reason == "journal replaced" and journal.status.held == 1
 
 
-def test_a_journal_copied_over_in_place_is_noticed_by_its_mark(tmp_path, monkeypatch):
-    """The same inode rewritten (``cp old.db journal.db``): SQLite's connection keeps its
-    pages and sees nothing; a fresh read of the file's mark does (at most every 5 s)."""
+def test_a_journal_copied_over_in_place_is_noticed(tmp_path):
+    """The same inode rewritten (``cp old.db journal.db``, an older backup): SQLite's connection
+    keeps its pages and sees nothing; the file's size and time of last write, checked before
+    each commit, tell it (no SQLite connection committed meanwhile)."""
     old, _ = Journal.open(tmp_path / "old")
     old.new_game("tally")
     old.close()
     journal, _ = Journal.open(tmp_path)
     game = journal.new_game("tally")
+    journal.append(game, add(1), undoable=True)
     with open(tmp_path / "journal.db", "r+b") as f:
         f.write((tmp_path / "old" / "journal.db").read_bytes())
         f.truncate()
-    monkeypatch.setattr(Journal, "CHECK_EVERY_S", 0.0)
-    journal.append(game, add(1), undoable=True)
+    journal.append(game, add(2), undoable=True)
     assert journal.status.reason == "journal replaced"
+
+
+def test_another_writer_through_sqlite_is_no_replacement(tmp_path):
+    """A history import (or the phone page's roster) writes the same journal while the box
+    runs: both see its commits, so nothing is held."""
+    journal, _ = Journal.open(tmp_path)
+    game = journal.new_game("tally")
+    other, _ = Journal.open(tmp_path)
+    other.append(other.new_game("tally"), add(5), undoable=True)
+    journal.append(game, add(1), undoable=True)
+    assert journal.status.ok
+    other.close()
+    journal.append(game, add(2), undoable=True)
+    assert journal.status.ok
 
 
 def test_a_damaged_journal_keeps_its_wal_copied_before_sqlite_opened_it(tmp_path):

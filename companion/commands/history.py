@@ -186,7 +186,8 @@ def _export(args: argparse.Namespace, book: Book) -> int:
             return _fail(f"no game {args.id} in {book.source}", 1)
     else:
         try:
-            ids = bgg_ids(box_config.load(args.config, required=args.config is not None))
+            ids = bgg_ids(box_config.load(args.config, required=args.config is not None),
+                          state_dir=book.source)
         except ConfigError as exc:
             return _fail(str(exc))
         text = to_csv(book, ids) if args.format == "csv" else play_file_text(book, ids)

@@ -29,12 +29,12 @@ from .store import (
     Op,
     Statement,
     commit,
+    data_version,
     file_identity,
     mark_sql,
     memory_copy,
     open_files,
     open_rw,
-    same_journal,
     short_reason,
 )
 
@@ -72,11 +72,6 @@ class Journal:
 
     FILENAME = "journal.db"
 
-    # How often, at most, a commit first checks that the file is still the one it opened by
-    # reading its mark through a fresh connection (a file copied over it in place is invisible
-    # to SQLite's own connection); its identity (device, inode) is checked at every commit.
-    CHECK_EVERY_S = 5.0
-
     def __init__(self, path: Path, disk: sqlite3.Connection | None,
                  mem: sqlite3.Connection | None, reason: str, report: StartupReport,
                  connect: Connect, places: Sequence[Place] = ()) -> None:
@@ -91,8 +86,9 @@ class Journal:
         self._closed = False
         self._places = places
         self._spare: Spare | None = None  # held play written to a second filesystem
+        # The file this journal writes, checked before every commit (see _lost_file).
         self._identity = file_identity(path) if disk is not None else None
-        self._checked_at = time.monotonic()
+        self._versions = data_version(disk)
         self._replaced = False  # the file is no longer ours: never written again this run
         if mem is not None:
             self._start_spare()
@@ -145,11 +141,11 @@ class Journal:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._disk, _ = open_rw(self.path, self._connect, check=False)
-                self._identity = file_identity(self.path)
+                self._identity, self._versions = file_identity(self.path), data_version(self._disk)
             except (sqlite3.Error, schema.NewerJournal, OSError) as exc:
                 self._reason = short_reason(exc, self.path.parent)
                 return 0
-        if self._lost_file(force=True):
+        if self._lost_file():
             return 0
         try:
             commit(self._disk, self._held)
@@ -176,6 +172,7 @@ class Journal:
             if not self._lost_file():
                 try:
                     commit(self._disk, [op])
+                    self._identity = file_identity(self.path)  # a commit may checkpoint
                     return
                 except sqlite3.Error as exc:
                     self._start_holding(short_reason(exc, self.path.parent))
@@ -196,17 +193,19 @@ class Journal:
                 self._spare.close(remove=False)
                 self._start_spare()
 
-    def _lost_file(self, force: bool = False) -> bool:
-        """Whether the file on disk is no longer the one this journal opened (replaced,
-        deleted, or copied over in place); if so, hold everything from now on, as for a failed
-        disk, and never write to that path again in this run."""
+    def _lost_file(self) -> bool:
+        """Whether the file on disk is no longer the one this journal writes (renamed over,
+        deleted, or copied over in place: SQLite's own connection keeps its pages and sees
+        none of it); if so, hold everything from now on, as for a failed disk, and never write
+        to that path again in this run. A write by another writer through SQLite (a checkpoint
+        after its commit) is no replacement."""
         if self._replaced:
             return True
-        now = time.monotonic()
-        changed = file_identity(self.path) != self._identity
-        if not changed and (force or now - self._checked_at >= self.CHECK_EVERY_S):
-            self._checked_at = now
-            changed = not same_journal(self.path, self._disk)
+        now = file_identity(self.path)
+        changed = now != self._identity
+        if changed and now is not None and self._identity is not None \
+                and now[:2] == self._identity[:2] and data_version(self._disk) != self._versions:
+            self._identity, self._versions, changed = now, data_version(self._disk), False
         if not changed:
             return False
         log.error("journal file %s was replaced or overwritten under the box", self.path)
@@ -244,6 +243,7 @@ class Journal:
                 self._disk.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             except sqlite3.Error as exc:
                 log.warning("WAL checkpoint failed: %s", exc)
+            self._identity = file_identity(self.path)
 
     # ----- changes ------------------------------------------------------------------------
     def new_game(self, game: str) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +19,6 @@ from .check import StartupReport, copy_before_open, move_aside, scan_wal, settle
 log = logging.getLogger(__name__)
 
 Connect = Callable[..., sqlite3.Connection]
-OPENED = "opened"  # the mark naming the run that has the journal open
 Statement = tuple[str, tuple[Any, ...]]
 
 
@@ -156,8 +154,7 @@ def open_rw(path: Path, connect: Connect, *, check: bool = True
             quick_check(conn)
         schema.migrate(conn)
         marks = dict(conn.execute("SELECT key, value FROM marks").fetchall())
-        # "opened" names this opening, so a file copied over the journal is told apart.
-        commit(conn, [Op("mark", (mark_sql("clean", "0"), mark_sql(OPENED, secrets.token_hex(8))))])
+        commit(conn, [Op("mark", (mark_sql("clean", "0"),))])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except BaseException:
         conn.close()
@@ -188,32 +185,22 @@ def open_ro(path: Path, connect: Connect, *, check: bool = True) -> sqlite3.Conn
     return None
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """The file at ``path`` (device and inode), or None when there is none."""
+def file_identity(path: Path) -> tuple[int, ...] | None:
+    """The file at ``path``: device and inode, then size and time of the last write (in WAL
+    mode only a checkpoint writes the file itself), or None when there is none."""
     try:
         stats = os.stat(path)
     except OSError:
         return None
-    return stats.st_dev, stats.st_ino
+    return stats.st_dev, stats.st_ino, stats.st_size, stats.st_mtime_ns
 
 
-def same_journal(path: Path, disk: sqlite3.Connection | None) -> bool:
-    """Whether the file at ``path``, read afresh, still carries the mark this run wrote when
-    it opened it through ``disk``: SQLite's own connection keeps its pages in memory and never
-    sees a file copied over it in place."""
-    if disk is None:
-        return True
+def data_version(conn: sqlite3.Connection | None) -> int:
+    """SQLite's count of commits by other connections (a history import, the phone page)."""
     try:
-        ours = disk.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
-        fresh = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            theirs = fresh.execute("SELECT value FROM marks WHERE key = ?", (OPENED,)).fetchone()
-        finally:
-            fresh.close()
-    except sqlite3.Error as exc:
-        text = str(exc).lower()
-        return "locked" in text or "busy" in text  # a writer at work is no replacement
-    return ours == theirs
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]) if conn else 0
+    except sqlite3.Error:
+        return -1
 
 
 def memory_copy(source: sqlite3.Connection | None) -> sqlite3.Connection:

@@ -88,7 +88,6 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
     a terminal; ``config_path``: the box's config file (the settings forms show its values and
     what overrides them)."""
     state_dir = Path(state_dir)
-    ids = bgg_ids(config)
     env = _environment()
     pairing = Pairing(state_dir, start_token=start_token)
     watch = JournalWatch(state_dir)
@@ -200,6 +199,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
     def log_links(b: Book, games: list[Any]) -> dict[int, str]:
         """The "Log in BG Stats" link of each finished game among ``games``."""
         finished = [g for g in games if g.headline is not None]
+        ids = bgg_ids(config, state_dir=state_dir)  # the phone's Settings may set one
         return {p.played.id: add_play_link(p, ids.get(p.played.game, 0))
                 for p in plays(b, listed=finished)}
 
@@ -235,9 +235,11 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
             return PlainTextResponse("no journal yet\n", status_code=404, headers=HEADERS)
         try:
             if name == "games.csv":
-                body, kind = to_csv(opened, ids), "text/csv; charset=utf-8"
+                body = to_csv(opened, bgg_ids(config, state_dir=state_dir))
+                kind = "text/csv; charset=utf-8"
             elif name in ("plays.bgsplay", "bgstats.json"):  # the second: the former name
-                body, kind = play_file_text(opened, ids), BGSPLAY_MIME
+                body = play_file_text(opened, bgg_ids(config, state_dir=state_dir))
+                kind = BGSPLAY_MIME
             elif name.startswith("game-") and name.endswith(".jsonl") and _game_id(name[5:-6]):
                 body, kind = to_jsonl(opened, int(name[5:-6])), "application/x-ndjson"
             else:
