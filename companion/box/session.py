@@ -8,9 +8,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..games.base import Action, GameSpec, RuleError, Screen, Session
+from ..journal import health_file
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
@@ -41,6 +43,8 @@ class GameSession:
     _saved: SavedGames
     _retrying: bool
     _played_at: float  # wall-clock time of the last action (for a game kept only in memory)
+    health_dir: Path | None  # where the phone page reads the journal's health (None: nowhere)
+    _published_health: str
 
     @property
     def journal_ok(self) -> bool:
@@ -255,9 +259,19 @@ class GameSession:
         notice = self.journal.take_notice()
         if notice is not None:
             self.notice(*notice.lines, error=notice.error)
+        self._publish_health()
         if not self.journal.status.ok and not self._retrying:
             self._retrying = True
             self.schedule(self.clock.now() + RETRY_S, self._retry_journal)
+
+    def _publish_health(self) -> None:
+        """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
+        if self.health_dir is None:
+            return
+        text = health_file.as_text(self.journal.status)
+        if text != self._published_health:
+            health_file.publish(self.health_dir, text)
+            self._published_health = text
 
     def _retry_journal(self) -> None:
         self._retrying = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion import __version__
+from companion.appliance import slots
 from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
@@ -31,8 +31,10 @@ class AboutScreen(Screen):
     def lines(self) -> list[str]:
         app = self.app
         health, kept = app.journal_health()
+        versions = slots.versions()
         lines = [
-            f"Table Companion {__version__}",
+            f"Table Companion {versions.running}",
+            *([f"Kept: {versions.kept}"] if versions.kept else []),
             "State dir:",
             fit_path(str(app.state_dir or "-")),
             "Config:",

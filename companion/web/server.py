@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from companion import settings as store
 from companion.config import Config, ConfigError
 from companion.games.catalog import GAMES, config_sections
+from companion.journal import health_file
 from companion.records import phones, roster
 from companion.records.export import (
     BGSPLAY_MIME,
@@ -46,6 +47,7 @@ from companion.records.export import (
 )
 from companion.records.history import Book, HistoryError, open_book
 
+from . import update
 from .auth import COOKIE, SESSION_S, Pairing
 from .board import board
 from .live import live
@@ -82,19 +84,24 @@ def _environment() -> Environment:
 
 
 def build(state_dir: str | Path, config: Config | None = None, *, start_token: bool = False,
-          config_path: str | None = None) -> Starlette:
+          config_path: str | None = None, health_dir: Path | None = None) -> Starlette:
     """The application for the journal in ``state_dir``; ``config`` gives the games' BGG ids;
     ``start_token``: also pair one phone with a token of its own, for ``companion web`` run on
     a terminal; ``config_path``: the box's config file (the settings forms show its values and
-    what overrides them)."""
+    what overrides them); ``health_dir``: where the box says its journal's health (default
+    ``$RUNTIME_DIRECTORY``, else /run/companion), for a warning on every page while the box
+    cannot write its card."""
     state_dir = Path(state_dir)
+    health_dir = health_dir or health_file.runtime_dir() or health_file.RUNTIME_DIR
     env = _environment()
     pairing = Pairing(state_dir, start_token=start_token)
     watch = JournalWatch(state_dir)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(env.get_template(name).render(**context), status_code=status,
-                            headers=HEADERS)
+        journal = health_file.read(health_dir)
+        return HTMLResponse(env.get_template(name).render(
+            **context, failing=journal if journal and not journal.ok else None),
+            status_code=status, headers=HEADERS)
 
     def unpaired(request: Request, message: str = "", status: int = 401) -> Response:
         if request.url.path.startswith(("/events", "/export")):
@@ -344,6 +351,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
         Route("/phones", paired(phones_page), methods=["GET", "POST"]),
         Route("/settings", paired(settings_page), methods=["GET", "POST"]),
+        Route("/update", paired(update.endpoint(state_dir, page, pairing)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing
