@@ -207,15 +207,22 @@ def _fill_and_free(box: Any, rng: random.Random, game: str) -> None:
 
 
 # ----- the campaign -------------------------------------------------------------------------
+def launch_here(cmd: list[str]) -> subprocess.Popen:
+    """The box process on this machine (bench/appliance.py starts it in an emulated box)."""
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=ROOT)
+
+
 class Run:
     """One box process on a state directory: its report at start, the lines it acknowledged."""
+
+    launch = staticmethod(launch_here)
 
     def __init__(self, game: str, state: Path, seed: int, acked: dict[str, Any] | None,
                  mode: str = "play") -> None:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", game, str(state),
                str(seed), json.dumps(acked), mode]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, cwd=ROOT)
+        self.proc = self.launch(cmd)
         self.start = json.loads(self.proc.stdout.readline() or "null")
         self.acked = acked
         self.left: float | None = None
@@ -279,7 +286,8 @@ class Campaign:
         }
         self.acked: dict[str, dict[str, Any] | None] = {}
 
-    def _check(self, run: Run, before: Run | None) -> None:
+    def check_resume(self, run: Run, before: Run | None) -> None:
+        """Count what ``run`` found at its start against what ``before`` acknowledged."""
         start = run.start or {"lost": 0, "mismatch": True}
         report = start.get("start", start)
         self.figures["acknowledged_lost"] += report["lost"]
@@ -298,20 +306,20 @@ class Campaign:
         before: Run | None = None
         for _ in range(kills):
             run = Run(game, state, self.rng.randrange(1 << 30), before and before.acked)
-            self._check(run, before)
+            self.check_resume(run, before)
             run.play(self.rng.choice((0, *range(1, 80))), self.rng)
             self.figures["powercut_kills"] += 1
             if run.left is not None:
                 self.figures["cafe_midround_kills"] += 1
             before = run
         final = Run(game, state, 1, before.acked)
-        self._check(final, before)
+        self.check_resume(final, before)
         final.kill()
-        self.figures["stages_reached"][game] = self._stages(state, game)
+        self.figures["stages_reached"][game] = self.stages(state, game)
         self.acked[game] = final.acked
         return state
 
-    def _stages(self, state: Path, game: str) -> int:
+    def stages(self, state: Path, game: str) -> int:
         """How many stage changes (save points) the chain of boxes played through."""
         from companion.games.catalog import GAMES
         from companion.journal.journal import Journal
@@ -453,12 +461,17 @@ def main(argv: list[str] | None = None) -> int:
             missed.append("failed_disk_fs")
     missed += [k for k in TRUE_AIMS if k not in unrun and figures.get(k) is not True]
     figures["losses"] = missed
-    if args.json:
-        print(json.dumps({"benchmark": "reliability", **figures}))
+    print_figures({"benchmark": "reliability", **figures}, args.json)
+    return 1 if missed else 0
+
+
+def print_figures(figures: dict[str, Any], as_json: bool) -> None:
+    """One JSON object, or a line a figure (bench/appliance.py prints its figures the same way)."""
+    if as_json:
+        print(json.dumps(figures))
     else:
         for key, value in figures.items():
             print(f"{key}: {value}")
-    return 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -219,6 +219,7 @@ class SensorLink:
         self._send(port, HelloQuery(), next(asking))
         last_heard = asked = time.monotonic()
         silence = self.missed_beats * self.heartbeat_s
+        heard_refused = False  # lines came, but none the parser took (an old v1 board, noise)
         while not self._stop.is_set():
             data = port.read(min(port.in_waiting, READ_MAX) or 1)
             now = time.monotonic()
@@ -229,13 +230,15 @@ class SensorLink:
                     last_heard = now
                 if self._parser.problems != problems:
                     self._problem = self._parser.last_problem
+                    heard_refused = True
                 for frame in frames:
                     self._on_message(port, frame.message)
                 if self._parser.counters["dropped"] != dropped and self._kinds is not None:
                     self._send(port, StateQuery())  # frames were lost: ask where the dice are
             if now - last_heard > silence:
                 self._counts["silent"] += 1
-                return "no heartbeat"
+                # A sensor heard only in refused lines is not silent: its refusal says what to do.
+                return self._problem if heard_refused and self._problem else "no heartbeat"
             if self._kinds is None and now - asked >= self.heartbeat_s:
                 self._send(port, HelloQuery(), next(asking))  # it may have missed the last ask
                 asked = now

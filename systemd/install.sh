@@ -19,8 +19,15 @@ Options:
   --web          also install the phone page (companion-web.service, the web extra),
                  enabled and started; off unless asked
   --dry-run      print what would be done, change nothing
-  --root DIR     install files into a staging root DIR (no apt, useradd, venv or
-                 systemctl there; for image builds and CI)
+  --root DIR     install into the root filesystem DIR (image builds, CI): no apt or
+                 systemctl there; the user comes from systemd-sysusers --root, the venv
+                 is built inside DIR (through chroot, so DIR may be another
+                 architecture under qemu-user-static) when --wheels is given
+  --wheels DIR   install the program and its pinned dependencies offline from DIR
+                 (python -m companion.appliance.release wheels DIR makes one); without it pip
+                 installs requirements.lock from PyPI
+  --appliance    also the SD-card image's parts: journald in RAM, the first-boot
+                 settings from /boot/firmware/companion.txt, avahi, the updater's units
   --uninstall    stop and remove the service and /opt/companion; keeps the game
                  history (/var/lib/companion) and /etc/companion/config.toml
   --purge        with --uninstall: also delete the game history, config and user
@@ -29,10 +36,15 @@ EOF
 }
 
 PREFIX=/opt/companion
+# Two venvs, A and B (companion update installs into the one not running): VENV is a link to
+# the running one, so the units' paths never change.
+SLOTS=$PREFIX/slots
 VENV=$PREFIX/venv
 UNIT=companion.service
 USER_NAME=companion
 GROUPS_NEEDED=(gpio i2c spi dialout)
+SYSUSERS=/usr/lib/sysusers.d/companion.conf
+TMPFILES=/usr/lib/tmpfiles.d/companion.conf
 APT_PACKAGES=(python3-venv python3-lgpio i2c-tools)
 I2C_LINE="dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
 SPI_LINE="dtparam=spi=on"
@@ -44,6 +56,8 @@ DRY_RUN=0
 I2C=ask
 SPI=no
 WEB=no
+WHEELS=""
+APPLIANCE=no
 MODE=install
 PURGE=0
 REBOOT_NEEDED=0
@@ -60,6 +74,12 @@ while [[ $# -gt 0 ]]; do
             ROOT=${2%/}
             shift ;;
         --root=*) ROOT=${1#--root=}; ROOT=${ROOT%/} ;;
+        --wheels)
+            [[ $# -ge 2 ]] || { echo "install.sh: --wheels needs a directory" >&2; exit 2; }
+            WHEELS=$2
+            shift ;;
+        --wheels=*) WHEELS=${1#--wheels=} ;;
+        --appliance) APPLIANCE=yes; WEB=yes ;;
         --uninstall) MODE=uninstall ;;
         --purge) MODE=uninstall; PURGE=1 ;;
         -h|--help) usage; exit 0 ;;
@@ -148,57 +168,139 @@ install_packages() {
     act "apt-get install ${missing[*]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# The user and groups come from a sysusers.d file: in a staging root they exist in its
+# /etc/passwd from the image build on, not from a first-boot script that could fail.
 create_user() {
     local group
+    install_file "$SRC/systemd/companion.sysusers" "$SYSUSERS" 0644
+    install_file "$SRC/systemd/companion.tmpfiles" "$TMPFILES" 0644
+    install_file "$SRC/systemd/60-companion.rules" /etc/udev/rules.d/60-companion.rules 0644
     if [[ -n $ROOT ]]; then
-        say "skip in staging root: user $USER_NAME in groups ${GROUPS_NEEDED[*]}"
+        act "create user $USER_NAME and groups ${GROUPS_NEEDED[*]} (systemd-sysusers)" \
+            systemd-sysusers --root "$ROOT" "$ROOT$SYSUSERS"
+        act "create the state directories (systemd-tmpfiles)" \
+            systemd-tmpfiles --root "$ROOT" --create "$ROOT$TMPFILES"
         return
     fi
-    for group in "${GROUPS_NEEDED[@]}"; do
-        # The unit's SupplementaryGroups= refuses to start if a group is missing.
-        if ! getent group "$group" >/dev/null; then
-            act "create group $group" groupadd --system "$group"
-        fi
-    done
-    if getent passwd "$USER_NAME" >/dev/null; then
-        say "unchanged: user $USER_NAME"
-    else
-        act "create system user $USER_NAME" useradd --system --user-group \
-            --home-dir /var/lib/companion --no-create-home --shell /usr/sbin/nologin "$USER_NAME"
-    fi
+    act "create user $USER_NAME and groups ${GROUPS_NEEDED[*]} (systemd-sysusers)" \
+        systemd-sysusers "$SYSUSERS"
+    # sysusers leaves a user made by an older installer as it was: give it the groups.
     for group in "${GROUPS_NEEDED[@]}"; do
         if ! id -nG "$USER_NAME" 2>/dev/null | tr ' ' '\n' | grep -qx "$group"; then
             act "add $USER_NAME to group $group" usermod -aG "$group" "$USER_NAME"
         fi
     done
+    act "create the state directories (systemd-tmpfiles)" systemd-tmpfiles --create "$TMPFILES"
+}
+
+# in_target COMMAND...: run it on the box being installed (in a staging root: chrooted, so
+# its own python3 runs, under qemu-user-static for another architecture).
+in_target() {
+    if [[ -n $ROOT ]]; then
+        # A clean environment: nothing of this machine's Python or pip settings leaks in.
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 chroot "$ROOT" "$@"
+    else
+        "$@"
+    fi
+}
+
+# The slot VENV points to (a or b), "a" on a first install.
+running_slot() {
+    local target
+    target=$(readlink "$ROOT$VENV" 2>/dev/null || true)
+    case $target in
+        slots/a|slots/b) say "${target#slots/}" ;;
+        *) say a ;;
+    esac
+}
+
+# The lock without lgpio, which goes to the system's site-packages (install_gpio_library).
+target_lock() {  # OUT
+    awk '/^lgpio==/ { skip = 1 } skip && !/\\$/ { skip = 0; next } !skip' \
+        "$SRC/requirements.lock" >"$1"
+}
+
+# lgpio drives gpiozero's pins through /dev/gpiochip*. PyPI has only its source (C and
+# swig): Raspberry Pi OS has it from apt (python3-lgpio); on Debian's own (the SD-card
+# image) it is installed from the wheel directory (a wheel built for the Pi, or the locked
+# source, which then needs gcc, swig and python3-dev in DIR) into the system's
+# site-packages, where both A/B venvs see it, so no update has to build it again.
+install_gpio_library() {  # SLOT SOURCE
+    local version site
+    [[ $(in_target uname -m) == aarch64 ]] || return 0
+    if in_target python3 -c 'import lgpio' 2>/dev/null; then
+        say "unchanged: lgpio in the system's Python"
+        return
+    fi
+    version=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$SRC/requirements.lock")
+    site=$(in_target python3 -c 'import site; print(site.getsitepackages()[0])')
+    # Built with the venv's locked setuptools and wheel (offline: no build isolation).
+    in_target "$SLOTS/$1/bin/pip" install --quiet --disable-pip-version-check --isolated \
+        --no-index --find-links "$2" --no-deps --no-build-isolation --target "$site" "lgpio==$version"
+}
+
+# pip_install SLOT: the locked dependencies, with their hashes, then the program itself;
+# the slot's release.json names the version (for doctor, About and companion update).
+pip_install() {
+    local slot=$SLOTS/$1 source lock=/var/tmp/companion-requirements.lock
+    local pip=("$slot/bin/pip" install --quiet --disable-pip-version-check)
+    [[ -n $ROOT ]] || lock=$(mktemp)
+    target_lock "$ROOT$lock"
+    if [[ -n $WHEELS ]]; then
+        [[ -d $WHEELS ]] || die "--wheels $WHEELS is not a directory"
+        source=$WHEELS
+        if [[ -n $ROOT ]]; then
+            # The chroot sees only its own files: the wheels are copied in for the install.
+            source=/var/tmp/companion-wheels
+            rm -rf "$ROOT$source" && mkdir -p "$ROOT$source" && cp -r "$WHEELS"/. "$ROOT$source"
+        fi
+        pip+=(--isolated --no-index --find-links "$source")  # offline, whatever pip.conf says
+        in_target "${pip[@]}" --require-hashes -r "$lock"
+        in_target "${pip[@]}" --no-deps --force-reinstall table-companion
+        install_gpio_library "$1" "$source"
+        [[ -z $ROOT ]] || rm -rf "$ROOT$source"
+    else
+        "${pip[@]}" --require-hashes -r "$lock"
+        "${pip[@]}" --no-deps --upgrade "$SRC"
+    fi
+    rm -f "$ROOT$lock"
+    in_target "$slot/bin/python" -c 'import json, companion
+print(json.dumps({"version": companion.__version__}))' >"$ROOT$slot/release.json"
 }
 
 install_venv() {
-    if [[ -n $ROOT ]]; then
-        # A venv holds absolute paths: it is built on the box itself.
-        say "skip in staging root: venv $VENV and pip install $SRC"
+    local slot
+    if [[ -n $ROOT && -z $WHEELS ]]; then
+        say "skip in staging root: venv $VENV (no --wheels DIR to install from)"
         return
     fi
-    if [[ -x $VENV/bin/python ]]; then
-        say "unchanged: venv $VENV"
-    else
-        # System site packages: python3-lgpio comes from apt, built for this kernel.
-        act "create venv $VENV" python3 -m venv --system-site-packages "$VENV"
+    slot=$(running_slot)
+    if [[ -d $ROOT$VENV && ! -L $ROOT$VENV ]]; then
+        # A venv from before the A/B slots: it is built again as slot a.
+        remove "$VENV"
     fi
-    act "install the companion package into $VENV" \
-        "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC"
+    if [[ -x $ROOT$SLOTS/$slot/bin/python ]]; then
+        say "unchanged: venv $SLOTS/$slot"
+    else
+        # System site packages: python3-lgpio comes from apt on Raspberry Pi OS.
+        act "create venv $SLOTS/$slot" in_target python3 -m venv --system-site-packages "$SLOTS/$slot"
+    fi
+    make_link "slots/$slot" "$VENV"
+    make_link "slots/$slot" "$PREFIX/safe"  # started fine last: what an update falls back on
+    act "install the companion package and its locked dependencies into $SLOTS/$slot" \
+        pip_install "$slot"
 }
 
 # The service cannot write in its venv (read-only to it), so Python could never cache the
 # bytecode it compiles at each start: compile it all once here (start to first frame about
 # 0.37 s -> 0.24 s). A file that does not compile (a package's stray test file) runs as before.
 compile_bytecode() {
-    "$VENV/bin/python" -m compileall -q -j 0 "$VENV/lib" >/dev/null \
+    in_target "$VENV/bin/python" -m compileall -q -j 0 "$VENV/lib" >/dev/null \
         || say "note: a few files in $VENV did not compile to .pyc; they still run"
 }
 
 install_bytecode() {
-    [[ -z $ROOT ]] || return 0  # no venv in a staging root
+    [[ -z $ROOT || -n $WHEELS ]] || return 0  # no venv in this staging root
     act "compile the .pyc files in $VENV" compile_bytecode
 }
 
@@ -274,9 +376,50 @@ enable_spi() {
     set_boot_line SPI '^[[:space:]]*#?[[:space:]]*dtparam=spi=' "$SPI_LINE"
 }
 
+# enable_unit UNIT TARGET: what `systemctl enable` does, in a staging root or on the box.
+enable_unit() {
+    if [[ -n $ROOT ]]; then
+        make_link "/etc/systemd/system/$1" "/etc/systemd/system/$2.wants/$1"
+    else
+        act "enable $1" systemctl enable --now --quiet "$1"
+    fi
+}
+
+# The boot-time check that rolls back an update cut off mid-trial (docs/update.md).
+install_update_units() {
+    install_file "$SRC/systemd/companion-update-check.service" \
+        /etc/systemd/system/companion-update-check.service 0644
+    enable_unit companion-update-check.service multi-user.target
+    install_file "$SRC/docs/update.md" "$PREFIX/docs/update.md" 0644
+    [[ $WEB == yes ]] || return 0
+    # A release file uploaded on the phone page (unprivileged) is installed by root.
+    local unit
+    for unit in companion-update.path companion-update.service; do
+        install_file "$SRC/systemd/$unit" "/etc/systemd/system/$unit" 0644
+    done
+    enable_unit companion-update.path multi-user.target
+}
+
+# The SD-card image's own parts: logs in RAM, settings from the boot partition.
+install_appliance() {
+    [[ $APPLIANCE == yes ]] || return 0
+    install_file "$SRC/systemd/journald-companion.conf" /etc/systemd/journald.conf.d/companion.conf 0644
+    install_file "$SRC/systemd/companion-firstboot.service" \
+        /etc/systemd/system/companion-firstboot.service 0644
+    enable_unit companion-firstboot.service sysinit.target
+    if [[ -e $ROOT/boot/firmware/companion.txt ]]; then
+        say "kept: /boot/firmware/companion.txt"
+    else
+        act "install /boot/firmware/companion.txt" \
+            install -D -m 0644 "$SRC/systemd/companion.txt" "$ROOT/boot/firmware/companion.txt"
+    fi
+}
+
 install_unit() {
     install_file "$SRC/systemd/companion.service" "/etc/systemd/system/$UNIT" 0644
     install_file "$SRC/docs/service.md" "$PREFIX/docs/service.md" 0644
+    install_update_units
+    install_appliance
     make_link "$VENV/bin/companion" /usr/local/bin/companion
     if [[ -n $ROOT ]]; then
         # What `systemctl enable` does, without a running systemd.
@@ -324,13 +467,12 @@ WEB_UNIT=companion-web.service
 
 install_web() {
     [[ $WEB == yes ]] || return 0
-    if [[ -n $ROOT ]]; then
-        say "skip in staging root: pip install $SRC[web]"
-    else
-        act "install the phone page's packages into $VENV" \
-            "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade "$SRC[web]"
-    fi
+    # Its packages are in requirements.lock, installed with the box's.
     install_file "$SRC/systemd/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT" 0644
+    if [[ $APPLIANCE == yes ]]; then
+        say "the phone page is switched on or off by phone_page in /boot/firmware/companion.txt"
+        return
+    fi
     if [[ -n $ROOT ]]; then
         make_link "/etc/systemd/system/$WEB_UNIT" "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT"
         return
@@ -358,16 +500,24 @@ do_uninstall() {
         act "stop and disable $UNIT" systemctl disable --now --quiet "$UNIT"
     fi
     remove "/etc/systemd/system/multi-user.target.wants/$UNIT" "/etc/systemd/system/$UNIT"
+    local unit
+    for unit in companion-update-check.service companion-update.path; do
+        [[ -n $ROOT || ! -e /etc/systemd/system/$unit ]] || act "disable $unit" systemctl disable --quiet "$unit"
+        remove "/etc/systemd/system/multi-user.target.wants/$unit" "/etc/systemd/system/$unit"
+    done
+    remove /etc/systemd/system/sysinit.target.wants/companion-firstboot.service \
+        /etc/systemd/system/companion-firstboot.service /etc/systemd/system/companion-update.service \
+        /etc/systemd/journald.conf.d/companion.conf
     if [[ -z $ROOT ]]; then
         act "systemctl daemon-reload" systemctl daemon-reload
     fi
     if [[ -L $ROOT/usr/local/bin/companion ]]; then
         remove /usr/local/bin/companion
     fi
-    remove "$PREFIX" /etc/modules-load.d/companion.conf
+    remove "$PREFIX" /etc/modules-load.d/companion.conf /etc/udev/rules.d/60-companion.rules
     say "kept: I2C and SPI in the boot config (other parts may use them)"
     if [[ $PURGE -eq 1 ]]; then
-        remove /var/lib/companion /etc/companion
+        remove /var/lib/companion /etc/companion "$SYSUSERS" "$TMPFILES"
         if [[ -n $ROOT ]] || getent passwd "$USER_NAME" >/dev/null; then
             system_act "delete user $USER_NAME" userdel "$USER_NAME"
         fi

@@ -164,6 +164,14 @@ def test_double_among_just_rolled_dice_flips_an_order():
     assert state.rounds[0].dark_flips == 1
 
 
+def test_two_doubles_in_one_reroll_flip_one_order():
+    """"... two dice then show the same drink, dish or bill, you must immediately turn one
+    order over": both pairs alike in one reroll still turn one order (docs/rulings.md)."""
+    state = box_game(start())
+    state = apply(state, roll("reroll", ["fries", "fries", "bill", "bill"]))
+    assert state.trouble == "flip" and (state.light, state.dark) == (4, 1)
+
+
 def test_double_with_a_placed_die_counts():
     """"To determine whether there are doubles, you must consider all dice (both those just
     rolled and those currently placed on an order).\""""
@@ -432,3 +440,48 @@ def test_round_length_outside_the_box_range_is_refused(seconds):
     with pytest.raises(RuleError, match="between 60 and 600"):
         game(round_seconds=seconds)
     assert game(round_seconds=60).remaining == 60 and game(round_seconds=600).remaining == 600
+
+
+# ----- issue 24: the deadline holds for every timed action ---------------------------------
+
+@pytest.mark.parametrize("late", [0.0, 0.5, 30.0])
+def test_an_order_reported_after_the_deadline_does_not_count(late):
+    """"The round is over when ... the three minutes have expired. You put unfulfilled orders
+    aside": an order_done read at or after the deadline is refused, even as the last open
+    order (it would have ended the round "all done" and won a lost game)."""
+    state = game(start(), *[done() for _ in range(4)])
+    assert state.open_orders == 1
+    with pytest.raises(RuleError, match="Time is already up"):
+        apply(state, done(at=T0 + 180 + late))
+    state = apply(state, time_up(T0 + 180))
+    assert state.rounds[-1].ended == "time up" and state.rounds[-1].carried == 1
+
+
+@pytest.mark.parametrize("action", [
+    roll("reroll", ["cake", "cake", "cola", "bill"]),
+    {"type": "place", "die": 0, "placed": True},
+    {"type": "double"},
+    {"type": "add_order", "side": "light"},
+])
+def test_every_timed_action_after_the_deadline_is_refused(action):
+    """"Or the three minutes have expired": a reroll, a die placed, a double or a correction
+    read after the deadline changes nothing; only the time up itself is taken."""
+    state = box_game(start())
+    with pytest.raises(RuleError, match="Time is already up"):
+        apply(state, {**action, "at": T0 + 181})
+    assert apply(state, {**action, "at": T0 + 179}) is not None
+
+
+def test_doubles_seen_in_a_round_are_forgotten_at_the_next_round_start():
+    """"You prepare the subsequent round 2 and the following round 3 as described in the game
+    setup section": a new round begins afresh, so a double counted in round 1 flips again in
+    round 2 even when the journal holds no preparation roll."""
+    state = box_game(start(), roll("reroll", ["cake", "cake", "water", "bill"]))
+    assert state.trouble == "flip" and state.counted == ((0, 1),)
+    state = apply(state, time_up(T0 + 180))
+    state = apply(state, start(T0 + 300))  # no setup roll: the dice still show cake, cake
+    assert state.counted == ()
+    state = apply(state, {"type": "place", "die": 0, "placed": True})
+    state = apply(state, {"type": "place", "die": 1, "placed": True})
+    state = apply(state, roll("reroll", [None, None, "cola", "bill"]))
+    assert state.trouble == "flip" and state.dark == 1

@@ -70,11 +70,12 @@ def test_every_refusal_fits_two_lines_of_the_screen():
 @pytest.mark.parametrize("name", ["cafe-setup", "cafe-ready", "cafe-timer", "cafe-paused",
                                   "cafe-times-up", "cafe-round-2", "cafe-result"])
 def test_game_screens_carry_the_spec_title(name):
-    """The title bar says where we are, with the title the home menu shows."""
+    """The title bar says where we are, with the short name of the title the home menu shows
+    (short enough beside every status icon, issue 24)."""
     box = render(name, CAFE_SCREENS[name])
     try:
-        assert box.screen.title.startswith(f"{SPEC.title} · ")
-        assert SPEC.title == "Crazy Café"
+        assert box.screen.title.startswith("Café · ")
+        assert SPEC.title == "Crazy Café" and SPEC.title.endswith("Café")
     finally:
         box.close()
 
@@ -82,13 +83,13 @@ def test_game_screens_carry_the_spec_title(name):
 def test_round_titles_name_the_round(box):
     """Round screens and TIME'S UP say which round."""
     start_game(box)
-    assert box.screen.title == "Crazy Café · Round 1"
+    assert box.screen.title == "Café · Round 1"
     box.press("OK")
     box.advance(181)
     assert isinstance(box.screen, screens.TimesUpScreen)
-    assert box.screen.title == "Crazy Café · Round 1"
+    assert box.screen.title == "Café · Round 1"
     box.press("OK")
-    assert box.screen.title == "Crazy Café · Round 2"
+    assert box.screen.title == "Café · Round 2"
 
 
 @pytest.mark.parametrize("choices, sensor, verb", [
@@ -353,3 +354,85 @@ def test_what_one_undo_takes_back():
     assert SPEC.is_undoable(freed)
     assert SPEC.last_step([setup, place, clock, clock]) == (3, "")
     assert SPEC.last_step([setup]) == (1, "")
+
+
+# ----- issue 24: the ready screen keeps every line -------------------------------------------
+
+@pytest.mark.parametrize(("choices", "sensor", "rounds_over", "expected"), [
+    (("Special",), False, 0, ["Draw a round 1 menu", "The box rolled:"]),
+    (("Special",), False, 1, ["Round 1: 5 set aside", "Draw a round 2 menu", "OK rolls all 4 dice"]),
+    (("Special",), False, 2, ["4 new + 11 set aside", "Draw a round 3 menu", "OK rolls all 4 dice"]),
+    (("Special", "Dice"), True, 0, ["Draw a round 1 menu", "Sensor offline"]),
+])
+def test_a_special_menu_hides_no_line_of_the_ready_screen(box, monkeypatch, choices, sensor,
+                                                         rounds_over, expected):
+    """Issue 24, item 3: "Before the start of each round, you draw a special menu": that line
+    joins the setup roll, "OK rolls all 4 dice" and "Sensor offline"; it replaces none."""
+    start_game(box, *choices, sensor=sensor)
+    for _ in range(rounds_over):
+        box.press("OK")
+        box.advance(181)
+        box.press("OK")  # TIME'S UP closed
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == []
+    assert [line for line in drawn if line in expected] == expected
+
+
+# ----- issue 24, item 12: the clock stays in sight, a reflexive OK does not pause ---------------
+
+@pytest.mark.parametrize("name", ["cafe-table", "cafe-dice-pick", "cafe-double-trouble",
+                                  "cafe-double-trouble-manual"])
+def test_screens_over_a_running_round_show_the_time_left(name):
+    """UX: "A running clock is never out of sight: every screen of a timed round shows the
+    time left": the lists and notices over the timer carry it in their title, and it ticks."""
+    box = render(name, CAFE_SCREENS[name])
+    try:
+        left = rules.time_left(state(box), box.clock.now())
+        assert box.screen.title.startswith(view.mmss(left) + " ")
+        box.advance(1.0)
+        assert box.screen.title.startswith(view.mmss(left - 1) + " ")
+    finally:
+        box.close()
+
+
+def test_the_ok_that_closes_double_trouble_does_not_pause_the_round(box):
+    """A notice that asks the table to do something waits for OK; a second, reflexive OK a
+    moment later must not stop the clock (the notice's OK and the timer's OK are apart)."""
+    run_steps(box, CAFE_SCREENS["cafe-double-trouble"])
+    assert isinstance(box.screen, screens.DoubleTroubleScreen)
+    box.press("OK")
+    box.press("OK")
+    assert state(box).phase == "running" and box.screen is box.app.game_root
+    box.advance(1.0)
+    box.press("OK")
+    assert state(box).phase == "paused"
+
+
+def test_paused_is_large(box, monkeypatch):
+    """"PAUSED" is drawn in the large font, inverted, where the dice were."""
+    from companion.ui.font import MEDIUM
+
+    run_steps(box, CAFE_SCREENS["cafe-paused"])
+    fonts: list = []
+    draw = type(MEDIUM).draw
+
+    def spy(self, image, xy, text, fill=255):
+        if text == "PAUSED":
+            fonts.append((self, fill))
+        return draw(self, image, xy, text, fill)
+
+    monkeypatch.setattr(type(MEDIUM), "draw", spy)
+    box.app.render()
+    assert fonts == [(MEDIUM, 0)]
+
+
+def test_a_round_that_ends_early_has_its_moment(box, monkeypatch):
+    """Issue 24, item 15: "The round is over when ... all orders are fulfilled before the three
+    minutes have expired": the last order done fills the screen with ALL DONE! and the time
+    to spare until OK, as TIME'S UP does."""
+    run_steps(box, CAFE_SCREENS["cafe-round-1-all-done"])
+    assert isinstance(box.screen, screens.TimesUpScreen)
+    drawn, cut = shown(box, monkeypatch)
+    assert {"ALL DONE!", "with 2:52 to spare", "5 of 5 fulfilled"} <= set(drawn) and cut == []
+    box.press("OK")
+    assert box.screen is box.app.game_root and state(box).round == 2

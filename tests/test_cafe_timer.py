@@ -207,22 +207,51 @@ def test_sensor_reading_enters_as_a_roll(box):
     box.app.pump()
     last = box.app.session.actions[-1]
     assert last == {"type": "roll", "kind": "reroll", "faces": ["cake", "cake", "water", "bill"],
-                    "source": "sensor"}
+                    "source": "sensor", "at": box.clock.now()}
     assert state(box).dark == 1 and isinstance(box.screen, screens.DoubleTroubleScreen)
     box.app.post(DiceSettled(("cake", None, "water", "bill"), ()))
     box.app.pump()
     assert box.app.session.actions[-1] is last  # an unreadable die is refused, nothing changes
 
 
-def test_clock_runs_on_while_the_menu_is_shown(box):
-    """Leaving to the home menu keeps the game saved and its clock running."""
+def test_leaving_a_running_round_pauses_it(box):
+    """Issue 24, item 1: "Leave the game? It stays saved." pauses a running round, so it
+    never runs out unseen behind the menu; Resume brings it back paused, OK goes on."""
     start_game(box)
+    box.advance(20)
     box.press("OK", long=True)
     box.press("OK")  # "Leave the game?" yes
     assert box.app.game_root not in box.app.stack
-    box.advance(181)
-    assert [p for _, p in played(box)][-1] == "alarm"
-    assert state(box).round == 2
+    assert state(box).phase == "paused" and state(box).remaining == pytest.approx(159, abs=1)
+    assert toast(box) == "Round 1 paused Resume goes on"
+    since = box.clock.now()
+    box.advance(300)
+    assert played(box, since=since) == []  # no warning, no alarm behind the menu
+    assert state(box).round == 1 and state(box).rounds[0].ended == ""
+    box.press("BACK")  # the menu has dimmed (a paused round lets it): this press wakes it
+    run_steps(box, ("menu:Resume", "OK"))  # the saved games' list, the Café game first
+    assert box.screen is box.app.game_root and state(box).phase == "paused"
+    box.press("OK")
+    assert state(box).phase == "running"
+    box.advance(161)
+    assert isinstance(box.screen, screens.TimesUpScreen)
+
+
+def test_a_press_after_the_deadline_is_refused_and_ends_the_round(box):
+    """Issue 24, item 2: an "order done" pressed after the deadline, before the clock's own
+    wake, does not count: "Too late", and TIME'S UP comes at once (the last open order can
+    no longer win a lost round)."""
+    start_game(box, "Dice")  # Table dice: a short ◆ is "order done"
+    for _ in range(4):
+        box.press("ACTION")
+    assert state(box).open_orders == 1
+    clock = screens.clock_for(box.app)
+    clock._timer.cancel()  # the loop has not woken for the deadline yet
+    box.clock.advance(181)
+    screens.start_order_done(box.app)
+    assert toast(box) == "Too late: time was already up"
+    assert state(box).rounds[0].ended == "time up" and state(box).rounds[0].fulfilled == 4
+    assert isinstance(box.screen, screens.TimesUpScreen)
 
 
 def cut_and_restart(first: SimBox, state_dir) -> SimBox:
@@ -354,11 +383,14 @@ def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
         box.press("OK")  # tick die 1
         box.press("ACTION")  # order done
     assert state(box).round == 2 and state(box).phase == "ready"
+    assert isinstance(box.screen, screens.TimesUpScreen)
     box.press("BACK", long=True)
     assert state(box).round == 1 and state(box).light == 1 and state(box).phase == "running"
     box.press("ACTION", long=True)
     box.press("OK")
     box.press("ACTION")
+    assert isinstance(box.screen, screens.TimesUpScreen)  # "ALL DONE!" until OK
+    box.press("OK")
     box.press("OK")  # start round 2
     setup_roll, start = box.app.session.actions[-2:]
     assert setup_roll["kind"] == "setup" and start["type"] == "round_start"

@@ -65,3 +65,25 @@ def test_wrap_breaks_between_words_within_the_width():
     assert lines[-1] == "then pass"
     assert all(SMALL.width(line) <= 60 for line in lines if " " in line)
     assert " ".join(lines[:-1]) == "Roll the dice and keep the best ones"
+
+
+def _ink(icon: str) -> set[tuple[int, int]]:
+    from companion.ui.font import ICONS
+
+    return {(x, y) for y, row in enumerate(ICONS[icon]) for x, cell in enumerate(row) if cell == "#"}
+
+
+def test_status_icons_read_apart_at_one_to_one():
+    """Issue 24, item 14 (UX: "Shapes that differ by one pixel are the same shape to a
+    player"): the sensor's online and offline icons differ in a third of their pixels or more,
+    and muted is a speaker pointing one way, not a symmetric X."""
+    from companion.ui.font import ICONS
+
+    online, offline, muted = _ink("◎"), _ink("⊘"), _ink("🔇")
+    # One takes the other's place in the title bar: the same box, a different shape in it.
+    assert len(ICONS["◎"][0]) == len(ICONS["⊘"][0]) == len(ICONS["🔇"][0]) == 7
+    assert len(online ^ offline) >= len(online | offline) // 3
+    assert not {(0, 0), (6, 0), (0, 6), (6, 6)} <= muted, "the mute icon is an X"
+    mirrored = {(6 - x, y) for x, y in muted}
+    assert len(muted ^ mirrored) >= len(muted) // 2, "the mute icon reads the same both ways"
+    assert all(len(_ink(icon)) >= 12 for icon in ("◎", "⊘", "🔇", "⚠"))  # enough ink to see

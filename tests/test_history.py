@@ -139,14 +139,15 @@ def test_stats_count_wins_scores_and_drinks(imported):
     try:
         assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "You": 1}
         lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
-        assert lines["All games"] == "1 · 1 won 100%"
+        # Issue 24, item 15: every figure has its label ("won"), not "1 · 1 won 100%".
+        assert lines["All games"] == "1 game" and lines["  won"] == "1 of 1 (100%)"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
         cafe = [(line.label, line.value) for line in book.cafe_lines()]
         assert ("Survived", "2.0 rounds") in cafe
-        assert cafe[-3:] == [("  games", "1 · 0 won 0%"), ("No Double Trouble", ""),
-                             ("  games", "none")]
+        assert cafe[-4:] == [("  games", "1 game"), ("    won", "0 of 1 (0%)"),
+                             ("No Double Trouble", ""), ("  games", "none")]
         miams = [(line.label, line.value) for line in book.miams_lines()]
-        assert miams == [("Lunch", "1 · 0 won 0%"), ("  best score", "59")]
+        assert miams == [("Lunch", "1 game"), ("  won", "0 of 1 (0%)"), ("  best score", "59")]
     finally:
         book.close()
 
@@ -239,11 +240,11 @@ def test_imported_games_open_on_the_simulated_box(imported):
     box = SimBox(imported)
     try:
         run_steps(box, ("menu:History", *("DOWN",) * 4, "OK", "OK"))
-        assert box.screen.title == "Makan · Final scores"
+        assert box.screen.title == "Makan · Scores"
         box.press("BACK")
         box.press("BACK")
         run_steps(box, ("menu:Stats", "menu:Dee"))
-        assert ("All games", "1 · 1 won 100%") in box.screen.rows()
+        assert ("All games", "1 game") in box.screen.rows()
         assert box.app.errors == 0
     finally:
         box.close()

@@ -8,6 +8,7 @@ import copy
 import csv
 import io
 import json
+import sqlite3
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -257,7 +258,7 @@ def test_the_import_round_trips_its_own_file(journal, capsys, tmp_path):
     book = open_book(elsewhere)
     try:
         assert dict(book.players())["Dora"] == 2
-        assert [line.value for line in book.cafe_lines()][:1] == ["1 · 0 won 0%"]
+        assert [line.value for line in book.cafe_lines()][:2] == ["1 game", "0 of 1 (0%)"]
     finally:
         book.close()
 
@@ -334,9 +335,13 @@ def test_the_add_play_link_carries_the_play(journal):
     assert makan["sourceName"] == "Table Companion" and makan["sourcePlayId"]
 
 
+def _nested(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.one_of(st.lists(inner, max_size=4),
+                     st.dictionaries(st.text(max_size=8), inner, max_size=4))
+
+
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+                    _nested, max_leaves=12)
 FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin", "rounds",
           "board", "playerScores", "playerRefId", "score", "winner", "rank", "seatOrder",
           "startPlayer", "isAnonymous", "metaData", "meRefId")
@@ -382,3 +387,20 @@ def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
                            ": give --game for JSON-lines actions (a BG Stats play file ends in "
                            ".bgsplay)")
     assert not (tmp_path / "journal.db").exists()
+
+
+def test_a_bgg_id_set_on_the_phone_is_the_one_exported(journal, capsys):
+    """The phone's Settings keep a game's bgg_id in the journal over config.toml; the exports
+    use it as the box does."""
+    from companion import settings
+
+    conn = sqlite3.connect(journal / "journal.db")
+    try:
+        settings.save(conn, "games.miams.bgg_id", 4321)
+        conn.commit()
+    finally:
+        conn.close()
+    games = {g["name"]: g["bggId"] for g in export(capsys, journal)["games"]}
+    assert games["Miams"] == 4321
+    rows = csv.DictReader(io.StringIO(export(capsys, journal, "csv").lstrip(BOM)))
+    assert {r["bgg_id"] for r in rows if r["game"] == "Miams"} == {"4321"}

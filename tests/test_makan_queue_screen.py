@@ -149,7 +149,7 @@ def test_table_88_puts_the_pot_coin_from_the_pile(walked, monkeypatch):
 def test_the_discount_left_is_said_in_words(walked, monkeypatch):
     """"Table 2 gives a 1 dice discount": Cai at Table 2 sees "1 die discount left", not "Off 1";
     once spent on a drink it is gone from the screen."""
-    box = walked("queue", "ACTION")
+    box = walked("queue", "+1", "ACTION", "OK")   # OK: Ben takes his coin
     s = box.app.session.state
     assert s.players[rules.current(s)].table == 2 and s.discount == 1
     drawn = texts(box, monkeypatch)
@@ -170,8 +170,8 @@ def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
     assert box.screen.options == ["1 die", "1 coin"]
     run_steps(box, ("OK",))
     assert box.app._toast[0] == ["Bandung", "bought, paid 1 die"]
-    cai = walked("queue", "ACTION", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
-    assert cai.app._toast[0] == ["Kopi O", "needs 1 coin, has 0"]
+    cai = walked("queue", "+1", "ACTION", "OK", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
+    assert cai.screen.lines == ["Kopi O", "needs 1 coin, has 0"]
 
     rush = walked("rush", "OK", "OK", "OK", "UP", "OK")   # Ben sits at Table 2 with 1 die
     assert "T2 Ben: 1 die left" in texts(rush, monkeypatch)
@@ -199,7 +199,8 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
     walk = SPEC.walk
     picks = [step for n in (8, 9, 3, 5, 6) for step in (*("DOWN",) * n, "OK")]
     seats = walk["jumps"][len(walk["rush-who"]) - 1 :]   # "rush-who" is the Rush plus one OK
-    box = render("makan-wide-drinks", ("game:makan", "OK", "OK", *picks, *seats, "OK", "ACTION"))
+    box = render("makan-wide-drinks", ("game:makan", "OK", "OK", *picks, *seats, "OK", "OK",
+                                       "+1", "ACTION", "OK"))
     try:
         s = box.app.session.state
         assert len(rules.visible_slots(s, rules.current(s))) == 5
@@ -208,5 +209,125 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
             run_steps(box, ("DOWN",))
             box.app.render()
         assert box.app.game_root.drinks_open and cut == []
+    finally:
+        box.close()
+
+
+# ----- issue 24: a real table's Queue -------------------------------------------------------
+
+def short_pile_box(tmp_path, coins: int):
+    """The walk's 4-player game on a pile of ``coins``, at the jumps."""
+    from companion import box_config
+    from companion.simulator.simbox import SimBox
+
+    box = SimBox(tmp_path / "state", cfg=box_config.parse({"games": {"makan": {"coin_supply": coins}}}))
+    run_steps(box, SPEC.walk["jumps"])
+    return box
+
+
+def test_a_jump_says_who_moves_where_and_waits_for_ok(walked):
+    """Issue 24, item 8: "you may jump to Table 88, pushing players forward": after OK jump the
+    box says each player's new table and the jumper's coins ("If you jump from Table 1, earn 4
+    coins"); the notice waits for OK, and ◆ does not close it."""
+    box = walked("jump-moves")
+    assert box.screen.lines == ["Ana → 88, Ben → 1", "Cai → 2, Dee → 3", "Ana takes 4 coins"]
+    run_steps(box, ("+5", "ACTION"))
+    assert box.screen.title == "Makan R1 · Jump"
+    run_steps(box, ("OK",))
+    assert box.screen is box.app.game_root and box.app.session.state.phase == "queue"
+
+
+def test_an_empty_pile_says_who_gets_nothing(tmp_path, monkeypatch):
+    """Issue 24, item 4: "For each leftover die unspent during your turn, earn 1 coin" and
+    "Put 1 coin from the supply here", from a pile of 4 coins that Ana's jump empties: every
+    screen says exactly who takes what, and what the pile could not pay; nothing is cut."""
+    from tests.test_screens import shown
+
+    box = short_pile_box(tmp_path, 4)
+    try:
+        run_steps(box, ("OK",))
+        assert box.screen.lines[-1] == "Ana takes 4 coins"
+        run_steps(box, ("OK",))                        # Ben at Table 1: the pile is empty
+        drawn, cut = shown(box, monkeypatch)
+        assert "Pile empty: 1¤ unpaid" in drawn and "Take 1¤ from the pile" not in drawn
+        assert cut == []
+        run_steps(box, ("+1", "ACTION"))
+        assert box.screen.lines == ["Ben:", "1 unspent die,", "no coin: pile is empty"]
+        run_steps(box, ("OK", "+1", "ACTION", "+1", "ACTION"))   # Cai, then Dee (3 dice)
+        assert box.screen.lines == ["Dee:", "3 unspent dice,", "no coin: pile is empty"]
+        run_steps(box, ("OK",))                        # Ana at Table 88
+        drawn, cut = shown(box, monkeypatch)
+        assert {"Pile empty: no 88 coin", "Take 1 bonus die (R2)"} <= set(drawn) and cut == []
+    finally:
+        box.close()
+
+
+def test_a_pile_that_runs_short_pays_what_it_has_and_says_the_rest(tmp_path):
+    """Issue 24, item 4: Dee's 3 unspent dice from a pile of 2 coins: "takes 2 coins", and the
+    one the pile cannot pay is said, not left out."""
+    box = short_pile_box(tmp_path, 12)   # Ana 4, Ben 1 + 1, Dee's doubled Table 3 four: 2 left
+    try:
+        run_steps(box, ("OK", "OK", "+1", "ACTION", "OK", "+1", "ACTION", "+1", "ACTION"))
+        assert box.screen.lines == ["Dee:", "3 unspent dice,", "take 2 coins from pile",
+                                    "pile empty, 1 unpaid"]
+    finally:
+        box.close()
+
+
+def test_a_refused_buy_waits_for_ok(walked):
+    """Issue 24, item 5 (UX: "A notice that asks the table to do something (Double Trouble, a
+    refused buy) waits for OK"): Ben cannot pay the Cola; the reason stays until OK, and the
+    big button does not close it."""
+    box = walked("queue", "DOWN", "OK")
+    assert box.screen.lines == ["Cola", "needs 2 dice, has 1"] and box.beeps()[-1] == "error"
+    run_steps(box, ("+10", "ACTION"))
+    assert box.screen.title == "Makan R1 · Refused"
+    run_steps(box, ("OK",))
+    assert box.screen is box.app.game_root and box.app.game_root.drinks_open
+
+
+def test_a_gain_taken_is_not_offered_again_after_an_undone_buy(walked, monkeypatch):
+    """Issue 24, item 9: "Tables 1, 3 and 5: Gain the amount of coins shown": Ben takes his
+    coin, opens the drinks and buys Bandung; the buy is undone: the turn page says the coin was
+    taken, so nobody takes it twice."""
+    box = walked("queue")
+    assert "Take 1¤ from the pile" in texts(box, monkeypatch)
+    run_steps(box, ("DOWN", "DOWN", "OK", "OK"))        # Bandung, paid with his die
+    assert box.app.session.state.players[1].drinks == ("bandung",)
+    box.press("BACK", long=True)
+    drawn = texts(box, monkeypatch)
+    assert "✓ Took 1¤ from pile" in drawn and "Take 1¤ from the pile" not in drawn
+
+
+def test_two_quick_presses_end_one_turn(walked):
+    """Issue 24, item 10 (UX: "a quick double tap never skips a player"): ◆ ◆ 0.3 s apart end
+    Cai's turn only; a ◆ a second after Dee's turn came up ends hers."""
+    box = walked("queue")
+    box.press("ACTION")
+    box.press("OK")                                   # "Ben: take 1 coin" closed
+    box.press("ACTION")                               # Cai's turn ends (he spent every die)
+    box.advance(0.2)
+    box.press("ACTION")
+    assert rules.current(box.app.session.state) == 3 and box.beeps()[-1] == "error"
+    box.advance(1.0)
+    box.press("ACTION")
+    assert box.screen.lines[0] == "Dee:"              # her turn ended: take 3 coins
+
+
+def test_dealt_drinks_are_never_split_over_two_lines(monkeypatch):
+    """Found at the table: "Lay out: Sugarcane / Juice, Ice Kachang, Kopi / O" broke drink
+    names; each name now stays whole on its line."""
+    from companion.ui.font import SMALL
+
+    names = ["Sugarcane Juice", "Ice Kachang", "Kopi O", "Iced Lemon Tea"]
+    lines = SMALL.wrap_items(names, 126)
+    assert [n for line in lines for n in line.split(", ")] == names
+    box = render("makan-rush-deal", SPEC.walk["rush-deal"])
+    try:
+        drawn = texts(box, monkeypatch)
+        dealt = [c.drink for c in box.app.session.state.row if c.owner is None]
+        book = box.app.session.state.book
+        shown = [n for text in drawn for n in text.split(", ")]
+        assert all(book.by_key[d].name in shown for d in dealt)
     finally:
         box.close()

@@ -43,19 +43,22 @@ def test_a_round_by_buttons_with_undo(box):
 
     # Ana (red) stays; Ben (black) jumps to Table 1 and Ana says tch (OK ticks her, then Done).
     press(box, "ACTION", "OK", "OK", "DOWN", "OK")
+    assert box.screen.lines == ["Ana → 2, Ben → 1", "Ana takes 1 coin"]
+    press(box, "OK")
     s = state(box)
     assert [p.table for p in s.players] == [2, 1, 3, 88]
     assert s.phase == "queue" and rules.current(s) == 1
     assert s.players[0].coins == 1 and s.players[1].coins == 1    # tch, and Table 1's coin
 
     # Ben's turn opens on what to do; ▼ shows the drinks. He cannot afford the Cola (2 dice,
-    # he has 1): refused, nothing changes.
+    # he has 1): refused, nothing changes; the reason waits for OK.
     press(box, "DOWN")
     before = state(box)
-    press(box, "OK")
+    press(box, "OK", "+5")
     assert box.beeps()[-1] == "error" and state(box) is before
+    assert box.screen.lines == ["Cola", "needs 2 dice, has 1"]
     # He buys Bandung with his die (two ways to pay: the box asks), then next player.
-    press(box, "+3", "DOWN", "OK", "OK")
+    press(box, "OK", "DOWN", "OK", "OK")
     assert state(box).players[1].drinks == ("bandung",) and state(box).players[1].dice == 0
     press(box, "ACTION")
     # Ana on Table 2: Cola costs 2 dice less the 1-die discount (OK opens the drinks, OK buys).
@@ -63,9 +66,10 @@ def test_a_round_by_buttons_with_undo(box):
     assert state(box).players[0].drinks == ("cola",) and state(box).players[0].dice == 1
     press(box, "ACTION")
     assert state(box).players[0].coins == 2                      # 1 unspent die -> 1 coin
-    press(box, "DOWN", "DOWN", "DOWN", "OK")                      # Cai's private Teh O, 1 coin
+    assert box.screen.lines == ["Ana:", "1 unspent die,", "take 1 coin from pile"]
+    press(box, "OK", "DOWN", "DOWN", "DOWN", "OK")                # Cai's private Teh O, 1 coin
     assert state(box).players[2].drinks == ("teh_o",)
-    press(box, "ACTION", "ACTION")                                # Cai, then Dee (doubled 88)
+    press(box, "ACTION", "+1", "ACTION", "OK")                    # Cai, then Dee (doubled 88)
     s = state(box)
     assert (s.phase, s.round, s.pot) == ("reveal", 2, 2)
     assert box.screen.title == "Makan · After R1"
@@ -73,10 +77,10 @@ def test_a_round_by_buttons_with_undo(box):
     # Undo the last "next player": back to Dee's turn; then finish the round again.
     box.press("BACK", long=True)
     assert state(box).phase == "queue" and rules.current(state(box)) == 3
-    press(box, "ACTION", "+3")
+    press(box, "+1", "ACTION", "OK", "+3")
     assert box.screen.title == "Makan · After R1"
     press(box, "OK")
-    assert "R2/5" in box.screen.title and state(box).players[3].bonus == 2
+    assert "R2 ·" in box.screen.title and state(box).players[3].bonus == 2
 
 
 def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
@@ -115,8 +119,10 @@ def test_long_back_undoes_every_kind_of_step(box):
     undo_restores(box, "Ana at Table 1", "OK", "OK", "OK", "UP", "UP", "OK")
     press(box, "OK", "OK", "OK", "UP", "OK", "OK", "OK", "OK", "OK", "OK", "UP", "OK")
     undo_restores(box, "Ana's jump to 88", "OK")
+    press(box, "OK")   # closes "Ana → 88, Ben → 1 ..."
     undo_restores(box, "Ben bought Kopi O", "OK", "OK")
     undo_restores(box, "end of Ben's turn", "ACTION")
+    press(box, "OK")   # closes "Ben: 1 unspent die, take 1 coin from pile"
     # Fast-forward to the final scoring through the app, then score Ana by buttons.
     app = box.app
     while state(box).phase != "scoring":
@@ -155,7 +161,7 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
 def test_sub_screens_name_the_game_and_round(box):
     """UX: the title bar says where we are, also on the questions a step asks."""
     press(box, "game:makan", "OK", "OK")
-    assert box.app.stack[-1].title == "Makan R1 · Drink 1/4"
+    assert box.app.stack[-1].title == "Makan R1 · Drinks"
     press(box, "OK", "OK", "OK", "OK", "OK")            # four drinks and the private one
     press(box, "OK")
     assert box.app.stack[-1].title == "Makan R1 · Rush"
@@ -173,3 +179,22 @@ def test_config_fields_are_the_rules_options():
         assert all(CONFIG[key].check(c) is None for c in choices)
         assert CONFIG[key].check("other") is not None
     assert CONFIG["coin_supply"].check(rules.MAX_COIN_SUPPLY + 1) is not None
+
+
+def test_undoing_the_setup_leaves_no_game_behind(box):
+    """Issue 24, item 11: hold BACK right after the setup takes the whole game back: no
+    "round 0" game to resume, no dropped game in history, nobody seated in it; the table is at
+    Makan's setup again, with its choices, and a new start journals a new game."""
+    from companion.games.makan_mania.setup_screen import SetupScreen
+
+    press(box, "game:makan", "OK")
+    assert state(box).phase == "reveal"
+    box.press("BACK", long=True)
+    app = box.app
+    assert app.session is None and isinstance(box.screen, SetupScreen)
+    assert " ".join(app._toast[0]).startswith("Undone: ")
+    assert app.saved_games() == [] and app.journal.history() == []
+    assert app.journal.read("SELECT COUNT(*) FROM game_players") == [(0,)]
+    assert app.journal.roster()[:2] == ["Ana", "Ben"]      # the names stay offered
+    press(box, "OK")
+    assert state(box).phase == "reveal" and len(app.journal.history()) == 1

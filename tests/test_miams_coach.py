@@ -48,7 +48,7 @@ def test_typed_in_dice_show_the_keep_and_each_skewers_chance(box):
     assert screen.table == expected
     # keep fruit1 fruit1: the pair kept, the rest rerolled for the likeliest rows
     assert odds.keep_marks(TYPED, screen.table.overall.keep) == (True, True, False, False, False)
-    assert screen.title == "Miams · odds, 1 reroll"
+    assert screen.title == "Miams · 1 reroll"
     box.press("DOWN")
     box.press("DOWN")
     box.press("OK")                              # Full house: its own best keep
@@ -89,7 +89,7 @@ def test_entering_dice_cycles_faces_and_the_red_die_and_rerolls(box):
     box.press("OK")
     box.press("OK")
     assert screen.table == odds.table(["fruit2", *["fruit1"] * 4], "marshmallow", 2)
-    assert screen.title == "Miams · odds, 2 rerolls"
+    assert screen.title == "Miams · 2 rerolls"
 
 
 def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
@@ -163,7 +163,7 @@ def test_the_sensors_dice_give_the_odds_at_once_and_follow_a_reroll(tmp_path, se
         sim.do("settle fruit1 fruit1 fruit1 fruit1 fruit5 -")
         pump_until(box, lambda: screen.coach.white[2] == "fruit1")
         assert screen.table == odds.table(["fruit1"] * 4 + ["fruit5"], None, 0)
-        assert screen.title == "Miams · odds, 0 rerolls"
+        assert screen.title == "Miams · 0 rerolls"
         assert app.session.actions == actions
     finally:
         box.close()

@@ -206,3 +206,25 @@ def test_crosses_are_named_in_words():
     names the skewer and the space, "3 of a kind #2", not a code."""
     marks = (rules.Mark(1, 1, rules.CROSS, 0, 0, 1), rules.Mark(0, 4, rules.CROSS, 0, 2, 0))
     assert marks_text(marks) == "3 of a kind #2, Pair #5 +★★"
+
+
+def test_the_players_last_turn_is_announced(box, monkeypatch):
+    """Issue 24, item 13: "As soon as a player has filled all 50 Hearts of their Hearts track,
+    take turns until everyone has taken the same number of turns": once Arthur's roll fills
+    his 50, the screen says the player's coming turn is the last; the space circled reads as a
+    place ("circle #3"), apart from its hearts."""
+    from companion.games.miams import QUIET_TURN, STARTED
+    from tests.test_screens import shown
+
+    run_steps(box, STARTED)
+    for _ in range(40):
+        run_steps(box, ("ACTION",))
+        state = box.app.session.state
+        if state.arthur.hearts >= 50:
+            break
+        assert box.screen.title.startswith("Miams · Arthur #")
+        drawn, _ = shown(box, monkeypatch)
+        assert any(": circle #" in text or "row full" in text for text in drawn)
+        run_steps(box, QUIET_TURN[1:])
+    assert box.app.session.state.arthur.hearts >= 50
+    assert box.screen.title == "Miams · last turn!"

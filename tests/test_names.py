@@ -195,3 +195,21 @@ def test_the_roster_is_held_like_any_change_when_the_disk_is_full(tmp_path):
     journal, _ = Journal.open(tmp_path)
     assert journal.roster()[:2] == [f"Player {n} " + "x" * 300, "Ben"]
     assert "Ana" in journal.roster()
+
+
+def test_done_keeps_the_letter_the_wheel_was_turned_to(tmp_path):
+    """Issue 24, item 6: "Ma" taken, the wheel turned to x, ◆ done: the name is "Max" as
+    shown, not "Ma". An untouched slot (just after OK took a letter) adds nothing."""
+    box = SimBox(tmp_path, journal=False)
+    run_steps(box, (*SETUP, "menu:Names", "OK", "UP", "OK"))
+    type_name(box, "Ma")
+    wheel = box.screen
+    run_steps(box, ("DOWN",) * (wheel.ring.index("x") - wheel.index))
+    assert wheel.typed == "Max"
+    run_steps(box, ("ACTION",))
+    assert isinstance(box.screen, NamesScreen) and box.screen.items[0].detail == "Max"
+    run_steps(box, ("OK", "UP", "OK"))
+    type_name(box, "Max")
+    assert box.screen.typed == "Max"   # the next slot is untouched
+    run_steps(box, ("ACTION",))
+    assert box.screen.items[0].detail == "Max"

@@ -50,7 +50,7 @@ def test_rename_renames_the_player_in_history_stats_and_the_box_roster(state):
     assert headline.startswith("Deedee 55 – Ben 46")
     book = open_book(state)
     assert ("Dee", 1) not in book.players() and ("Deedee", 1) in book.players()
-    assert book.player_lines("Deedee", TITLES)[0].value.startswith("1 · 1 won")
+    assert book.player_lines("Deedee", TITLES)[1].value == "1 of 1 (100%)"
     book.close()
     journal, _ = Journal.open(state)   # the box's next setup offers the new name
     assert "Deedee" in journal.roster() and "Dee" not in journal.roster()
@@ -115,3 +115,14 @@ def test_refused_changes_say_why_and_change_nothing(state, capsys, argv, said):
 def test_no_journal_is_said(tmp_path, capsys):
     code, _, err = run(capsys, "history", "--state-dir", str(tmp_path / "none"), "roster", "list")
     assert code == 2 and "no journal" in err
+
+
+def test_state_dir_is_taken_after_the_roster_verb_too(tmp_path, capsys):
+    """Issue 24, item 15: `history roster list --state-dir X` works as `history --state-dir X
+    roster list` does (as `history list --state-dir X` already did)."""
+    run(capsys, "history", "--state-dir", str(tmp_path), "import",
+        "docs/examples/makan_4p.jsonl", "--game", "makan")
+    code, out, _ = run(capsys, "history", "roster", "add", "Cai", "--state-dir", str(tmp_path))
+    assert code == 0 and out.strip().endswith("Cai: 1 game")
+    code, out, _ = run(capsys, "history", "roster", "list", "--state-dir", str(tmp_path))
+    assert code == 0 and "Cai" in out

@@ -13,6 +13,7 @@ from companion.commands.screenshot import render
 from companion.games.catalog import GAMES
 from companion.simulator.walk import named_screens, run_steps
 from companion.ui.font import BitmapFont
+from companion.ui.words import MAX_LETTERS
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()
@@ -62,6 +63,49 @@ def test_no_text_is_cut_on_a_named_screen(name, monkeypatch):
     """Every title, body line and hint of every named screen fits at 1:1 as written."""
     box = render(name, SCREENS[name])
     try:
+        drawn, cut = shown(box, monkeypatch)
+        assert drawn and cut == []
+    finally:
+        box.close()
+
+
+def longest(name: str) -> str:
+    """A name as long as the wheel allows, in the widest letters, with its first letters kept
+    (so a walk's "menu:Ana" still finds "Anawwwwwww")."""
+    return (name + "w" * MAX_LETTERS)[:MAX_LETTERS]
+
+
+def renamed(actions):
+    """The same game with every player's name at its longest."""
+    out = []
+    for action in actions:
+        players = action.get("players")
+        if isinstance(players, list):
+            action = {**action, "players": [{**p, "name": longest(p["name"])} for p in players]}
+        out.append(action)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch):
+    """Issue 24, item 7 (UX: "The words that matter are never cut ... every screen is checked
+    with every icon showing and the longest names allowed"): the sensor configured and
+    offline, the sound muted and the journal off, every player named with ten wide letters."""
+    from companion.box.app import App
+    from companion.games.makan_mania import setup_screen
+    from companion.simulator import walk
+
+    monkeypatch.setattr(setup_screen, "COMMON_NAMES", tuple(map(longest, setup_screen.COMMON_NAMES)))
+    seed = walk.import_game
+    monkeypatch.setattr(walk, "import_game", lambda journal, spec, actions, final, *rest: seed(
+        journal, spec, renamed(actions), spec.replay(renamed(actions)), *rest))
+    monkeypatch.setattr(App, "journal_ok", property(lambda self: False))
+    box = render(name, SCREENS[name])
+    try:
+        # After the walk, so that its steps mean what they say (a sensor adds a Café choice).
+        box.app.sensor.configured = True
+        box.app.settings["volume"] = 0
+        assert box.app.status_icons() == "⊘🔇⚠"
         drawn, cut = shown(box, monkeypatch)
         assert drawn and cut == []
     finally:

@@ -103,10 +103,10 @@ def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim
     sim.do("settle - - coffee coffee")  # yellow dice stay; the blue pair shows a double
     pump_until(sensor_box, lambda: state().faces == ("burger", "fries", "coffee", "coffee"))
     assert state().dark == 1 and state().trouble == "flip"
-    assert sensor_box.screen.title == "DOUBLE TROUBLE!"
+    assert sensor_box.screen.title.endswith(" TROUBLE!")
     assert app.session.actions[-1] == {"type": "roll", "kind": "reroll",
                                        "faces": ["burger", "fries", "coffee", "coffee"],
-                                       "source": "sensor"}
+                                       "source": "sensor", "at": app.clock.now()}
 
 
 def test_miams_takes_arthurs_red_die_from_the_sensor(tmp_path, sensor_path):

@@ -37,6 +37,7 @@ from ..config import Config
 from ..games.base import GameSpec, RuleError, Screen, Session
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
+from ..journal import health_file
 from ..journal.journal import Journal
 from .events import Call, Stop
 from .panel import Panel
@@ -101,6 +102,8 @@ class App(ScreenStack, GameSession, Panel):
         self._saved = SavedGames()
         self._retrying = False
         self._played_at = 0.0
+        self.health_dir = health_file.runtime_dir()
+        self._published_health = ""
         self.game_root: Screen | None = None
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0

@@ -8,9 +8,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..games.base import Action, GameSpec, RuleError, Screen, Session
+from ..journal import health_file
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
@@ -41,6 +43,8 @@ class GameSession:
     _saved: SavedGames
     _retrying: bool
     _played_at: float  # wall-clock time of the last action (for a game kept only in memory)
+    health_dir: Path | None  # where the phone page reads the journal's health (None: nowhere)
+    _published_health: str
 
     @property
     def journal_ok(self) -> bool:
@@ -183,6 +187,9 @@ class GameSession:
             before = session.spec.replay(session.actions[:-count])
             self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
+        if count == len(session.actions) and last.get("type") == "setup":
+            self._withdraw(session, last)
+            return True
         spec = session.spec
         was_finished = spec.is_finished(session.state)
         before = spec.replay(session.actions[:-count])
@@ -208,6 +215,19 @@ class GameSession:
         self.toast(f"Undone: {spec.describe_action(last, before)}{also}")
         self.beep("ok")
         return True
+
+    def _withdraw(self, session: Session, setup: Action) -> None:
+        """Undoing the setup takes the whole game back: it leaves no trace in the journal (no
+        "round 0" to resume, no dropped game in history, nobody credited with it) and the
+        table is at that game's setup again."""
+        if session.game_id is not None:
+            self._journal_write(lambda j: j.forget(session.game_id))
+        spec = session.spec
+        self.session = self.game_root = None
+        self.stack = [self.stack[0]]
+        self.push(spec.new_game(self))
+        self.toast(f"Undone: {spec.describe_action(setup, spec.initial_state())}", "Set up again")
+        self.beep("ok")
 
     # ----- the roster of recent players ---------------------------------------------------
     def roster_names(self) -> list[str]:
@@ -239,9 +259,19 @@ class GameSession:
         notice = self.journal.take_notice()
         if notice is not None:
             self.notice(*notice.lines, error=notice.error)
+        self._publish_health()
         if not self.journal.status.ok and not self._retrying:
             self._retrying = True
             self.schedule(self.clock.now() + RETRY_S, self._retry_journal)
+
+    def _publish_health(self) -> None:
+        """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
+        if self.health_dir is None:
+            return
+        text = health_file.as_text(self.journal.status)
+        if text != self._published_health:
+            health_file.publish(self.health_dir, text)
+            self._published_health = text
 
     def _retry_journal(self) -> None:
         self._retrying = False

@@ -62,6 +62,8 @@ class ScreenStack:
 
         def leave() -> None:
             self._dirty = True
+            if self.game_root is not None and self.session is not None:
+                self.game_root.on_leave()  # e.g. the Café pauses a running round
             self.stack = [home]
             self.game_root = None
             if self.session and self.session.spec.is_finished(self.session.state):

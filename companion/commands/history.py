@@ -73,19 +73,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "two players' games under the second one's name. The box picks "
                               "changes up at its next setup.")
     who = roster.add_subparsers(dest="roster_verb", metavar="ROSTER_VERB", required=True)
-    who.add_parser("list", help="the players, the last to play first (\"me\": the box's user)")
+    listed = who.add_parser("list", help="the players, the last to play first (\"me\": the box's user)")
     me = who.add_parser("me", help="mark the player who is the box's user (the \"me\" of a "
                         "BG Stats play file)")
     me.add_argument("player", nargs="?", help="the name (or id); leave out with --nobody")
     me.add_argument("--nobody", action="store_true", help="the user is none of the players")
-    who.add_parser("add", help="a new player").add_argument("name")
+    added = who.add_parser("add", help="a new player")
+    added.add_argument("name")
     renamed = who.add_parser("rename", help="give a player a new name everywhere")
     renamed.add_argument("player", help="the name (or id) now")
     renamed.add_argument("name", help="the new name")
     merged = who.add_parser("merge", help="one person entered twice: keep the second")
     merged.add_argument("player", help="the name (or id) that goes")
     merged.add_argument("into", help="the name (or id) that stays")
-    for verb in (listing, show, export, imp, roster):  # also after the verb: `history list --state-dir`
+    # also after the verb: `history list --state-dir`, `history roster list --state-dir`
+    for verb in (listing, show, export, imp, roster, listed, me, added, renamed, merged):
         verb.add_argument("--state-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         verb.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
@@ -184,7 +186,8 @@ def _export(args: argparse.Namespace, book: Book) -> int:
             return _fail(f"no game {args.id} in {book.source}", 1)
     else:
         try:
-            ids = bgg_ids(box_config.load(args.config, required=args.config is not None))
+            ids = bgg_ids(box_config.load(args.config, required=args.config is not None),
+                          state_dir=book.source)
         except ConfigError as exc:
             return _fail(str(exc))
         text = to_csv(book, ids) if args.format == "csv" else play_file_text(book, ids)

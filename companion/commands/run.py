@@ -8,7 +8,8 @@ import signal
 import sys
 
 from companion import box_config as config_module
-from companion.box.boot import build_app
+from companion.appliance.slots import state_dir_for_run
+from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
 from companion.cli import add_common
@@ -43,7 +44,9 @@ def handle(args: argparse.Namespace) -> int:
             show_on_default_panel("Config error", "Fix config.toml; run: companion doctor")
         raise
     try:
-        app = build_app(cfg, sim=args.sim, state_dir=args.state_dir)
+        # Right after an update, its first start runs on a copy of the journal (docs/update.md).
+        state_dir = state_dir_for_run(resolve_state_dir(cfg, args.state_dir, args.sim))
+        app = build_app(cfg, sim=args.sim, state_dir=state_dir)
     except HardwareError as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 3

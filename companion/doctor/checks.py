@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import box_config as config_module
+from ..appliance.slots import version_line
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport
@@ -420,11 +421,13 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
 
     service_state = probes.service_state()
     service = check_service(service_state)
+    version = Finding("version", OK, version_line())  # and the one kept for a rollback
     found, cfg = check_config(config_path)
     if cfg is None:
-        return [found, service]
+        return [version, found, service]
     running = service_state in ("active", "activating", "reloading")
     return [
+        version,
         found,
         *check_miams_files(cfg),
         check_makan_data(cfg),

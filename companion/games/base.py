@@ -328,6 +328,9 @@ class Screen:
     def on_sensor(self, event: Any) -> None:
         """A dice-sensor event reached this screen."""
 
+    def on_leave(self) -> None:
+        """The table leaves the game for the home menu (called on the game's root screen)."""
+
     def on_state_changed(self) -> None:
         """The game state changed under the screen (undo or resume): rebuild from it."""
 

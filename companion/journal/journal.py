@@ -282,6 +282,14 @@ class Journal:
         if finishes:
             self._checkpoint_wal()
 
+    def forget(self, game_id: int) -> None:
+        """A game whose setup was undone was never played: no saved game, no history row, no
+        seats for its players (their names stay in the roster)."""
+        self._run(Op("undo", (*forget_summary_sql(game_id),
+                              ("DELETE FROM game_players WHERE game_id = ?", (game_id,)),
+                              ("DELETE FROM actions WHERE game_id = ?", (game_id,)),
+                              ("DELETE FROM games WHERE id = ?", (game_id,)))))
+
     def set_status(self, game_id: int, status: str) -> None:
         """Mark a game ``playing``, ``finished`` or ``abandoned``; a game's end is a save point."""
         statements = [status_sql(game_id, status)]

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from .. import settings
 from ..config import Config
 from ..games.base import GameSpec
 from ..games.catalog import GAMES
@@ -75,15 +77,21 @@ def all_games(book: Book) -> list[Played]:
     return games[::-1]
 
 
-def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None = None
-            ) -> dict[str, int]:
-    """Each game's BoardGameGeek id: its config's ``bgg_id``, else the game's default."""
+def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None = None,
+            state_dir: str | Path | None = None) -> dict[str, int]:
+    """Each game's BoardGameGeek id: its config's ``bgg_id`` (or the game's default), or the
+    value set on the box or the phone in the journal of ``state_dir``, as the box uses it."""
     games = GAMES if games is None else games
+    try:
+        overrides = settings.report(state_dir)[0] if state_dir is not None else {}
+    except sqlite3.Error:  # a journal that cannot be read sets nothing
+        overrides = {}
     out = {}
     for key, spec in games.items():
         if "bgg_id" in spec.config:
             section = config.games.get(key, {}) if config is not None else {}
-            out[key] = int(section.get("bgg_id", spec.config["bgg_id"].default))
+            default = section.get("bgg_id", spec.config["bgg_id"].default)
+            out[key] = int(overrides.get(f"games.{key}.bgg_id", default))
     return out
 
 

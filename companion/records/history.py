@@ -19,6 +19,7 @@ from typing import Any
 from ..games.base import Action
 from ..journal import schema
 from ..journal.store import Op, commit, memory_copy, open_ro
+from ..ui.words import plural
 from . import store
 
 
@@ -43,15 +44,20 @@ class Played:
 
 @dataclass(frozen=True)
 class Line:
-    """A stats row: a label and its value, e.g. ("Makan Mania", "4 · 1 won 25%")."""
+    """A stats row: a label and its value, e.g. ("Makan Mania", "4 games"), ("  won", "1 of 4 (25%)")."""
 
     label: str
     value: str
 
 
 def rate(wins: int, games: int) -> str:
-    """ "1 won 25%": wins and the win rate, whole percent."""
-    return f"{wins} won {round(100 * wins / games) if games else 0}%"
+    """ "1 of 4 (25%)": wins and the win rate, whole percent, for a row labelled "won"."""
+    return f"{wins} of {games} ({round(100 * wins / games) if games else 0}%)"
+
+
+def played(label: str, games: int, wins: int, indent: str = "  ") -> list[Line]:
+    """Two labelled rows: how many games, then how many were won."""
+    return [Line(label, plural(games, "game")), Line(f"{indent}won", rate(wins, games))]
 
 
 class Book:
@@ -147,9 +153,9 @@ class Book:
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
             "WHERE bot = 0 AND game != 'cafe' AND name = ? GROUP BY game", (name,))
         total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
-        lines = [Line("All games", f"{total} · {rate(wins, total)}")]
+        lines = played("All games", total, wins)
         for key, games, won, best, average in sorted(rows, key=lambda r: -r[1]):
-            lines.append(Line(titles.get(key, key), f"{games} · {rate(won, games)}"))
+            lines += played(titles.get(key, key), games, won)
             if best is not None:
                 lines.append(Line("  best score", str(best)))
             extra = PLAYER_EXTRAS.get(key)
@@ -164,7 +170,9 @@ class Book:
                 "SELECT name, AVG(score) FROM summary_players WHERE bot = 0 AND game = 'makan' "
                 "GROUP BY name ORDER BY AVG(score) DESC"):
             drink = self.top_drink(name)
-            lines.append(Line(name, f"{round(average or 0)}{' · ' + drink if drink else ''}"))
+            lines.append(Line(name, f"average {round(average or 0)}"))
+            if drink:
+                lines.append(Line("  drink", drink))
         return lines
 
     def top_drink(self, name: str) -> str | None:
@@ -180,12 +188,12 @@ class Book:
         games, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
         survived = sum(r[3] or 0 for r in rows)
         by = {r[0]: r for r in rows}
-        lines = [Line("Games", f"{games} · {rate(wins, games)}"),
+        lines = [*played("Games", games, wins),
                  Line("Survived", f"{survived / games:.1f} rounds" if games else "-")]
         for variant, label in (("double", "With Double Trouble"), ("plain", "No Double Trouble")):
             row = by.get(variant)
-            lines += [Line(label, ""), Line("  games", f"{row[1]} · {rate(row[2], row[1])}"
-                                              if row else "none")]
+            lines += [Line(label, ""), *(played("  games", row[1], row[2], "    ") if row
+                                          else [Line("  games", "none")])]
         return lines
 
     def miams_lines(self, name: str | None = None) -> list[Line]:
@@ -198,7 +206,7 @@ class Book:
         lines = []
         for difficulty, games, wins, best in sorted(rows, key=lambda r: order.get(r[0], 9)):
             label = f"{'  ' if name else ''}{str(difficulty).capitalize()}"
-            lines.append(Line(label, f"{games} · {rate(wins, games)}"))
+            lines += played(label, games, wins, "    " if name else "  ")
             if not name:
                 lines.append(Line("  best score", str(best)))
         return lines

@@ -258,11 +258,17 @@ class StepScreen(Screen):
     def __init__(self, app: Table, spec: GameSpec, actions: list[Action]) -> None:
         super().__init__(app)
         self.spec, self.actions = spec, actions
+        # Where each step ends: after every action the table made or saw; the box's silent
+        # steps (the Café's clock readings) go with the step before them.
+        self.ends = [0] + [i + 1 for i, action in enumerate(actions)
+                           if spec.follow_up(action, actions[:i]) != ""]
+        if self.ends[-1] != len(actions):
+            self.ends.append(len(actions))
         self.step = 0
         self.inner = self._build()
 
     def _build(self) -> Screen:
-        return ReadOnlyTable(self.app, self.spec, self.actions[:self.step]).screen()
+        return ReadOnlyTable(self.app, self.spec, self.actions[:self.ends[self.step]]).screen()
 
     @property
     def title(self) -> str:  # type: ignore[override]
@@ -270,18 +276,23 @@ class StepScreen(Screen):
 
     @property
     def hint(self) -> str:  # type: ignore[override]
+        steps = len(self.ends) - 1
         if self.step == 0:
-            return f"0/{len(self.actions)}  OK next step"
-        before = self.spec.replay(self.actions[:self.step - 1])
-        said = self.spec.describe_action(self.actions[self.step - 1], before)
+            return f"0/{steps}  OK next step"
+        last = self.ends[self.step] - 1
+        while last > self.ends[self.step - 1] and \
+                self.spec.follow_up(self.actions[last], self.actions[:last]) == "":
+            last -= 1  # the step's own action, not the reading after it
+        before = self.spec.replay(self.actions[:last])
+        said = self.spec.describe_action(self.actions[last], before)
         # What the step did, in the game's own words of any length: as much as the line holds.
-        return SMALL.elide(f"{self.step}/{len(self.actions)} {said}", WIDTH - 2)
+        return SMALL.elide(f"{self.step}/{steps} {said}", WIDTH - 2)
 
     def draw(self, canvas: Canvas) -> None:
         self.inner.draw(canvas)
 
     def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "OK") and self.step < len(self.actions):
+        if is_press(event, "OK") and self.step < len(self.ends) - 1:
             self.step += 1
         elif is_press(event, "BACK") and self.step > 0:
             self.step -= 1

@@ -39,8 +39,12 @@ class HomeScreen(MenuScreen):
         self.selected = min(self.selected, len(items) - 1)
 
     def _start(self, spec: GameSpec) -> None:
-        """A new game; every unfinished one stays saved and listed under Resume."""
+        """A new game; every unfinished one stays saved and listed under Resume (said when
+        one of this game waits there, so nobody starts again by mistake)."""
+        saved = [entry for entry in self.app.saved_games() if entry.title == spec.title]
         self.app.push(spec.new_game(self.app))
+        if saved:
+            self.app.toast(f"Saved: {saved[0].where}", "BACK, then Resume")
 
     def _history(self) -> None:
         from .history import HistoryScreen

@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 import segno
-from PIL import ImageDraw
+from PIL import Image, ImageDraw
 
 from companion import pairing
 from companion.records import phones, roster
@@ -136,6 +136,8 @@ class PairScreen(Screen):
         self.offer: pairing.Offer | None = None
         self.modules: list[list[bool]] | None = None
         self.problem = ""
+        self.address = ""
+        self.typing = False  # ▼: the address to type with the PIN, for a phone without a camera
         self._make()
         self._watch = app.schedule(app.clock.now() + WATCH_S, self._check)
 
@@ -167,6 +169,7 @@ class PairScreen(Screen):
             self.offer, self.modules, self.problem = None, None, "No state dir"
             return
         address = pairing.page_address(web.port, web.listen)
+        self.address = f"{address}pair"
         self.modules = qr_modules(f"{address}pair?t={self.offer.token}")
         self.problem = "" if self.modules else "Type the address"
 
@@ -174,6 +177,9 @@ class PairScreen(Screen):
         image = canvas.image
         draw = ImageDraw.Draw(image)
         draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=0)   # the whole panel, title bar too
+        if self.typing and self.offer is not None:
+            self._draw_typing(image)
+            return
         left = 0
         if self.modules:
             size = (len(self.modules) + 2 * QUIET) * MODULE_PX
@@ -198,9 +204,19 @@ class PairScreen(Screen):
         centre(14, "PIN")
         centre(24, self.offer.pin[:3], MEDIUM)
         centre(40, self.offer.pin[3:], MEDIUM)
-        centre(56, "OK new code")
+        centre(56, "▼ address")
+
+    def _draw_typing(self, image: Image.Image) -> None:
+        """The page's address as the phone's browser takes it, then the PIN."""
+        lines = ["On the phone, open:", *SMALL.wrap(self.address.split("://")[-1], WIDTH - 2)[:3],
+                 f"PIN {self.offer.pin}", "▲ QR code  OK new"]
+        for row, line in enumerate(lines):
+            SMALL.draw(image, (1, 1 + row * 9), SMALL.fit(line, WIDTH - 2))
 
     def on_button(self, event: ButtonEvent) -> bool:
+        if event.button in ("UP", "DOWN") and event.kind == "short":
+            self.typing = event.button == "DOWN"
+            return True
         if is_press(event, "OK"):
             self._make()
             return True

@@ -41,7 +41,7 @@ class StatsScreen(MenuScreen):
         self.selected = min(self.selected, len(self.items) - 1)
 
     def _player(self, name: str) -> None:
-        self._show(f"Stats · {name}", lambda book: book.player_lines(name, TITLES))
+        self._show(f"Stats {name}", lambda book: book.player_lines(name, TITLES))  # fits any name
 
     def _show(self, title: str, read: Callable[[Book], list[Line]]) -> None:
         rows = read_lines(self.app, read)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion import __version__
+from companion.appliance import slots
 from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
@@ -30,12 +31,16 @@ class AboutScreen(Screen):
     def lines(self) -> list[str]:
         app = self.app
         health, kept = app.journal_health()
+        versions = slots.versions()
         lines = [
-            f"Table Companion {__version__}",
+            f"Table Companion {versions.running}",
+            *([f"Kept: {versions.kept}"] if versions.kept else []),
             "State dir:",
             fit_path(str(app.state_dir or "-")),
             "Config:",
-            fit_path(str(app.config.path or "-")),
+            # A config file that is not there is not named as if it were read.
+            fit_path(str(app.config.path)) if app.config.path and Path(app.config.path).exists()
+            else "none (defaults)",
             f"Journal: {health}",
         ]
         if kept:

@@ -90,9 +90,11 @@ def _pick(box: SimBox, label: str) -> None:
         labels = screen.options
     else:
         raise ValueError(f"menu:{label}: {screen.name()} is not a list")
-    for _ in range(len(labels)):
-        if labels[screen.selected].startswith(label):
-            box.press("OK")
-            return
-        box.press("DOWN")
-    raise ValueError(f"menu:{label}: no such item in {screen.title!r}")
+    targets = [i for i, text in enumerate(labels) if text.startswith(label)]
+    if not targets:
+        raise ValueError(f"menu:{label}: no such item in {screen.title!r}")
+    # The first such item at or below the selection, else the first above it.
+    target = min(targets, key=lambda i: (i < screen.selected, i))
+    for _ in range(abs(target - screen.selected)):
+        box.press("DOWN" if target > screen.selected else "UP")
+    box.press("OK")

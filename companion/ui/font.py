@@ -27,6 +27,7 @@ ICONS: dict[str, tuple[str, ...]] = {
     "○": (".###.", "#...#", "#...#", "#...#", ".###.", ".....", "....."),
     # The coin is a round solid disc with a slot, so it never reads as a die's square and pips.
     "¤": ("..###..", ".#####.", "###.###", "###.###", "###.###", ".#####.", "..###.."),
+    "→": (".......", "....#..", ".....#.", "#######", ".....#.", "....#..", "......."),
     "⏎": ("......#", "......#", "..#...#", ".##...#", "#######", ".##....", "..#...."),
     "·": ("..", "..", "..", "##", "##", "..", ".."),
     "…": (".....", ".....", ".....", ".....", ".....", "#.#.#", "....."),
@@ -34,9 +35,11 @@ ICONS: dict[str, tuple[str, ...]] = {
     "♪": ("..###", "..#.#", "..#..", "..#..", "###..", "###..", "....."),
     # Latin letters the LCD table lacks (titles like "Crazy Café").
     "é": ("...#.", "..#..", ".###.", "#...#", "#####", "#....", ".###."),
-    "🔇": ("#.....#", ".#..##.", "..####.", "..###..", ".####..", "##..#..", "#.....#"),
-    "⊘": (".###.", "#..##", "#.#.#", "##..#", ".###.", ".....", "....."),
-    "◎": ("..###..", ".#...#.", "#..#..#", "#.###.#", "#..#..#", ".#...#.", "..###.."),
+    # Status icons: a speaker with an x (muted); the dice sensor as a solid die with its pips
+    # (online) or only the dotted place of one (offline): they differ in shape, not in a pixel.
+    "🔇": ("..#....", ".##....", "###.#.#", "###..#.", "###.#.#", ".##....", "..#...."),
+    "⊘": ("#.#.#.#", ".......", "#.....#", ".......", "#.....#", ".......", "#.#.#.#"),
+    "◎": ("#######", "#.###.#", "#######", "###.###", "#######", "#.###.#", "#######"),
 }
 
 
@@ -136,6 +139,14 @@ class BitmapFont:
         the screen means to show whole should never need it)."""
         return self._cut(text, width)
 
+    def first_fit(self, texts: tuple[str, ...] | list[str], width: int) -> str:
+        """The first of ``texts`` (longest wording first) that fits whole in ``width`` pixels,
+        else the last, cut: a long name takes the shorter wording, never a cut one."""
+        for text in texts:
+            if self.width(text) <= width:
+                return text
+        return self.fit(texts[-1], width)
+
     def elide(self, text: str, width: int) -> str:
         """``text`` cut with an ellipsis on purpose: data of unbounded length (a list of
         names) that the screen shows as much of as fits."""
@@ -172,6 +183,17 @@ class BitmapFont:
                     lines.append(line)
                     line, pen = word, step
             lines.append(line)
+        return lines
+
+    def wrap_items(self, items: list[str], width: int, sep: str = ", ") -> list[str]:
+        """``items`` joined by ``sep`` as far as each line goes, never breaking one item
+        ("Kopi O" stays whole); an item wider than a line has a line of its own."""
+        lines: list[str] = []
+        for item in items:
+            if lines and self.width(f"{lines[-1]}{sep}{item}") <= width:
+                lines[-1] = f"{lines[-1]}{sep}{item}"
+            else:
+                lines.append(item)
         return lines
 
 

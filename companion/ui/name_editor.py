@@ -86,10 +86,18 @@ class NameWheel(Screen):
         if len(self.letters) >= self.limit:
             self.ring = (DONE,)
         self.index = self.ring.index(letter) if letter in self.ring else 0
+        # A letter counts once the wheel was turned to it (or it came back with BACK): the
+        # name shown is then the name ◆ saves, and an untouched slot adds nothing.
+        self.chosen = letter in self.ring
 
     @property
     def current(self) -> str:
         return self.ring[self.index]
+
+    @property
+    def typed(self) -> str:
+        """The name as shown: the letters taken, and the letter the wheel was turned to."""
+        return self.letters + (self.current if self.chosen and self.current != DONE else "")
 
     def draw(self, canvas: Canvas) -> None:
         shown = self.letters + ("" if self.current == DONE else self.current)
@@ -99,11 +107,14 @@ class NameWheel(Screen):
         # The letter being chosen: inverted, in a box as wide as a W so the name does not jump.
         box = font.width("W") + 2
         top, bottom = canvas.top + 1, canvas.top + font.height + 2
-        canvas.draw.rectangle((x, top, x + box - 1, bottom), fill=255)
+        # Inverted: the letter is part of the name (◆ keeps it). Only framed: the wheel has
+        # not been turned in this slot, so OK would take the letter but ◆ leaves it out.
+        solid = self.chosen or self.current == DONE
+        canvas.draw.rectangle((x, top, x + box - 1, bottom), fill=255 if solid else 0, outline=255)
         glyph_font = SMALL if self.current == DONE else font  # ✓ is an icon of the small font
         gx = x + (box - glyph_font.width(self.current)) // 2
         gy = top + 1 + (font.height - glyph_font.height) // 2
-        glyph_font.draw(canvas.image, (gx, gy), self.current, fill=0)
+        glyph_font.draw(canvas.image, (gx, gy), self.current, fill=0 if solid else 255)
         self._draw_wheel(canvas, 2 * LINE_H + 3)
         left = self.limit - len(self.letters)
         status = f"▲▼ letter  {left} of {self.limit} left"
@@ -129,6 +140,7 @@ class NameWheel(Screen):
     def on_button(self, event: ButtonEvent) -> bool:
         if is_up(event) or is_down(event):
             self.index = (self.index + (1 if is_down(event) else -1)) % len(self.ring)
+            self.chosen = True
         elif is_press(event, "OK"):
             if self.current == DONE:
                 self._done()
@@ -147,7 +159,7 @@ class NameWheel(Screen):
         return True
 
     def _done(self) -> None:
-        name = " ".join(self.letters.split())  # no blank at either end, one between words
+        name = " ".join(self.typed.split())  # no blank at either end, one between words
         reason = "Type a letter first:\nOK takes it" if not name else _taken_reason(name, self.taken)
         if reason:
             self.app.refuse(reason)

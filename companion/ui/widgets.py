@@ -27,12 +27,13 @@ def is_press(event: ButtonEvent, button: str) -> bool:
     return event.button == button and event.kind == "short"
 
 
-def step_selection(event: ButtonEvent, selected: int, count: int) -> int | None:
-    """The selection after UP/DOWN (wrapping round), or None if the press is neither."""
+def step_selection(event: ButtonEvent, selected: int, count: int, wraps: bool = True) -> int | None:
+    """The selection after UP/DOWN (wrapping round, or stopping at the ends), or None if the
+    press is neither."""
     if is_up(event):
-        return (selected - 1) % count
+        return (selected - 1) % count if wraps else max(0, selected - 1)
     if is_down(event):
-        return (selected + 1) % count
+        return (selected + 1) % count if wraps else min(count - 1, selected + 1)
     return None
 
 
@@ -75,6 +76,7 @@ class MenuScreen(Screen):
     """A list of choices: UP/DOWN move (wrapping), OK picks, BACK leaves."""
 
     hint = "▲▼ move  OK pick"
+    wraps = True  # a setup stops at its last row: ▼ past it must not land on "Start"
 
     def __init__(self, app: Table, title: str, items: list[MenuItem], selected: int = 0) -> None:
         super().__init__(app)
@@ -90,7 +92,7 @@ class MenuScreen(Screen):
     def on_button(self, event: ButtonEvent) -> bool:
         if not self.items:
             return False
-        moved = step_selection(event, self.selected, len(self.items))
+        moved = step_selection(event, self.selected, len(self.items), self.wraps)
         if moved is not None:
             self.selected = moved
         elif is_press(event, "OK"):

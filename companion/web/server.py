@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from companion import settings as store
 from companion.config import Config, ConfigError
 from companion.games.catalog import GAMES, config_sections
+from companion.journal import health_file
 from companion.records import phones, roster
 from companion.records.export import (
     BGSPLAY_MIME,
@@ -46,6 +47,7 @@ from companion.records.export import (
 )
 from companion.records.history import Book, HistoryError, open_book
 
+from . import update
 from .auth import COOKIE, SESSION_S, Pairing
 from .board import board
 from .live import live
@@ -82,20 +84,24 @@ def _environment() -> Environment:
 
 
 def build(state_dir: str | Path, config: Config | None = None, *, start_token: bool = False,
-          config_path: str | None = None) -> Starlette:
+          config_path: str | None = None, health_dir: Path | None = None) -> Starlette:
     """The application for the journal in ``state_dir``; ``config`` gives the games' BGG ids;
     ``start_token``: also pair one phone with a token of its own, for ``companion web`` run on
     a terminal; ``config_path``: the box's config file (the settings forms show its values and
-    what overrides them)."""
+    what overrides them); ``health_dir``: where the box says its journal's health (default
+    ``$RUNTIME_DIRECTORY``, else /run/companion), for a warning on every page while the box
+    cannot write its card."""
     state_dir = Path(state_dir)
-    ids = bgg_ids(config)
+    health_dir = health_dir or health_file.runtime_dir() or health_file.RUNTIME_DIR
     env = _environment()
     pairing = Pairing(state_dir, start_token=start_token)
     watch = JournalWatch(state_dir)
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        return HTMLResponse(env.get_template(name).render(**context), status_code=status,
-                            headers=HEADERS)
+        journal = health_file.read(health_dir)
+        return HTMLResponse(env.get_template(name).render(
+            **context, failing=journal if journal and not journal.ok else None),
+            status_code=status, headers=HEADERS)
 
     def unpaired(request: Request, message: str = "", status: int = 401) -> Response:
         if request.url.path.startswith(("/events", "/export")):
@@ -200,6 +206,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
     def log_links(b: Book, games: list[Any]) -> dict[int, str]:
         """The "Log in BG Stats" link of each finished game among ``games``."""
         finished = [g for g in games if g.headline is not None]
+        ids = bgg_ids(config, state_dir=state_dir)  # the phone's Settings may set one
         return {p.played.id: add_play_link(p, ids.get(p.played.game, 0))
                 for p in plays(b, listed=finished)}
 
@@ -235,9 +242,11 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
             return PlainTextResponse("no journal yet\n", status_code=404, headers=HEADERS)
         try:
             if name == "games.csv":
-                body, kind = to_csv(opened, ids), "text/csv; charset=utf-8"
+                body = to_csv(opened, bgg_ids(config, state_dir=state_dir))
+                kind = "text/csv; charset=utf-8"
             elif name in ("plays.bgsplay", "bgstats.json"):  # the second: the former name
-                body, kind = play_file_text(opened, ids), BGSPLAY_MIME
+                body = play_file_text(opened, bgg_ids(config, state_dir=state_dir))
+                kind = BGSPLAY_MIME
             elif name.startswith("game-") and name.endswith(".jsonl") and _game_id(name[5:-6]):
                 body, kind = to_jsonl(opened, int(name[5:-6])), "application/x-ndjson"
             else:
@@ -342,6 +351,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
         Route("/phones", paired(phones_page), methods=["GET", "POST"]),
         Route("/settings", paired(settings_page), methods=["GET", "POST"]),
+        Route("/update", paired(update.endpoint(state_dir, page, pairing)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = pairing

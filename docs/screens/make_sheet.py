@@ -1,5 +1,6 @@
 """Build docs/screens/before-after.png: each screen in both before/ and after/, side by side at
-the ×3 size they are saved at, labelled with its name. Run: python docs/screens/make_sheet.py"""
+the ×3 size they are saved at, then both again at 1:1 (the panel's real size), labelled with its
+name. Run: python docs/screens/make_sheet.py"""
 
 from __future__ import annotations
 
@@ -32,16 +33,21 @@ def pairs() -> list[tuple[str, Image.Image, Image.Image]]:
 
 
 def sheet() -> Image.Image:
-    """One row per screen: its name over the before (left) and after (right) pictures."""
+    """One row per screen: its name over the before (left) and after (right) pictures at ×3,
+    and the same two at 1:1 beside them (before above after)."""
     rows = pairs()
     width = max(max(b.width, a.width) for _, b, a in rows)
     height = max(max(b.height, a.height) for _, b, a in rows)
-    out = Image.new("L", (GAP + 2 * (width + GAP), GAP + len(rows) * (LABEL_H + height + GAP)), GREY)
+    small_w = width // SCALE
+    out = Image.new("L", (GAP + 2 * (width + GAP) + small_w + GAP,
+                          GAP + len(rows) * (LABEL_H + height + GAP)), GREY)
     for row, (name, before, after) in enumerate(rows):
         y = GAP + row * (LABEL_H + height + GAP)
         out.paste(label(f"{name}: before | after", 2 * width + GAP), (GAP, y))
         for col, picture in enumerate((before, after)):
             out.paste(picture, (GAP + col * (width + GAP), y + LABEL_H))
+            one = picture.resize((picture.width // SCALE, picture.height // SCALE), Image.NEAREST)
+            out.paste(one, (GAP + 2 * (width + GAP), y + LABEL_H + col * (one.height + GAP)))
     return out
 
 

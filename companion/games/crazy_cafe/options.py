@@ -8,7 +8,8 @@ from companion.games.play_facts import bgg_id_field
 
 from . import rules
 
-TITLE = "Crazy Café"  # the spec's title, on the home menu and every game screen
+TITLE = "Crazy Café"  # the spec's title, on the home menu
+BAR = "Café"          # the title bar's name, short enough beside every status icon
 
 # The same range holds a setup action's round_seconds (rules._setup) and the setup screen.
 CONFIG = {

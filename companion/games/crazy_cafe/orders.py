@@ -9,8 +9,8 @@ from companion.games.base import Action
 from companion.ui.widgets import ChoiceScreen, MenuItem, MenuScreen, is_press
 
 from . import rules
-from .timer import _reroll, act, roll_freed
-from .view import FACE_LABELS, _state
+from .timer import TimesUpScreen, _reroll, act, roll_freed
+from .view import FACE_LABELS, ShowsClock, _state
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -24,7 +24,9 @@ def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
     if act(app, action):
         state = _state(app)
         app.beep("ok")
-        if state.to_roll and state.setup.dice == "box":
+        if state.phase != "running":  # the last open order: the round is done, say so
+            app.push(TimesUpScreen(app, state.rounds[-1]))
+        elif state.to_roll and state.setup.dice == "box":
             roll_freed(app)
 
 
@@ -46,13 +48,17 @@ def start_order_done(app: Table) -> None:
             app.pop()
             with_side(rules.SIDES[index])
 
-        app.push(ChoiceScreen(app, "Order done", "Which side was it?", ["Light side", "Dark side"],
-                              choose))
+        app.push(SideScreen(app, "Order done", "Which side was it?", ["Light side", "Dark side"],
+                            choose))
     else:
         with_side("light" if state.light else "dark")
 
 
-class TableScreen(MenuScreen):
+class SideScreen(ShowsClock, ChoiceScreen):
+    """Which side the order done was on, with the time left."""
+
+
+class TableScreen(ShowsClock, MenuScreen):
     """Dice on orders (box and sensor dice) and +/- order corrections; BACK returns."""
 
     def __init__(self, app: Table) -> None:
@@ -111,13 +117,13 @@ class TableScreen(MenuScreen):
         return super().on_button(event)
 
 
-class DicePickScreen(MenuScreen):
+class DicePickScreen(ShowsClock, MenuScreen):
     """Order done with box or sensor dice: which dice were on it (they are rolled again)."""
 
     hint = "OK tick  ◆ confirm"
 
     def __init__(self, app: Table, side: str) -> None:
-        super().__init__(app, "Which dice on it?", [])
+        super().__init__(app, "Which dice?", [])
         self.side = side
         state = _state(app)
         self.picked = {i for i in range(4) if state.placed[i]}

@@ -95,6 +95,10 @@ def apply(state: CafeState, action: Action) -> CafeState:
     at = action.get("at")
     if at is not None:
         at = _at(action)
+        if state.phase == "running" and kind not in _AFTER_THE_DEADLINE \
+                and at >= state.deadline - EPSILON_S:
+            # "Or the three minutes have expired": nothing the table does counts any more.
+            raise RuleError("Time is already up")
     new = handler(replace(state, trouble=""), action)
     if at is not None:
         # A round start or a resume begins a clock epoch (after a restart the clock reads
@@ -227,18 +231,19 @@ def _round_start(state: CafeState, action: Action) -> CafeState:
     at = _at(action)
     laid_out = orders_for_round(state.round, state.carried)
     log = RoundLog(state.round, laid_out=laid_out)
+    # "You prepare the subsequent round ... as described in the game setup": a new round
+    # starts from a fresh roll, so the doubles an earlier round saw are forgotten even when
+    # the journal holds no preparation roll (sensor dice read late, or none read at all).
     return replace(state, phase="running", light=laid_out, dark=0,
                    deadline=at + _setup_of(state).round_seconds, remaining=0.0,
-                   placed=(False,) * 4, to_roll=(), rounds=(*state.rounds, log))
+                   placed=(False,) * 4, to_roll=(), counted=(), rounds=(*state.rounds, log))
 
 
 def _pause(state: CafeState, action: Action) -> CafeState:
     if "left" in action:
         return _pause_at_power_up(state, action)
-    _require_running(state)
+    _require_running(state)  # a reading at or past the deadline is refused by apply()
     at = _at(action)
-    if at >= state.deadline - EPSILON_S:
-        raise RuleError("Time is already up")
     return replace(state, phase="paused", remaining=state.deadline - at, deadline=None)
 
 
@@ -263,8 +268,7 @@ def _clock(state: CafeState, action: Action) -> CafeState:
     """A reading of the round clock, journaled every few seconds so that a power cut loses
     little of the time used (apply() keeps it as the latest reading)."""
     _require_running(state)
-    if _at(action) >= state.deadline - EPSILON_S:
-        raise RuleError("Time is already up")
+    _at(action)  # a reading at or past the deadline is refused by apply()
     return state
 
 
@@ -409,6 +413,8 @@ def _log(state: CafeState, **changes: Any) -> tuple[RoundLog, ...]:
 
 # Actions whose reading begins a clock epoch (see CafeState.last_at).
 _EPOCH_STARTS = ("round_start", "resume")
+# The one timed action that may come at or after the round's deadline.
+_AFTER_THE_DEADLINE = ("time_up",)
 
 _HANDLERS = {
     "setup": _setup,

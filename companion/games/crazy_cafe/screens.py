@@ -8,10 +8,11 @@ clock (:mod:`.timer`), dice and order corrections (:mod:`.orders`); what they sh
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
-from companion.ui.canvas import Canvas
-from companion.ui.font import LARGE, MEDIUM, SMALL
+from companion.ui.canvas import WIDTH, Canvas
+from companion.ui.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
 from companion.ui.words import noun_for, plural
 from firmware_bridge.events import DiceSettled
@@ -21,7 +22,7 @@ from .orders import DicePickScreen, TableScreen, start_order_done
 from .rules import KINDS, CafeState
 from .setup_screen import SetupScreen, new_game
 from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, start_round
-from .view import TITLE, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
+from .view import BAR, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -45,8 +46,15 @@ __all__ = [
 ]
 
 
+# OK pauses the round, but not in the moment after a notice (Double Trouble, a list) closed
+# over it: a reflexive second OK must not stop the clock.
+BACK_ON_TIMER_S = 1.0
+
+
 class CafeScreen(Screen):
     """The game's root: round preparation, the running timer, and the result."""
+
+    shown_at = -math.inf  # when the timer came back on top
 
     @property
     def state(self) -> CafeState:
@@ -60,9 +68,9 @@ class CafeScreen(Screen):
     def title(self) -> str:
         state = self.state
         if state.phase == "finished":
-            return f"{TITLE} · result"
+            return f"{BAR} · result"
         if state.phase == "setup":
-            return f"{TITLE} · setup"
+            return f"{BAR} · setup"
         return round_title(state.round)
 
     @property
@@ -77,10 +85,24 @@ class CafeScreen(Screen):
         return f"◆{action_verb(state)} OK pause ▼list"
 
     def on_enter(self) -> None:
+        if self.state.phase == "running":  # back from a notice or a list over the round
+            self.shown_at = self.app.clock.now()
         clock_for(self.app).sync()
 
     def on_state_changed(self) -> None:
         clock_for(self.app).sync()
+
+    def on_leave(self) -> None:
+        """The table goes to the home menu: a running round pauses, so it never runs out
+        behind a screen that cannot show its clock (docs/crazy_cafe.md)."""
+        app, state = self.app, self.state
+        if state.phase != "running":
+            return
+        now = app.clock.now()
+        if now >= state.deadline - rules.EPSILON_S:
+            clock_for(app).expire(now)
+        elif act(app, {"type": "pause", "at": now}):
+            app.toast(f"Round {state.round} paused", "Resume goes on")
 
     # ----- drawing -----
     def draw(self, canvas: Canvas) -> None:
@@ -94,50 +116,60 @@ class CafeScreen(Screen):
 
     def _draw_ready(self, canvas: Canvas) -> None:
         state = self.state
+        # The count in the large font with its two lines beside it, then at most three lines:
+        # the last round, the special menu, the dice (each always shown, never one for another).
+        count = rules.orders_for_round(state.round, state.carried)
+        x = canvas.text(1, 1, str(count), MEDIUM) + 4
+        canvas.text(x, 0, f"{noun_for(count, 'order')} to lay out")
+        canvas.text(x, 9, "light side up")
+        lines = self._ready_lines()
+        for row, line in enumerate(lines, 2):
+            canvas.text(1, row * 9 + 1, line)
+        if state.setup.dice == "box" and not state.rounds:
+            draw_dice(canvas, (2 + len(lines)) * 9 + 1, state)
+
+    def _ready_lines(self) -> list[str]:
+        """What the table does before OK, one line each (the dice strip follows the last)."""
+        state = self.state
+        lines = []
         # "Round 3: Four orders, and also any orders not fulfilled from round 1 and round 2":
         # that line takes the place of the last round's summary.
         carried = state.carried if state.round == rules.ROUNDS else 0
-        y = 0
-        if state.rounds and not carried:
-            last = state.rounds[-1]
-            canvas.text(1, 1, f"Round {last.number} done, {mmss(last.time_left or 0)} left"
-                        if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
-            y = 9
-        count = rules.orders_for_round(state.round, state.carried)
-        canvas.text(1, y + 5, "Lay out")
-        x = canvas.text(SMALL.width("Lay out") + 5, y + 1, str(count), MEDIUM)
-        canvas.text(x + 4, y + 5, noun_for(count, "order"))
-        lines = ["light side up"]
         if carried:
             lines.append(f"{rules.ORDERS_PER_ROUND[rules.ROUNDS]} new + {carried} set aside")
-        box_roll = state.setup.dice == "box" and not state.rounds
+        elif state.rounds:
+            last = state.rounds[-1]
+            lines.append(f"Round {last.number} done, {mmss(last.time_left or 0)} left"
+                         if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
         if state.setup.special_menus:
             lines.append(f"Draw a round {state.round} menu")
-        elif state.setup.dice == "sensor" and not self.app.sensor.online:
+        if state.setup.dice == "sensor" and not self.app.sensor.online:
             lines.append("Sensor offline")
         elif state.setup.dice == "sensor" and None in state.faces:
             lines.append("Roll all 4 dice")
         elif state.setup.dice == "box":
-            lines.append("The box rolled:" if box_roll else "OK rolls all 4 dice")
-        for line in lines:
-            y += 9
-            canvas.text(1, y + 9, line)
-        if box_roll and not state.setup.special_menus:
-            draw_dice(canvas, y + 19, state)
+            lines.append("OK rolls all 4 dice" if state.rounds else "The box rolled:")
+        return lines
 
     def _draw_timer(self, canvas: Canvas) -> None:
         state = self.state
         left = rules.time_left(state, self.app.clock.now())
         canvas.text(1, 1, mmss(left), LARGE)
         x = 84
+        if state.phase == "paused":
+            # PAUSED large and inverted across the screen, seen from across the table; the
+            # counts wait in small print beside the time.
+            canvas.text(x + 2, 3, f"○{state.light} ●{state.dark}")
+            canvas.draw.rectangle((0, canvas.top + 26, WIDTH - 1, canvas.top + 44), fill=255)
+            MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width("PAUSED")) // 2, canvas.top + 28),
+                        "PAUSED", fill=0)
+            return
         for row, (icon, count) in enumerate((("○", state.light), ("●", state.dark))):
             y = 1 + row * 17
             canvas.text(x, y + 5, icon)
             canvas.text(x + 8, y, str(count), MEDIUM)
         # Left of the counts: what holds the round up, else the key to the counts' icons.
-        if state.phase == "paused":
-            status = "PAUSED"
-        elif state.to_roll:
+        if state.to_roll:
             status = roll_prompt(state.to_roll)
         elif state.setup.dice == "sensor" and not self.app.sensor.online:
             status = "Sensor offline"
@@ -185,6 +217,9 @@ class CafeScreen(Screen):
         app, state = self.app, self.state
         mode = state.setup.dice
         if is_press(event, "OK"):
+            if state.phase == "running" and app.clock.now() - self.shown_at < BACK_ON_TIMER_S:
+                app.beep("tick")  # the OK after a notice: the clock runs on
+                return True
             kind = "pause" if state.phase == "running" else "resume"
             act(app, {"type": kind, "at": app.clock.now()})
         elif is_up(event) or is_down(event):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from companion.games.base import Action
@@ -9,24 +10,32 @@ from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen
 
 from . import rules
 from .rules import KINDS
-from .view import DICE_NAMES, TITLE, mmss, setting
+from .view import BAR, DICE_NAMES, mmss, setting
 
 if TYPE_CHECKING:
     from companion.games.base import Table
 
 
+_CHOICES = ("double_trouble", "special_menus", "dice", "seconds")
+# One draft per box (the screen is made anew each time it opens); gone when the box stops.
+_DRAFTS: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 class SetupScreen(MenuScreen):
     """Start first, then the choices: The Next Level, special menus, dice, round length."""
 
+    wraps = False
+
     def __init__(self, app: Table) -> None:
-        super().__init__(app, f"{TITLE} · setup", [])
-        self.double_trouble = False
-        self.special_menus = False
-        self.dice = "box"
-        self.seconds = int(setting(app, "round_seconds"))
+        super().__init__(app, f"{BAR} · setup", [])
+        # The table's last choices on this box (BACK and back in keeps them).
+        self.__dict__.update(_DRAFTS.get(app) or {
+            "double_trouble": False, "special_menus": False, "dice": "box",
+            "seconds": int(setting(app, "round_seconds"))})
         self.on_enter()
 
     def on_enter(self) -> None:
+        _DRAFTS[self.app] = {key: getattr(self, key) for key in _CHOICES}
         on_off = {True: "On", False: "Off"}
         self.items = [
             MenuItem("Start game", self._start),
@@ -57,7 +66,7 @@ class SetupScreen(MenuScreen):
             self.on_enter()
 
         low, high = rules.ROUND_S_RANGE
-        self.app.push(StepperScreen(self.app, f"{TITLE} · setup", "Round length", self.seconds,
+        self.app.push(StepperScreen(self.app, f"{BAR} · setup", "Round length", self.seconds,
                                     low, high, chosen, step=30, shown=mmss))
 
     def _start(self) -> None:

@@ -20,7 +20,7 @@ from companion.ui.words import plural
 
 from . import rules
 from .rules import KINDS
-from .view import FACE_LABELS, TICK_FROM, WARN_AT, _state, round_title
+from .view import FACE_LABELS, TICK_FROM, WARN_AT, ShowsClock, _state, mmss, round_title
 
 # While a round runs the time used is journaled at least this often (a "clock" action), so a
 # power cut costs the round at most MOST_LOST_S of its time: the second between them is for a
@@ -108,7 +108,7 @@ class RoundClock:
                if self.handled_until < at <= now]
         self.handled_until = max(self.handled_until, now)
         if now >= self.deadline:
-            self._time_up(now)
+            self.expire(now)
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
@@ -121,7 +121,8 @@ class RoundClock:
         that ran out before were announced by the boot that played them."""
         self.session, self.announced = session, _timed_out(session.state)
 
-    def _time_up(self, now: float) -> None:
+    def expire(self, now: float) -> None:
+        """The deadline has passed: the alarm, the round ends, TIME'S UP over the game."""
         app = self.app
         app.beep("alarm")
         self.announced += 1  # shown here, not again by the sync that follows the action
@@ -167,7 +168,19 @@ def roll_faces(app: Table, dice: tuple[int, ...]) -> list[str | None]:
 
 
 def act(app: Table, action: Action) -> bool:
-    """Dispatch ``action``; then re-arm the clock, sound and show what it caused."""
+    """Dispatch ``action``; then re-arm the clock, sound and show what it caused.
+
+    During a running round the action carries the clock's reading, so the rules refuse it
+    once the deadline has passed; a press the loop handles after the deadline but before the
+    clock's own wake is refused here with a reason, and the round ends at once."""
+    state = _state(app)
+    if state.phase == "running" and action.get("type") != "time_up":
+        now = app.clock.now()
+        if now >= state.deadline - rules.EPSILON_S:
+            app.refuse("Too late: time\nwas already up")
+            clock_for(app).expire(now)
+            return False
+        action = {**action, "at": action.get("at", now)}
     if not app.dispatch(action):
         return False
     after = _state(app)
@@ -204,12 +217,13 @@ def _reroll(app: Table) -> None:
 
 def roll_freed(app: Table) -> None:
     """Box dice: "The dice used are re-rolled", with no Double Trouble check."""
-    app.dispatch({"type": "roll", "kind": "freed", "faces": roll_faces(app, _state(app).to_roll),
-                  "source": "box"})
+    act(app, {"type": "roll", "kind": "freed", "faces": roll_faces(app, _state(app).to_roll),
+              "source": "box"})
 
 
 class TimesUpScreen(Screen):
-    """Fills the screen until OK: the round is over."""
+    """Fills the screen until OK: the round is over, by the clock (TIME'S UP) or because
+    every order was served (ALL DONE!)."""
 
     hint = "OK next round"
     keeps_awake = True
@@ -223,11 +237,13 @@ class TimesUpScreen(Screen):
 
     def draw(self, canvas: Canvas) -> None:
         canvas.draw.rectangle((0, canvas.top, WIDTH - 1, canvas.bottom - 1), fill=255)
-        text = "TIME'S UP"
-        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         log = self.log
+        text = "ALL DONE!" if log.ended == "all done" else "TIME'S UP"
+        MEDIUM.draw(canvas.image, ((WIDTH - MEDIUM.width(text)) // 2, canvas.top + 4), text, fill=0)
         if log.number == rules.ROUNDS:
             line = "Every order served!" if not log.left else f"{plural(log.left, 'order')} left"
+        elif log.ended == "all done":
+            line = f"with {mmss(log.time_left or 0)} to spare"
         else:
             line = f"Set {plural(log.carried, 'order')} aside"
         SMALL.draw(canvas.image, ((WIDTH - SMALL.width(line)) // 2, canvas.top + 24), line, fill=0)
@@ -240,15 +256,16 @@ class TimesUpScreen(Screen):
         return event.button in ("OK", "ACTION", "UP", "DOWN")
 
 
-class DoubleTroubleScreen(Screen):
-    """What the table must do now: flip one order, or draw a new one."""
+class DoubleTroubleScreen(ShowsClock, Screen):
+    """What the table must do now: flip one order, or draw a new one (the time left in the
+    title: the round runs on)."""
 
-    title = "DOUBLE TROUBLE!"
     hint = "OK done"
 
     def __init__(self, app: Table, trouble: str) -> None:
         super().__init__(app)
         self.trouble = trouble
+        self.title = "TROUBLE!"  # "Double Trouble" and the time do not fit beside every icon
 
     def draw(self, canvas: Canvas) -> None:
         state = _state(self.app)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 
-from .options import CONFIG, TITLE
-from .rules import CafeState
+from .options import BAR, CONFIG
+from .rules import CafeState, time_left
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -48,7 +48,26 @@ def _state(app: Table) -> CafeState:
 
 def round_title(number: int) -> str:
     """The title bar during round ``number``: the game and where it stands."""
-    return f"{TITLE} · Round {number}"
+    return f"{BAR} · Round {number}"
+
+
+class ShowsClock:
+    """A screen over a running round: its title starts with the time left, so the clock is
+    never out of sight (the round clock redraws the top screen at every whole second)."""
+
+    app: Table
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        state = _state(self.app)
+        if state.phase not in ("running", "paused"):
+            return self.label
+        return f"{mmss(time_left(state, self.app.clock.now()))} {self.label}"
+
+    @title.setter
+    def title(self, label: str) -> None:
+        self.label = label
 
 
 def roll_prompt(dice: tuple[int, ...]) -> str:

@@ -55,9 +55,13 @@ def _walk() -> dict[str, tuple[str, ...]]:
              "OK", "UP", "UP", "UP", "OK")
     rush = (*start, *enter)
     jumps = (*rush, *seats)
-    queue = (*jumps, "OK")                    # Ana (red) jumps from Table 1 to 88
-    round_1 = (*queue, "ACTION", "ACTION", "ACTION", "ACTION")
-    later = ("+3", "OK", *("OK",) * 6, *seats, "OK", *("ACTION",) * 4)   # rounds 2-5, no buys
+    queue = (*jumps, "OK", "OK")              # Ana (red) jumps from Table 1 to 88; trays moved
+    # Each ◆ a second after the turn came up; OK closes "take N coins for unspent dice" after
+    # Ben (1 die), Dee (3 dice) and Ana (2 dice); Cai spent all.
+    to_ana = ("+1", "ACTION", "OK", "+1", "ACTION", "+1", "ACTION", "OK")
+    turns = (*to_ana, "+1", "ACTION", "OK")
+    round_1 = (*queue, *turns)
+    later = ("+3", "OK", *("OK",) * 6, *seats, "OK", "OK", *turns)   # rounds 2-5, no buys
     scoring = (*round_1, *later * 4, "+3")
     # Food points by UP presses: Ana 12, Ben 9, then Cai 15 and Dee 9.
     first_two = ("OK", *("UP",) * 12, "OK", "DOWN", "OK", *("UP",) * 9, "OK")
@@ -78,11 +82,12 @@ def _walk() -> dict[str, tuple[str, ...]]:
         "rush-table": (*rush, "OK", "OK"),
         "jumps": jumps,
         "jump-to-1": (*jumps, "ACTION"),         # Ana stays; Ben (black, Table 2) may jump
+        "jump-moves": (*jumps, "OK"),            # who moves to which table, and Ana's 4 coins
         "tch": (*jumps, "ACTION", "OK"),
         "queue": queue,                          # Ben's turn at Table 1
         "queue-drinks": (*queue, "DOWN"),
         "queue-pay": (*queue, "DOWN", "DOWN", "OK"),     # Bandung: 1 die or 1 coin
-        "queue-88": (*queue, "ACTION", "ACTION", "ACTION", "+3"),   # Ana at Table 88
+        "queue-88": (*queue, *to_ana, "+3"),   # Ana at Table 88
         "scoreboard": (*round_1, "+3"),
         "scoring": (*scoring, *first_two, "+3"),
         "score-food": (*scoring, "OK", "UP", "UP"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from companion.games.base import RuleError
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -21,7 +22,11 @@ from companion.ui.widgets import (
 from companion.ui.words import plural
 
 from . import rules
-from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where
+from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where, unspent_words
+
+# A turn change must be seen before ◆ can make the next one: a quick double tap never skips a
+# player (UX, "One press, one step").
+TURN_SEEN_S = 1.0
 
 if TYPE_CHECKING:
     from companion.games.base import Table
@@ -36,6 +41,10 @@ class QueueViews:
     board_seen: int
     drinks_open: bool
     state: rules.State
+    taken: set[tuple[int, int]]   # (round, turn) whose gains the table has taken
+    turn_shown_at: float          # when the current turn came on screen
+
+    def _notice(self, title: str, lines: list[str]) -> None: ...
 
     # ----- the Queue ---------------------------------------------------------------------
     # Two pages: the turn (whose it is, what the table does now, the coins and dice to spend)
@@ -49,9 +58,12 @@ class QueueViews:
         coins = f"{p.coins}¤"
         coins_x = WIDTH - MEDIUM.width(coins) - 1
         canvas.text(coins_x, 1, coins, MEDIUM)
-        canvas.text(1, 1, SMALL.fit(f"{p.name} · Table {p.table}", coins_x - 3))
-        canvas.text(1, LINE_H + 1, f"{plural(p.dice, 'die')} left")
-        steps = _turn_steps(s)
+        room = coins_x - 3
+        first = SMALL.first_fit((f"{p.name} · Table {p.table}", f"{p.name} · T{p.table}", p.name), room)
+        canvas.text(1, 1, first)
+        dice = f"{plural(p.dice, 'die')} left"
+        canvas.text(1, LINE_H + 1, dice if first != p.name else f"T{p.table}, {dice}")
+        steps = _turn_steps(s, taken=(s.round, s.turn) in self.taken)
         rows = canvas.lines - 2
         if len(steps) > rows:   # a rare pile-up of gains shares the last line
             steps = [*steps[: rows - 1], ", ".join(steps[rows - 1 :])]
@@ -62,7 +74,8 @@ class QueueViews:
         s = self.state
         who = rules.current(s)
         p = s.players[who]
-        canvas.text(1, 1, f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤")
+        canvas.text(1, 1, SMALL.first_fit((f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤",
+                                           f"{p.name}: {plural(p.dice, 'die')}, {p.coins}¤"), WIDTH - 2))
         slots = rules.visible_slots(s, who)
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         if not slots:
@@ -77,7 +90,7 @@ class QueueViews:
         """UP/DOWN: the turn page is the row before the first drink and after the last."""
         rows = len(rules.visible_slots(self.state, rules.current(self.state)))
         if not self.drinks_open:
-            self.drinks_open, self.selected = True, (0 if is_down(event) else max(0, rows - 1))
+            self._open_drinks(0 if is_down(event) else max(0, rows - 1))
             return
         step = step_selection(event, self.selected, rows) if rows else None
         if step is None or (is_down(event) and step == 0) or (is_up(event) and step == rows - 1):
@@ -92,9 +105,15 @@ class QueueViews:
         self.drinks_open, self.selected = False, 0
         return True
 
+    def _open_drinks(self, selected: int) -> None:
+        """The table moves on from the turn page: what it said to take has been taken."""
+        s = self.state
+        self.taken.add((s.round, s.turn))
+        self.drinks_open, self.selected = True, selected
+
     def _queue_ok(self) -> None:
         if not self.drinks_open:
-            self.drinks_open, self.selected = True, 0
+            self._open_drinks(0)
             return
         s = self.state
         slots = rules.visible_slots(s, rules.current(s))
@@ -117,20 +136,31 @@ class QueueViews:
         drink = s.book.by_key[s.row[slot].drink]
         paid = (plural(rules.dice_price(s, drink.key), "die") if pay == "dice"
                 else plural(drink.coins, "coin"))
-        if self._commit({"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}):
+        action = {"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}
+        try:
+            rules.apply(s, action)
+        except RuleError as exc:
+            # The table must pick again: the reason waits for OK rather than fading (UX).
+            self.app.beep("error")
+            self._notice(f"{_where(s)} · Refused", str(exc).split("\n"))
+            return
+        if self._commit(action):
             self.app.toast(drink.name, f"bought, paid {paid}")
 
     def _queue_action(self) -> None:
         s = self.state
+        if self.app.clock.now() - self.turn_shown_at < TURN_SEEN_S:
+            self.app.beep("error")  # the turn just changed: this ◆ came too soon to be meant
+            return
         who = rules.current(s)
-        before = s.players[who].coins
+        p = s.players[who]
+        dice, before, title = p.dice, p.coins, f"{_where(s)} · Coins"
         if self._commit({"type": "end_turn", "player": who}):
             # the next player starts on their turn page
             self.drinks_open, self.selected = False, 0
-            got = self.state.players[who].coins - before
-            if got:
-                self.app.toast(f"{s.players[who].name} takes {plural(got, 'coin')}",
-                               "for unspent dice")
+            if dice:
+                got = self.state.players[who].coins - before
+                self._notice(title, unspent_words(p.name, dice, got))
 
     # ----- final scoring -----------------------------------------------------------------
     def _draw_scoring(self, canvas: Canvas) -> None:
@@ -146,7 +176,7 @@ class QueueViews:
             self._show_breakdown(who)
             return
         snacks, meals, faces = rules.score_needs(s, who)
-        title = f"Makan · Score {p.name}"
+        title = f"Score {p.name}"   # whose score, beside every status icon (no game name)
         questions = [(title, "Food card points?", 0, FOOD_MAX)]
         if snacks:
             questions.append((title, "Snack cards?", 0, 60))
@@ -170,14 +200,18 @@ class QueueViews:
     def _show_breakdown(self, who: int) -> None:
         p = self.state.players[who]
         lines = [f"{label}: {points}" for label, points in p.score or ()]
-        self.app.push(MessageScreen(self.app, f"Makan · {p.name}: {p.total}", lines))
+        self.app.push(MessageScreen(self.app, f"{p.name}: {p.total}", lines))
 
     def _draw_over(self, canvas: Canvas) -> None:
         s = self.state
         best = rules.winners(s)
         names = " & ".join(s.players[i].name for i in best)
         verb = "share the win" if len(best) > 1 else "wins"
-        canvas.center(1, SMALL.fit(f"★ {names} {verb}: {s.players[best[0]].total} ★", WIDTH - 2))
+        total = s.players[best[0]].total
+        canvas.center(1, SMALL.first_fit((f"★ {names} {verb}: {total} ★", f"{names} {verb}: {total}",
+                                          f"{names}: {total}",
+                                          f"Shared win at {total}" if len(best) > 1 else f"{names} wins"),
+                                         WIDTH - 2))
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
         ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
         draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],

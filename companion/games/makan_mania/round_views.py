@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import LINE_H, Canvas
+from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     CheckListScreen,
@@ -34,6 +34,8 @@ class RoundViews:
     board_seen: int
     state: rules.State
 
+    def _notice(self, title: str, lines: list[str]) -> None: ...
+
     # ----- setup taken back by undo --------------------------------------------------------
     def _draw_setup(self, canvas: Canvas) -> None:
         canvas.paragraph("Setup undone. Press OK to set up the game again.", 1)
@@ -46,8 +48,14 @@ class RoundViews:
         s = self.state
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        details = [f"{p.coins}¤ {plural(len(p.drinks), 'drink')}"
-                   + (f" +{plural(p.bonus, 'die')}" if p.bonus else "") for p in s.players]
+        details = []
+        for p in s.players:
+            # Coins always, then the bonus dice of next round, then the drinks, as room allows
+            # beside the name.
+            bonus = f" +{plural(p.bonus, 'die')}" if p.bonus else ""
+            room = WIDTH - 10 - SMALL.width(p.name)
+            details.append(SMALL.first_fit((f"{p.coins}¤ {plural(len(p.drinks), 'drink')}{bonus}",
+                                            f"{p.coins}¤{bonus}", f"{p.coins}¤"), room))
         draw_list(sub, [p.name for p in s.players], details, self.selected)
 
     def _board_ok(self) -> None:
@@ -90,9 +98,9 @@ class RoundViews:
                                   "private": picks[-1] if owner is not None else None})
 
             private = owner is not None and k == count - 1
-            title = f"{_where(s)} · " + (f"{s.players[owner].name}'s drink" if private
-                                         else f"Drink {k + 1}/{len(s.players)}")
-            self.app.push(ChoiceScreen(self.app, title, "Which drink is it?",
+            prompt = (f"{s.players[owner].name}'s own drink:" if private
+                      else f"Drink {k + 1} of {len(s.players)} is:")
+            self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Drinks", prompt,
                                        [d.name for d in s.book.drinks], chosen))
 
         ask(0)
@@ -102,18 +110,23 @@ class RoundViews:
         s = self.state
         seated = rules.order(s)
         if s.deal and not seated:
-            names = ", ".join(s.book.by_key[c.drink].name for c in s.row if c.owner is None)
-            line = canvas.paragraph(f"Lay out: {names}", 0)
+            # Whole drink names on each line: "Kopi O" is never split over two.
+            names = [s.book.by_key[c.drink].name for c in s.row if c.owner is None]
+            lines = ["Lay out these drinks:", *SMALL.wrap_items(names, WIDTH - 2)]
             owner = rules.holder(s, "private_drink")
-            if owner is not None and line < canvas.lines:
-                canvas.paragraph(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}", line)
+            if owner is not None:
+                lines.append(f"{s.players[owner].name}: {s.book.by_key[s.row[-1].drink].name}")
+            for row, line in enumerate(lines[: canvas.lines]):
+                canvas.center(row * LINE_H + 1, line)
             return
         canvas.line(0, "Roll dice, grab Food!")
         free = " ".join(str(t) for t in rules.free_tables(s))
         canvas.line(1, f"Free tables: {free}")
         for row, index in enumerate(seated[: canvas.lines - 2], 2):
             p = s.players[index]
-            canvas.line(row, f"T{p.table} {p.name}: {plural(p.dice, 'die')} left")
+            canvas.line(row, SMALL.first_fit((f"T{p.table} {p.name}: {plural(p.dice, 'die')} left",
+                                              f"T{p.table} {p.name}: {plural(p.dice, 'die')}"),
+                                             WIDTH - 2))
 
     def _rush_ok(self) -> None:
         s = self.state
@@ -146,7 +159,9 @@ class RoundViews:
         s = self.state
         jumper, target, over = rules.pending_jump(s)
         p = s.players[jumper]
-        canvas.center(0, f"{p.name} ({p.tray.title()}) at Table {p.table}")
+        canvas.center(0, SMALL.first_fit((f"{p.name} ({p.tray.title()}) at Table {p.table}",
+                                          f"{p.name} ({p.tray.title()}) at {p.table}",
+                                          f"{p.name} at Table {p.table}"), WIDTH))
         canvas.center(LINE_H, "may jump to Table")
         canvas.big(2 * LINE_H, str(target))
         if s.options.push == "swap":
@@ -164,14 +179,45 @@ class RoundViews:
         s = self.state
         _, target, over = rules.pending_jump(s)
         if target == 88:
-            self._commit({"type": "jump", "to": 88, "go": True})
+            self._jump({"type": "jump", "to": 88, "go": True})
             return
         # "Each player you jump over may make a 'tch' sound": only those who did are ticked, so
-        # Done straight away gives no coin nobody claimed.
+        # Done straight away gives no coin nobody claimed. The title says what the pile can pay.
+        pile = s.supply if s.options.coin_supply else len(over)
+        title = ("Who said tch? +1¤" if pile >= len(over) else f"Tch? Pile has {pile}¤" if pile
+                 else "Tch? Pile is empty")
         self.app.push(CheckListScreen(
-            self.app, "Who said tch? (+1¤)", [s.players[i].name for i in over], [False] * len(over),
-            lambda ticked: self._commit({"type": "jump", "to": 1, "go": True,
-                                         "tch": [over[i] for i in ticked]})))
+            self.app, title, [s.players[i].name for i in over], [False] * len(over),
+            lambda ticked: self._jump({"type": "jump", "to": 1, "go": True,
+                                       "tch": [over[i] for i in ticked]})))
+
+    def _jump(self, action: dict) -> None:
+        """The jump, then who moves to which table and who takes coins, until OK."""
+        before = self.state
+        if not self._commit(action):
+            return
+        after = self.state
+        # "Ana → 88, Ben → 1" as far as a line goes
+        lines = SMALL.wrap_items([f"{p.name} → {p.table}" for p, was in
+                                  zip(after.players, before.players, strict=True)
+                                  if p.table != was.table], WIDTH - 2)
+        # The coins of the jump (the first Queue turn's table benefit is on its own page).
+        turn_gain = dict.fromkeys(range(len(after.players)), 0)
+        if after.phase == "queue":
+            turn_gain[rules.current(after)] = after.gained.coins + after.gained.pot_out
+        paid = 0
+        for index, (p, was) in enumerate(zip(after.players, before.players, strict=True)):
+            got = p.coins - was.coins - turn_gain[index]
+            if got > 0:
+                paid += got
+                lines.append(SMALL.first_fit((f"{p.name} takes {plural(got, 'coin')}",
+                                              f"{p.name}: {plural(got, 'coin')}"), WIDTH - 2))
+        jumper, target, _ = rules.pending_jump(before)
+        owed = len(action.get("tch", ())) + (
+            rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
+        if owed > paid:
+            lines.append(f"Pile empty: {owed - paid}¤ unpaid")
+        self._notice(f"{_where(before)} · Jump", lines)
 
     def _jumps_action(self) -> None:
         _, target, _ = rules.pending_jump(self.state)

@@ -7,10 +7,12 @@ screen's views are by stage: the start of a round (:mod:`.round_views`), the Que
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from companion.ui.canvas import Canvas
 from companion.ui.widgets import (
+    MessageScreen,
     Screen,
     is_down,
     is_up,
@@ -39,6 +41,8 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         self.board_seen = 1   # the round whose scoreboard was closed with OK
         self.selected = 0     # drink in the Queue, player at scoring
         self.drinks_open = False  # the Queue shows the turn first, its drinks a press away
+        self.taken: set[tuple[int, int]] = set()
+        self.turn_shown_at = app.clock.now()
 
     @property
     def state(self) -> rules.State:
@@ -58,11 +62,12 @@ class MakanScreen(RoundViews, QueueViews, Screen):
             return f"Makan · After R{s.round - 1}"
         if s.phase == "setup":
             return "Makan Mania"
+        # Short enough beside every status icon; the Queue's label is the turn in table order.
         label = {"reveal": "Start", "rush": "Rush", "jumps": "Jumps",
-                 "queue": f"Queue {s.turn + 1}/{len(s.players)}"}.get(s.phase)
+                 "queue": f"Turn {s.turn + 1}/{len(s.players)}"}.get(s.phase)
         if label is None:
-            return "Makan · Final scores" if s.phase == "over" else "Makan · Final scoring"
-        return f"Makan R{s.round}/{rules.ROUNDS} · {label}"
+            return "Makan · Scores" if s.phase == "over" else "Makan · Scoring"
+        return f"Makan R{s.round} · {label}"
 
     @property
     def hint(self) -> str:  # type: ignore[override]
@@ -79,6 +84,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     def on_state_changed(self) -> None:
         self.selected, self.drinks_open = 0, False
+        self.turn_shown_at = self.app.clock.now()
         # An undo back into an earlier round shows that round's scoreboard again when it ends.
         self.board_seen = min(self.board_seen, self.state.round)
 
@@ -93,20 +99,30 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     def _commit(self, action: dict[str, Any]) -> bool:
         _back_to(self.app, self)
-        phase = self.state.phase
+        phase, turn = self.state.phase, self.state.turn
         done = self.app.dispatch(action)
         if done:
             self.app.beep("tick")
             if self.state.phase != phase:
                 self.selected, self.drinks_open = 0, False   # a new step starts at its top
+            if (self.state.phase, self.state.turn) != (phase, turn):
+                self.turn_shown_at = self.app.clock.now()   # see TURN_SEEN_S
             self.on_enter()
         return done
+
+    def _notice(self, title: str, lines: list[str]) -> None:
+        """Something the table must do (move trays, take coins, pick again): it waits for OK,
+        and that OK is the press that shows the next turn was seen (see TURN_SEEN_S)."""
+        self.app.push(MessageScreen(self.app, title, lines))
+        self.turn_shown_at = -math.inf
 
     def draw(self, canvas: Canvas) -> None:
         getattr(self, f"_draw_{self.view}")(canvas)
 
     def on_button(self, event: ButtonEvent) -> bool:
         view = self.view
+        if event.button != "ACTION":
+            self.turn_shown_at = -math.inf   # any other press shows the turn was seen
         if view == "queue" and (is_up(event) or is_down(event)):
             self._queue_move(event)
             return True

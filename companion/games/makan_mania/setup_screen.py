@@ -68,6 +68,8 @@ def _names_shown(names: list[str], width: int) -> str:
 class SetupScreen(MenuScreen):
     """Start at once with the shown choices, or change players, names, trays or drink mode."""
 
+    wraps = False
+
     def __init__(self, app: Table) -> None:
         super().__init__(app, "Makan Mania setup", [])
         # The data files are read here, not at import: a bad file is shown, never a crash.
@@ -177,8 +179,8 @@ class SetupScreen(MenuScreen):
 
             # "?": the colour-to-ability link is a stand-in, not read from a printed card
             labels = [f"{t.name}: {ABILITY_TEXT[t.ability]}{'' if t.printed else '?'}" for t in free]
-            self.app.push(ChoiceScreen(self.app, f"Makan · {names[k]}'s tray", "Tray colour:", labels,
-                                       chosen))
+            self.app.push(ChoiceScreen(self.app, f"Makan · Tray {k + 1}", f"{names[k]}'s tray:",
+                                       labels, chosen))
 
         ask(0)
 

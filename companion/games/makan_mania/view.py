@@ -67,22 +67,40 @@ def _price(state: rules.State, key: str) -> str:
     return "/".join(parts)
 
 
-def _turn_steps(state: rules.State) -> list[str]:
+def _turn_steps(state: rules.State, taken: bool = False) -> list[str]:
     """What the table does now for the player whose turn it is, one short line each: the coins
     their table and drinks take from the pile (Table 88's pot coin comes from the pile too, not
-    from the player), the bonus die, and the dice discount left for their drinks."""
+    from the player), the bonus die, and the dice discount left for their drinks. A gain the
+    pile could not pay says so on its own line; once ``taken`` (the table moved on to the
+    drinks) the gains read as done, so nobody takes them twice."""
     gained = state.gained
+    tick = "✓ " if taken else ""
     steps = []
     if gained.pot_out:
-        steps.append(f"Take the 88 pot: {gained.pot_out}¤")
+        steps.append(f"{tick}{'Took' if taken else 'Take'} the 88 pot: {gained.pot_out}¤")
     if gained.coins:
-        steps.append(f"Take {gained.coins}¤ from the pile")
-    if gained.pot_in:
-        steps.append(f"88 pot +{gained.pot_in}¤ from pile")
+        steps.append(f"✓ Took {gained.coins}¤ from pile" if taken
+                     else f"Take {gained.coins}¤ from the pile")
     if gained.short:
-        steps.append(f"Pile short by {gained.short}¤")
+        steps.append(f"Pile empty: {gained.short}¤ unpaid")
+    if gained.pot_in:
+        steps.append(f"{tick}88 pot +{gained.pot_in}¤ from pile")
+    if gained.pot_short:
+        steps.append("Pile empty: no 88 coin")
     if gained.bonus:
-        steps.append(f"Take {plural(gained.bonus, 'bonus die', 'bonus dice')} (R{state.round + 1})")
+        dice = plural(gained.bonus, "bonus die", "bonus dice")
+        steps.append(f"✓ {dice} for R{state.round + 1}" if taken
+                     else f"Take {dice} (R{state.round + 1})")
     if state.discount:
         steps.append(f"{plural(state.discount, 'die')} discount left")
     return steps or ["Nothing to take"]
+
+
+def unspent_words(name: str, dice: int, got: int) -> list[str]:
+    """What the table does at the end of a turn: "For each leftover die unspent during your
+    turn, earn 1 coin", paid from the pile as far as it goes, and said when it cannot."""
+    lines = [f"{name}:", f"{plural(dice, 'unspent die', 'unspent dice')},"]
+    if not got:
+        return [*lines, "no coin: pile is empty"]
+    lines.append(f"take {plural(got, 'coin')} from pile")
+    return lines if got == dice else [*lines, f"pile empty, {dice - got} unpaid"]

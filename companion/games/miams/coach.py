@@ -187,7 +187,7 @@ class OddsScreen(Screen):
         if self.table is None:
             self.title, self.hint = f"{TITLE} · dice odds", "▲▼ face  OK next"
         else:
-            self.title = f"{TITLE} · odds, {plural(self.coach.rerolls, 'reroll')}"
+            self.title = f"{TITLE} · {plural(self.coach.rerolls, 'reroll')}"
             self.hint = "OK its keep  BACK dice"
 
     def _compute(self) -> None:
@@ -365,7 +365,7 @@ class MySheetScreen(MenuScreen):
                 coach.marked_one(row)
                 app.toast(f"{name}: next {coach.hearts[row]}♥")
             else:
-                app.replace(StepperScreen(app, f"{TITLE} · my {name}", "Next free space's ♥",
+                app.replace(StepperScreen(app, f"{TITLE} · my sheet", f"{name}: next ♥",
                                           coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set))
 
         def hearts_set(value: int) -> None:

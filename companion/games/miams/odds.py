@@ -264,16 +264,18 @@ class _Solver:
             self.keeps[key] = found
         return found
 
-    def fields(self, packed: int) -> list[tuple[Fraction, Fraction, Fraction]]:
-        """Per target: (goal in hearts, chance, expected crosses) of a packed value at the top."""
-        out = []
-        for t in range(TARGETS):
-            record = packed >> (self.width * t) & self.mask
-            goal, rest = divmod(record, self.base ** 2)
-            chance, fewer = divmod(rest, self.base)
-            out.append((Fraction(goal, self.scale * self.per) - WHITE_DICE * self.cost,
-                        Fraction(chance, self.scale), WHITE_DICE - Fraction(fewer, self.scale)))
-        return out
+    def field(self, packed: int, target: int) -> tuple[Fraction, Fraction, Fraction]:
+        """(goal in hearts, chance, expected crosses) of one target of a packed value at the top."""
+        goal, rest = divmod(packed >> (self.width * target) & self.mask, self.base ** 2)
+        chance, fewer = divmod(rest, self.base)
+        return (Fraction(goal, self.scale * self.per) - WHITE_DICE * self.cost,
+                Fraction(chance, self.scale), WHITE_DICE - Fraction(fewer, self.scale))
+
+    def chances(self, packed: int, targets: range) -> tuple[Fraction, ...]:
+        """The chance alone of each of ``targets`` (a table's lines show no more of them)."""
+        width, mask, base, square = self.width, self.mask, self.base, self.base ** 2
+        return tuple(Fraction((packed >> (width * t) & mask) % square // base, self.scale)
+                     for t in targets)
 
 
 @cache
@@ -299,7 +301,12 @@ def _red_options(red: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=8)
 def _solver(weights: Weights | None, with_red: bool, rerolls: int) -> _Solver:
-    return _Solver(weights, with_red, rerolls)
+    solver = _Solver(weights, with_red, rerolls)
+    if weights is None:  # the first tables a game asks for: shipped values
+        from . import odds_tables
+
+        solver.keeps.update(odds_tables.keeps(with_red, rerolls, solver.width))
+    return solver
 
 
 def _check(white: Sequence[str], red: str | None, rerolls: int) -> None:
@@ -337,17 +344,16 @@ def table(white: Sequence[str], red: str | None = None, rerolls: int = 1,
         keep = Keep(tuple(f for f, c in zip(WHITE, counts, strict=True) for _ in range(c)),
                     0 <= kept < ROLL_RED)
         packed = solver.kept(sub, kept, rerolls) if rerolls else solver.value(code, red_index, 0)
-        fields = solver.fields(packed)
         records.append(packed)
-        lines.append(Line(keep, tuple(f[1] for f in fields[:len(SKEWERS)]),
-                          tuple(f[1] for f in fields[len(SKEWERS):OVERALL]),
-                          fields[OVERALL][2], fields[OVERALL][0]))
+        value, _chance, crosses = solver.field(packed, OVERALL)
+        lines.append(Line(keep, solver.chances(packed, range(len(SKEWERS))),
+                          solver.chances(packed, range(len(SKEWERS), OVERALL)), crosses, value))
     # a target's largest int is its best keep; on an exact tie the first, with the most dice kept
     picks = []
     for t in (*range(len(SKEWERS)), OVERALL):
         shift = solver.width * t
         at = max(range(len(records)), key=lambda i: records[i] >> shift & solver.mask)
-        goal, chance, crosses = solver.fields(records[at])[t]
+        goal, chance, crosses = solver.field(records[at], t)
         picks.append(Pick(lines[at].keep, chance, crosses, goal))
     return Odds(tuple(white), red, rerolls, skewers_of(white, red), tuple(lines),
                 dict(zip(SKEWERS, picks[:-1], strict=True)), picks[-1])

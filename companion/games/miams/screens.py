@@ -66,10 +66,13 @@ class PlayScreen(Screen):
     def _retitle(self) -> None:
         state = self.state
         if self.view == "sheet":
-            self.title = f"{TITLE} · Arthur turn {state.turns + 1}"
+            self.title = f"{TITLE} · Arthur #{state.turns + 1}"  # whose turn, beside every icon
             self.hint = "◆ roll  OK die  ▼ rows"
         elif self.view == "turn":
-            self.title = f"{TITLE} · Arthur turn {state.turns}"
+            # "As soon as a player has filled all 50 Hearts ... take turns until everyone has
+            # taken the same number of turns": Arthur's 50 make the player's next turn the last.
+            last = state.arthur.hearts >= HEARTS_TRACK
+            self.title = f"{TITLE} · last turn!" if last else f"{TITLE} · Arthur #{state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
             self.title = f"{TITLE} · your sheet"
@@ -78,7 +81,7 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · game over"
             self.hint = "OK enter your score"
         elif self.view == "result":
-            self.title = f"{TITLE} · final scores"
+            self.title = f"{TITLE} · scores"
             self.hint = "▼ Arthur's sheet"
         elif self.view == "arthur-sheet":
             self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
@@ -191,7 +194,7 @@ class PlayScreen(Screen):
             self.app.pop()
             self._roll(RED[index], "hand")
 
-        self.app.push(ChoiceScreen(self.app, f"{TITLE} · Arthur's die", "Red die shows:",
+        self.app.push(ChoiceScreen(self.app, f"{TITLE} · red die", "Arthur's die shows:",
                                    labels, chosen))
 
     def _ask_crosses(self) -> None:
@@ -207,12 +210,12 @@ class PlayScreen(Screen):
                     app.toast(f"Arthur crosses {marks_text(gift)}")
 
         def crosses_set(crosses: int) -> None:
-            app.replace(ChoiceScreen(app, f"{TITLE} · your turn {turn}", "Your hearts track:",
+            app.replace(ChoiceScreen(app, f"{TITLE} · you #{turn}", "Your hearts track:",
                                      ["Not full yet", "All 50 filled"],
                                      lambda index: filled(crosses, index)))
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
-        self.stepper = StepperScreen(app, f"{TITLE} · your turn {turn}", "Crosses on your dice",
+        self.stepper = StepperScreen(app, f"{TITLE} · you #{turn}", "Crosses on your dice",
                                      start, 0, 5, crosses_set)
         app.push(self.stepper)
 
@@ -269,7 +272,8 @@ class PlayScreen(Screen):
         circled = turn.marks[0]
         skewer = SKEWER_SHORT[SKEWERS[circled.row]]
         canvas.center(0, f"Red die: {options.tile.names[turn.face]}")
-        where = "row full" if circled.space < 0 else f"circle {circled.space + 1}"
+        # "#3" is the space's place in its row, apart from the hearts it gives ("+4♥" below)
+        where = "row full" if circled.space < 0 else f"circle #{circled.space + 1}"
         canvas.center(LINE_H, f"{skewer}: {where}")
         gain = f"+{circled.hearts}♥"
         if circled.stars:

@@ -41,8 +41,10 @@ class SetupScreen(MenuScreen):
     """Start the game, or first its settings: difficulty, which sheet file to play Arthur on,
     and who plays first (Arthur, as the solo rules say)."""
 
+    wraps = False
+
     def __init__(self, app: Table) -> None:
-        super().__init__(app, f"{TITLE} · new solo game", [])
+        super().__init__(app, f"{TITLE} · new game", [])
         cfg = _settings(app)
         self.difficulty = cfg.difficulty
         # A configured sheet or tile that does not load is named with its problem and the

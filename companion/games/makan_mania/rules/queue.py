@@ -95,7 +95,7 @@ def _begin_turn(state: State, turn: int) -> None:
     supply = state.supply
     table = p.table
     factor = 2 if p.ability == "double" else 1
-    coins = discount = pot_in = pot_out = bonus = 0
+    coins = discount = pot_in = pot_out = bonus = pot_short = 0
     if table in TABLE_BENEFITS:
         kind, amount = TABLE_BENEFITS[table]
         if kind == "coins":
@@ -107,6 +107,7 @@ def _begin_turn(state: State, turn: int) -> None:
         dice_factor = factor if state.options.double_88 in ("all", "dice") else 1
         if state.round < ROUNDS:
             pot_in = _available(state, coin_factor, supply)
+            pot_short = coin_factor - pot_in
             supply -= pot_in
             bonus = dice_factor
         else:
@@ -123,7 +124,7 @@ def _begin_turn(state: State, turn: int) -> None:
     p.next_bonus = bonus
     state.phase, state.turn, state.supply, state.discount = "queue", turn, supply - got, discount
     state.pot += pot_in - pot_out
-    state.gained = _new(Gained, (got, coins - got, pot_in, pot_out, bonus, discount))
+    state.gained = _new(Gained, (got, coins - got, pot_in, pot_out, bonus, discount, pot_short))
 
 
 def _buy(state: State, action: Action) -> None:

@@ -81,6 +81,7 @@ class Gained(NamedTuple):
     pot_out: int = 0    # taken from Table 88 in round 5
     bonus: int = 0      # bonus dice for next round
     discount: int = 0   # dice discount for this turn
+    pot_short: int = 0  # coins owed onto Table 88 but not in the pile
 
 
 NO_GAIN = Gained()

@@ -1,0 +1,698 @@
+"""The emulated box: the SD-card image built by image/build.sh, booted in QEMU (TCG), checked
+as an appliance. Prints one JSON object.
+
+Machines: QEMU's ``virt`` (cortex-a53, virtio disk, xHCI USB) for the unit, the USB sensor,
+the power cuts, the watchdog and the updates; ``raspi3b`` (the BCM2835's GPIO, which virt
+lacks) for the pins. Both boot the image's own kernel, initramfs and command line (QEMU loads
+them where a Pi's firmware would) from a copy of the test image: the flashed image plus the
+benchmark's agent (image/test-agent/), which talks to this script over a virtio-serial port
+(virt) or the Pi's UART (raspi3b).
+
+Figures (aims in brackets): ``boot_to_ready_s``; ``unit_ready`` (true); ``verify_errors`` (0);
+``critical_chain_network`` (false); ``gpio_lines_opened`` (6: five buttons and the buzzer);
+``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
+``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
+(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` and ``rollback_ok`` (true).
+Exits 1 when an aim is missed.
+
+    python bench/appliance.py [--quick] [--json] [--seed N] [--image-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import json
+import os
+import queue
+import random
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+import reliability  # noqa: E402  (bench/ is not a package)
+
+CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", "/var/cache/table-companion"))
+GUEST_LIB = "/usr/local/lib/companion-test"
+GUEST_PYTHON = "/opt/companion/venv/bin/python"
+GUEST_STATE = "/var/lib/companion"
+BOOT_TIMEOUT_S = 900  # TCG on a busy 2-core machine: a boot can take minutes
+PUT_CHUNK = 1 << 20  # bytes of a file one agent request carries
+PI3B_REVISION = 0xA02082  # a Raspberry Pi 3 Model B (1 GB, Sony UK), as its firmware writes it
+
+
+def log(message: str) -> None:
+    print(f"appliance: {message}", file=sys.stderr, flush=True)
+
+
+# ----- the image ----------------------------------------------------------------------------
+def build_image(out: Path) -> float:
+    """image/build.sh with the test agent; seconds it took (a few when everything is cached)."""
+    began = time.monotonic()
+    subprocess.run(["bash", str(ROOT / "image" / "build.sh"), "--out", str(out / "image"),
+                    "--test-agent", str(out / "test")], check=True, stdout=sys.stderr)
+    return time.monotonic() - began
+
+
+def partitions(disk: Path) -> list[tuple[int, int]]:
+    """(offset, size) in bytes of each partition of an image file."""
+    table = json.loads(subprocess.run(["sfdisk", "--json", str(disk)], check=True,
+                                      capture_output=True, text=True).stdout)["partitiontable"]
+    unit = table.get("sectorsize", 512)
+    return [(p["start"] * unit, p["size"] * unit) for p in table["partitions"]]
+
+
+def extract(disk: Path, index: int, out: Path) -> Path:
+    offset, size = partitions(disk)[index]
+    subprocess.run(["dd", f"if={disk}", f"of={out}", "bs=1M", f"skip={offset}", f"count={size}",
+                    "iflag=skip_bytes,count_bytes", "conv=sparse", "status=none"], check=True)
+    return out
+
+
+def fsck_errors(disk: Path, index: int, work: Path) -> int:
+    """1 when the ext4 partition has errors once its journal is replayed (as at boot), else 0."""
+    part = extract(disk, index, work / "fsck.ext4")
+    try:
+        subprocess.run(["e2fsck", "-E", "journal_only", "-y", str(part)], capture_output=True)
+        return int(subprocess.run(["e2fsck", "-f", "-n", str(part)], capture_output=True).returncode != 0)
+    finally:
+        part.unlink()
+
+
+# ----- a guest ------------------------------------------------------------------------------
+class Guest:
+    """One QEMU process booting a copy of the test image, and its agent."""
+
+    def __init__(self, images: Path, disk: Path, work: Path, machine: str = "virt",
+                 sensor_tty: str | None = None) -> None:
+        self.images, self.disk, self.work, self.machine = images, disk, work, machine
+        self.sensor_tty = sensor_tty
+        self.replies: dict[int, queue.Queue] = {}
+        self.hello = threading.Event()
+        self.next_id = 0
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen | None = None
+        self.agent: socket.socket | None = None
+        self.qmp_file: Any = None
+        self.started = 0.0
+
+    def command(self) -> list[str]:
+        cmdline = (self.images / "cmdline.txt").read_text().split()
+        cmdline = [w for w in cmdline if not w.startswith("console=") and w != "quiet"]
+        agent_sock, qmp_sock = self.work / "agent.sock", self.work / "qmp.sock"
+        cmd = ["qemu-system-aarch64", "-display", "none", "-no-reboot",
+               "-kernel", str(self.images / "vmlinuz"), "-initrd", str(self.images / "initrd.img"),
+               "-qmp", f"unix:{qmp_sock},server=on,wait=off"]
+        if self.machine == "virt":
+            cmd += ["-M", "virt", "-cpu", "cortex-a53", "-smp", "2", "-m", "1024",
+                    "-append", " ".join(["console=ttyAMA0", *cmdline]),
+                    "-serial", f"file:{self.work / 'console.log'}",
+                    "-drive", f"file={self.disk},format=raw,if=none,id=disk,cache=writethrough",
+                    "-device", "virtio-blk-pci,drive=disk",
+                    "-device", "virtio-serial-pci",
+                    "-chardev", f"socket,id=agent,path={agent_sock},server=on,wait=off",
+                    "-device", "virtserialport,chardev=agent,name=companion.agent",
+                    "-nic", "user,model=virtio-net-pci",
+                    "-device", "qemu-xhci,id=xhci"]
+            if self.sensor_tty:
+                cmd += ["-chardev", f"tty,id=sensor,path={self.sensor_tty}",
+                        "-device", "usb-serial,chardev=sensor,id=dice,bus=xhci.0"]
+        else:  # raspi3b: the console on the mini UART (ttyS1), the agent on the PL011
+            cmd += ["-M", "raspi3b", "-dtb", str(self.work / "raspi3b.dtb"),
+                    "-append", " ".join(["console=ttyS1,115200", "companion_test.port=ttyAMA0",
+                                         *cmdline]),
+                    "-serial", f"unix:{agent_sock},server=on,wait=off",
+                    "-serial", f"file:{self.work / 'console.log'}",
+                    "-drive", f"file={self.disk},format=raw,if=sd,cache=writethrough"]
+        return cmd
+
+    def start(self) -> None:
+        for sock in ("agent.sock", "qmp.sock"):
+            with contextlib.suppress(FileNotFoundError):
+                (self.work / sock).unlink()
+        self.started = time.monotonic()
+        with open(self.work / "qemu.log", "w") as errors:
+            self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=errors)
+        self.agent = self._connect(self.work / "agent.sock")
+        threading.Thread(target=self._read_agent, daemon=True).start()
+        qmp = self._connect(self.work / "qmp.sock")
+        self.qmp_file = qmp.makefile("rw")
+        self.qmp_file.readline()  # the greeting
+        self.qmp("qmp_capabilities")
+
+    def _connect(self, path: Path) -> socket.socket:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.connect(str(path))
+                return sock
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    errors = (self.work / "qemu.log").read_text()
+                    raise RuntimeError(f"QEMU did not start: {errors}") from None
+                time.sleep(0.05)
+
+    def _read_agent(self) -> None:
+        for line in self.agent.makefile("r", errors="replace"):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if "hello" in message:
+                self.hello.set()
+            elif message.get("id") in self.replies:
+                self.replies[message["id"]].put(message)
+        for replies in self.replies.values():  # QEMU is gone: every waiter hears the end
+            replies.put(None)
+
+    def wait_hello(self, timeout: float = BOOT_TIMEOUT_S) -> float:
+        if not self.hello.wait(timeout):
+            raise RuntimeError(f"no agent after {timeout} s; console: {self.console_tail()}")
+        return time.monotonic() - self.started
+
+    def console_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.work / "console.log").read_text(errors="replace")[-2000:]
+        return ""
+
+    def _request(self, command: str, stream: bool = False, timeout: float = 600,
+                 stdin: bytes = b"") -> queue.Queue:
+        with self.lock:
+            self.next_id += 1
+            ident = self.next_id
+            self.replies[ident] = queue.Queue()
+            data = json.dumps({"id": ident, "sh": command, "stream": stream, "timeout": timeout,
+                               "stdin": base64.b64encode(stdin).decode()})
+            self.agent.sendall(data.encode() + b"\n")
+        return self.replies[ident]
+
+    def sh(self, command: str, timeout: float = 600, stdin: bytes = b"") -> tuple[int, str, str]:
+        """Run a shell command in the guest (as root); its exit status, stdout and stderr."""
+        try:
+            reply = self._request(command, timeout=timeout, stdin=stdin).get(timeout=timeout + 30)
+        except queue.Empty:
+            reply = None
+        if reply is None:
+            return -1, "", "no answer from the guest"
+        return reply["rc"], reply.get("out", ""), reply.get("err", "")
+
+    def stream(self, command: str, timeout: float = 300) -> Iterator[str]:
+        """The guest command's output lines as they come; ends with the command or the guest."""
+        replies = self._request(command, stream=True)
+        while True:
+            try:
+                message = replies.get(timeout=timeout)
+            except queue.Empty:
+                return
+            if message is None or "line" not in message:
+                return
+            yield message["line"] + "\n"
+
+    def put(self, source: Path, dest: str) -> bool:
+        """Copy a host file into the guest through the agent, in pieces."""
+        data = source.read_bytes()
+        self.sh(f": > {shlex.quote(dest)}")
+        for at in range(0, len(data), PUT_CHUNK):
+            if self.sh(f"cat >> {shlex.quote(dest)}", stdin=data[at:at + PUT_CHUNK])[0] != 0:
+                return False
+        _, size, _ = self.sh(f"stat -c %s {shlex.quote(dest)}")
+        return size.strip() == str(len(data))
+
+    def qmp(self, execute: str, **arguments: Any) -> dict[str, Any]:
+        request = {"execute": execute, **({"arguments": arguments} if arguments else {})}
+        self.qmp_file.write(json.dumps(request) + "\n")
+        self.qmp_file.flush()
+        while True:
+            reply = json.loads(self.qmp_file.readline())
+            if "event" not in reply:
+                return reply
+
+    def wait_active(self, unit: str = "companion.service", timeout: float = BOOT_TIMEOUT_S) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            _rc, out, _ = self.sh(f"systemctl is-active {unit}", timeout=30)
+            if out.strip() == "active":
+                return True
+            if out.strip() == "failed":
+                return False
+            time.sleep(1)
+        return False
+
+    def kill(self) -> None:
+        """The power cut: QEMU killed at once, so whatever the guest had not written is gone."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        if self.proc:
+            self.proc.wait()
+        with contextlib.suppress(OSError):
+            self.agent.close()
+
+    def shutdown(self) -> None:
+        """A clean power-off (the disk is in a state to boot again)."""
+        if self.proc and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.agent.sendall(json.dumps({"id": 0, "sh": "systemctl poweroff"}).encode() + b"\n")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(120)
+        self.kill()
+
+
+def copy_disk(source: Path, dest: Path, size: int | None = None) -> Path:
+    subprocess.run(["cp", "--sparse=always", str(source), str(dest)], check=True)
+    if size:
+        os.truncate(dest, size)
+    return dest
+
+
+# ----- the checks ---------------------------------------------------------------------------
+def unit_checks(guest: Guest) -> dict[str, Any]:
+    """On a fresh boot: READY under the shipped unit, verify, the critical chain, the watchdog."""
+    figures: dict[str, Any] = {}
+    figures["unit_ready"] = guest.wait_active()
+    _, out, _ = guest.sh("systemctl show companion -p ActiveEnterTimestampMonotonic --value")
+    figures["boot_to_ready_s"] = round(int(out.strip() or 0) / 1e6, 1) or None
+    _, out, _ = guest.sh("systemctl show companion -p Type -p NotifyAccess -p SubState -p User "
+                         "-p ProtectSystem -p PrivateNetwork -p DevicePolicy --value")
+    figures["unit_properties"] = out.split()
+    _rc, out, err = guest.sh("systemd-analyze verify companion.service 2>&1")
+    problems = [line for line in (out + err).splitlines() if line.strip()]
+    figures["verify_errors"] = len(problems)
+    if problems:
+        figures["verify_messages"] = problems[:5]
+    _, chain, _ = guest.sh("systemd-analyze critical-chain companion.service --no-pager")
+    figures["critical_chain"] = [line.strip() for line in chain.splitlines()[2:]]
+    figures["critical_chain_network"] = "network" in chain
+    _, score, _ = guest.sh("systemd-analyze security companion.service --no-pager | tail -1")
+    figures["security_exposure"] = score.strip().split("Overall exposure level for companion.service: ")[-1]
+    figures["watchdog_restart_s"] = watchdog(guest)
+    return figures
+
+
+def watchdog(guest: Guest) -> float | None:
+    """The box's process frozen with SIGSTOP: seconds until systemd has it running again."""
+    _, pid, _ = guest.sh("systemctl show companion -p MainPID --value")
+    pid = pid.strip()
+    if not pid or pid == "0":
+        return None
+    began = time.monotonic()
+    guest.sh(f"kill -STOP {pid}")
+    deadline = began + 120
+    while time.monotonic() < deadline:
+        _, out, _ = guest.sh("systemctl show companion -p MainPID -p ActiveState --value", timeout=30)
+        now_pid, state = ([*out.split(), "", ""])[:2]
+        if now_pid not in ("", "0", pid) and state == "active":
+            return round(time.monotonic() - began, 1)
+        time.sleep(0.5)
+    return None
+
+
+def usb_replugs(guest: Guest, sensor: Any, replugs: int) -> dict[str, Any]:
+    """A Café round runs with the sensor on USB; the cable is pulled and put back ``replugs``
+    times with the monitor's device_del / device_add; seconds from plug to the box seeing it."""
+    lines = guest.stream(f"runuser -u companion -- {GUEST_PYTHON} {GUEST_LIB}/usb_watch.py "
+                         f"{GUEST_STATE}/usb-watch", timeout=120)
+    seen: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [seen.put(json.loads(line)) for line in lines], daemon=True).start()
+    figures: dict[str, Any] = {"usb_replugs": 0, "usb_reconnected": 0, "usb_reconnect_s_max": None,
+                               "usb_round_running": False}
+
+    def wait_for(online: bool, timeout: float = 90) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                event = seen.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                return False
+            figures["usb_round_running"] = event.get("phase") == "running"
+            if event.get("online") is online:
+                return True
+        return False
+
+    if not wait_for(True, timeout=180):
+        figures["usb_first_connect"] = False
+        return figures
+    worst = 0.0
+    for _ in range(replugs):
+        guest.qmp("device_del", id="dice")
+        if not wait_for(False):
+            break
+        figures["usb_replugs"] += 1
+        plugged = time.monotonic()
+        guest.qmp("device_add", driver="usb-serial", id="dice", chardev="sensor", bus="xhci.0")
+        if not wait_for(True):
+            continue
+        figures["usb_reconnected"] += 1
+        worst = max(worst, time.monotonic() - plugged)
+        sensor.throw()  # dice rolled on the table between replugs
+    figures["usb_reconnect_s_max"] = round(worst, 2)
+    return figures
+
+
+def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
+    """On the emulated Pi 3: the box's pin factory opens its lines under the unit's rules."""
+    dtb = work / "raspi3b.dtb"
+    shutil.copy(images / "bcm2837-rpi-3-b.dtb", dtb)
+    # What the Pi's firmware adds to the tree and QEMU does not: the board's revision (gpiozero
+    # reads it to know the board); and the UART the agent uses, freed from the Bluetooth node.
+    subprocess.run(["fdtput", "-c", str(dtb), "/system"], check=True)
+    subprocess.run(["fdtput", "-t", "x", str(dtb), "/system", "linux,revision",
+                    f"{PI3B_REVISION:x}"], check=True)
+    uart0 = subprocess.run(["fdtget", "-t", "s", str(dtb), "/aliases", "serial0"],
+                           capture_output=True, text=True).stdout.strip()
+    for node in subprocess.run(["fdtget", "-l", str(dtb), uart0], capture_output=True,
+                               text=True).stdout.split():
+        subprocess.run(["fdtput", "-r", str(dtb), f"{uart0}/{node}"], check=True)
+    disk = copy_disk(test_image, work / "pi.img", size=4 << 30)  # QEMU's SD: a power of two
+    guest = Guest(images, disk, work, machine="raspi3b")
+    guest.start()
+    figures: dict[str, Any] = {"gpio_machine": "raspi3b"}
+    try:
+        figures["gpio_boot_s"] = round(guest.wait_hello(), 1)
+        rc, out, err = guest.sh(f"{GUEST_PYTHON} {GUEST_LIB}/unit_run.py {GUEST_PYTHON} "
+                                f"{GUEST_LIB}/gpio_check.py /etc/companion/config.toml")
+        report = json.loads(out.strip().splitlines()[-1]) if rc == 0 and out.strip() else {}
+        figures["gpio_lines_opened"] = report.get("opened", 0)
+        figures["gpio_board"] = report.get("board")
+        figures["gpio_factory"] = report.get("factory")
+        if report.get("errors") or rc:
+            figures["gpio_errors"] = report.get("errors") or [err.strip()[-300:]]
+        _, freq, _ = guest.sh("od -An -tx1 /proc/device-tree/soc/i2c@7e804000/clock-frequency")
+        figures["i2c_bus_hz"] = int(freq.replace(" ", "").strip() or "0", 16)
+    finally:
+        guest.kill()
+    return figures
+
+
+# ----- updates ------------------------------------------------------------------------------
+def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
+    """Two release files for the Pi made from this checkout: a newer version, and a broken
+    one whose box never reports READY (it hangs before its first frame)."""
+    made = []
+    for name, broken in (("good", False), ("broken", True)):
+        copy = work / name
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(copy)],
+                       check=True)
+        try:
+            version = "0.1.0.post2" if broken else "0.1.0.post1"
+            for path, old in (("pyproject.toml", 'version = "0.1.0"'),
+                              ("companion/__init__.py", '__version__ = "0.1.0"')):
+                text = (copy / path).read_text()
+                (copy / path).write_text(text.replace(old, old.replace("0.1.0", version), 1))
+            if broken:
+                run = copy / "companion" / "commands" / "run.py"
+                run.write_text(run.read_text().replace(
+                    "    notifier = Notifier.from_environ()\n",
+                    "    notifier = Notifier.from_environ()\n    time.sleep(3600)\n", 1)
+                    .replace("import signal\n", "import signal\nimport time\n", 1))
+            chosen = work / f"{name}-wheels"
+            shutil.copytree(wheels, chosen)
+            for old in chosen.glob("table_companion-*.whl"):
+                old.unlink()
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--wheel-dir", str(chosen), str(copy)], check=True, stdout=sys.stderr)
+            made.append(subprocess.run(
+                [sys.executable, "-c", "import sys; from pathlib import Path; "
+                 "from companion.appliance.release import build_release; "
+                 "print(build_release(Path(sys.argv[1]), 'aarch64', Path(sys.argv[2]), Path(sys.argv[3])))",
+                 str(work / "releases"), str(copy), str(chosen)],
+                check=True, capture_output=True, text=True, cwd=copy).stdout.strip())
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(copy)],
+                           check=False)
+    return Path(made[0]), Path(made[1])
+
+
+def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int) -> dict[str, Any]:
+    """With the box stopped, a scripted Makan Mania game plays on its journal for ``seconds``;
+    what it acknowledged last, and what it found at its start (None: it never started)."""
+    guest.sh("systemctl stop companion")
+    child = " ".join(shlex.quote(w) for w in (
+        GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", GUEST_STATE, "7",
+        json.dumps(acked), "play"))
+    run = {"start": None, "acked": acked}
+    for line in guest.stream(f"timeout -s KILL {seconds} runuser -u companion -- {child}",
+                             timeout=seconds + 60):
+        fields = json.loads(line)
+        if run["start"] is None and "start" in fields:
+            run["start"] = fields["start"]
+        elif "n" in fields:
+            run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
+    guest.sh("systemctl start companion")
+    return run
+
+
+def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
+    """companion update with a newer release, then with a broken one that must roll back by
+    itself; the saved game is still there to resume."""
+    good, broken = releases(work, wheels)
+    saved = play_saved_game(guest, None, 40)
+    figures: dict[str, Any] = {"update_saved_actions": (saved["acked"] or {}).get("n", 0)}
+
+    def running() -> str:
+        return guest.sh("readlink /opt/companion/venv && cat /opt/companion/venv/release.json")[1].strip()
+
+    before = running()
+    ok = guest.put(good, "/var/tmp/good.release")
+    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/good.release", timeout=1200)
+    after = running()
+    figures["update_ok"] = ok and rc == 0 and after != before and "0.1.0.post1" in after \
+        and guest.wait_active()
+    if not figures["update_ok"]:
+        figures["update_output"] = (out + err)[-600:]
+    began = time.monotonic()
+    ok = guest.put(broken, "/var/tmp/broken.release")
+    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/broken.release", timeout=1200)
+    figures["rollback_s"] = round(time.monotonic() - began, 1)
+    back = running()
+    resumed = play_saved_game(guest, saved["acked"], 30)["start"] or {"lost": 1, "mismatch": True}
+    figures["rollback_ok"] = ok and back == after and guest.wait_active() \
+        and resumed["lost"] == 0 and not resumed["mismatch"]
+    figures["rollback_resume"] = resumed
+    if not figures["rollback_ok"]:
+        figures["rollback_output"] = (out + err)[-600:]
+    return figures
+
+
+# ----- power cuts ---------------------------------------------------------------------------
+class PowerCuts:
+    """The reliability campaign's three box processes (one per game, each on its own journal
+    on the data partition) play in the emulated box, whose power is cut (QEMU SIGKILLed)
+    after a random number of one game's acknowledgements; the next boot checks each game
+    against what its screen last acknowledged, and e2fsck checks the data partition."""
+
+    def __init__(self, images: Path, disk: Path, work: Path, seed: int) -> None:
+        self.images, self.disk, self.work = images, disk, work
+        self.rng = random.Random(seed)
+        self.campaign = reliability.Campaign(True, seed, work)
+        self.figures: dict[str, Any] = {"powercut_kills": 0, "fsck_errors": 0, "powercut_boots": 0}
+        self.boot_s: list[float] = []
+        self.guest: Guest | None = None
+
+    def boot(self) -> Guest:
+        guest = Guest(self.images, self.disk, self.work)
+        guest.start()
+        self.boot_s.append(guest.wait_hello())
+        self.figures["powercut_boots"] += 1
+        return guest
+
+    def launch(self, cmd: list[str]) -> GuestProcess:
+        """reliability.Run's box process, started in the guest that is up."""
+        game, state, seed, acked, mode = cmd[cmd.index("--child") + 1:]
+        guest_dir = f"{GUEST_STATE}/{Path(state).name}"
+        self.guest.sh(f"install -d -o companion -g companion {guest_dir}")
+        child = " ".join(shlex.quote(w) for w in (
+            GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", game, guest_dir, seed, acked, mode))
+        return GuestProcess(self.guest, self.guest.stream(f"runuser -u companion -- {child}"))
+
+    def run(self, kills: int, first: Guest | None = None) -> dict[str, Any]:
+        """``kills`` power cuts; ``first`` is a guest already up (its boot is the first)."""
+        class GuestRun(reliability.Run):
+            launch = staticmethod(self.launch)
+
+        before: dict[str, reliability.Run | None] = dict.fromkeys(reliability.PLAYED)
+        cafe_midround = 0
+        for cut in range(kills + 1):
+            self.guest = first if cut == 0 and first else self.boot()
+            runs = {}
+            for game in reliability.PLAYED:
+                previous = before[game]
+                runs[game] = GuestRun(game, self.work / f"powercut-{game}", self.rng.randrange(1 << 30),
+                                      previous and previous.acked)
+                self.campaign.check_resume(runs[game], previous)
+            if cut == kills:  # the last boot only checks what the last cut left
+                self.guest.kill()
+                break
+            victim = self.rng.choice(reliability.PLAYED)
+            runs[victim].play(self.rng.choice((0, *range(1, 80))), self.rng)  # the cut
+            for run in runs.values():
+                run.kill()  # what each game's screen had shown before the cut
+            self.figures["fsck_errors"] += fsck_errors(self.disk, 2, self.work)
+            self.figures["powercut_kills"] += 1
+            cafe_midround += runs["cafe"].left is not None
+            before = runs
+        campaign = self.campaign.figures
+        stages = {}
+        for game in reliability.PLAYED:
+            state = self.work / f"powercut-{game}"
+            self.fetch_state(f"{GUEST_STATE}/{state.name}", state)
+            stages[game] = self.campaign.stages(state, game)
+        return {**self.figures, "cafe_midround_kills": cafe_midround,
+                "acknowledged_lost": campaign["acknowledged_lost"],
+                "resume_mismatches": campaign["resume_mismatches"],
+                "cafe_time_left_error_s_max": campaign["cafe_time_left_error_s_max"],
+                "stages_reached": stages,
+                "powercut_boot_s_mean": round(sum(self.boot_s) / max(1, len(self.boot_s)), 1)}
+
+    def fetch_state(self, guest_dir: str, host_dir: Path) -> None:
+        """The journal of ``guest_dir`` copied out of the data partition (no mount needed)."""
+        part = extract(self.disk, 2, self.work / "data.ext4")
+        subprocess.run(["e2fsck", "-E", "journal_only", "-y", str(part)], capture_output=True)
+        host_dir.parent.mkdir(parents=True, exist_ok=True)
+        inside = "/state" + guest_dir.removeprefix(GUEST_STATE)
+        subprocess.run(["debugfs", "-R", f"rdump {inside} {host_dir.parent}", str(part)],
+                       capture_output=True, check=True)
+        part.unlink()
+
+
+class Lines:
+    """A stream of the guest's lines as a file object's readline and iteration."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self.lines = lines
+
+    def readline(self) -> str:
+        return next(self.lines, "")
+
+    def __iter__(self) -> Iterator[str]:
+        return self.lines
+
+
+class GuestProcess:
+    """What reliability.Run needs of a process: its output lines, SIGKILL (the power cut:
+    the whole guest goes), wait."""
+
+    def __init__(self, guest: Guest, lines: Iterator[str]) -> None:
+        self.guest = guest
+        self.stdout = Lines(lines)
+
+    def send_signal(self, _signal: int) -> None:
+        self.guest.kill()
+
+    def wait(self) -> int:
+        return self.guest.proc.wait()
+
+
+# ----- the whole run ---
+def guarded(name: str, step: Any) -> dict[str, Any]:
+    """A check's figures, or the reason it could not finish (the others still run)."""
+    try:
+        figures = step()
+        log(f"{name}: {json.dumps(figures)}")
+        return figures
+    except Exception as exc:
+        log(f"{name} check failed: {exc!r}")
+        return {f"{name}_error": repr(exc)[:400]}
+
+
+def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], replugs: int,
+                kills: int, seed: int) -> dict[str, Any]:
+    """One emulated box on QEMU's virt machine: the unit, the USB sensor, the updates, then
+    the power cuts (the first of which ends this boot)."""
+    from firmware_bridge.virtual import VirtualSensor
+
+    figures: dict[str, Any] = {"machine": "virt"}
+    sensor = VirtualSensor(("yellow", "yellow", "blue", "blue"), seed=seed)
+    (work / "box").mkdir()
+    disk = copy_disk(test_image, work / "box.img")
+    guest = Guest(images, disk, work / "box", sensor_tty=sensor.plug())
+    guest.start()
+    try:
+        figures["boot_to_agent_s"] = round(guest.wait_hello(), 1)
+        steps = {"unit": lambda: unit_checks(guest),
+                 "usb": lambda: usb_replugs(guest, sensor, replugs),
+                 "update": lambda: update_checks(guest, work / "box", images / "wheels"),
+                 "powercut": lambda: PowerCuts(images, disk, work / "box", seed).run(kills, first=guest)}
+        for name, step in steps.items():
+            if name in checks:
+                figures.update(guarded(name, step))
+    finally:
+        guest.kill()
+        sensor.close()
+    return figures
+
+
+def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: int) -> list[str]:
+    """The keys whose aims the checks that ran have missed."""
+    aims: dict[str, Any] = {}
+    if "unit" in checks:
+        aims.update(unit_ready=True, verify_errors=0, critical_chain_network=False)
+    if "gpio" in checks:
+        aims.update(gpio_lines_opened=6)
+    if "powercut" in checks:
+        aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
+    if "update" in checks:
+        aims.update(update_ok=True, rollback_ok=True)
+    missed = [key for key, aim in aims.items() if figures.get(key) != aim]
+    if "unit" in checks:
+        missed += [key for key in ("boot_to_ready_s", "watchdog_restart_s") if figures.get(key) is None]
+    if "usb" in checks and (figures.get("usb_replugs", 0) < replugs
+                            or figures.get("usb_reconnected") != figures.get("usb_replugs")):
+        missed.append("usb_replugs")
+    if "powercut" in checks and figures.get("powercut_kills", 0) < kills:
+        missed.append("powercut_kills")
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer power cuts and replugs (CI)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--seed", type=int, default=22)
+    parser.add_argument("--image-dir", type=Path, default=CACHE / "bench",
+                        help="where the built image and the test image go")
+    parser.add_argument("--only", help="comma-separated checks: unit,usb,gpio,powercut,update")
+    parser.add_argument("--kills", type=int, help="power cuts (default 50, 3 with --quick)")
+    parser.add_argument("--no-build", action="store_true",
+                        help="boot the test image built last, without running image/build.sh")
+    args = parser.parse_args(argv)
+    checks = set((args.only or "unit,usb,gpio,powercut,update").split(","))
+    replugs, kills = (3, 3) if args.quick else (10, 50)
+    kills = args.kills if args.kills is not None else kills
+    began = time.monotonic()
+    figures: dict[str, Any] = {"benchmark": "appliance", "quick": args.quick}
+    if not args.no_build:
+        figures["image_build_s"] = round(build_image(args.image_dir), 1)
+    images = args.image_dir / "test"
+    test_image = images / "companion-test.img"
+    with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
+        work = Path(tmp)
+        if checks & {"unit", "usb", "update", "powercut"}:
+            figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
+        if "gpio" in checks:
+            (work / "pi").mkdir()
+            figures.update(guarded("gpio", lambda: gpio_check(images, test_image, work / "pi")))
+    figures["seconds"] = round(time.monotonic() - began, 1)
+    missed = missed_aims(figures, checks, replugs, kills)
+    figures["missed"] = missed
+    reliability.print_figures(figures, args.json)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+"""Pi-class figures on an instruction clock: the box's own benchmarks inside an emulated
+Cortex-A53 whose clock advances one nanosecond per guest instruction. Prints one JSON object.
+
+QEMU's system emulation (TCG) with ``-icount shift=0,sleep=off`` gives the guest a clock that
+counts the instructions it executes: every time measured inside is an instruction count, the
+same on every run and every host. An A53 retires somewhat under one instruction a cycle, so
+the figures read as a 1 GHz A53 at best: a floor for the real board (a Pi Zero 2 W, 3 or 4),
+not its exact times. ``bench/pi_clock_guest.py`` does the measuring; docs/benchmarks.md names
+what each figure includes.
+
+The guest is Debian bookworm's arm64 Python and kernel, unpacked from the packages (no
+emulated install step) and booted from RAM: the whole root filesystem is the initramfs, the
+journal is on ext4 on a RAM disk inside the guest (so its fsync runs ext4's and jbd2's code),
+the console is the only device that talks to the host. With nothing arriving from outside,
+the run is exactly repeatable. The root filesystem and the aarch64 wheels are cached outside
+the clone (``$PI_CLOCK_CACHE``, default ``~/.cache/table-companion-pi-clock``) under keys of
+their inputs; the project is packed afresh each run.
+
+    python bench/pi_clock.py [--json] [--quick] [--check] [--only SECTION…] [--profile SECTION]
+
+``--check`` (CI, with ``--quick``): exits 1 when a figure grew by more than 10 % over
+``bench/pi_clock_baseline.json``; ``--write-baseline`` writes that file from this run.
+Needs, on a Debian host: qemu-system-arm, mmdebstrap, python3.11, root (mmdebstrap) once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = ROOT / "bench" / "pi_clock_baseline.json"
+CACHE = Path(os.environ.get("PI_CLOCK_CACHE", Path.home() / ".cache" / "table-companion-pi-clock"))
+MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
+SUITE = "bookworm"
+# Extracted only (mmdebstrap's extract variant): nothing runs under emulation to build it.
+PACKAGES = ("python3", "dash", "kmod", "e2fsprogs", "mount", "linux-image-arm64")
+GUEST_PYTHON = "3.11"
+WHEEL_PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64", "manylinux_2_34_aarch64",
+                   "manylinux_2_17_aarch64", "linux_aarch64")
+# Left out of the guest: documentation, the kernel's other modules, Python's own tests.
+SKIPPED = ("boot/", "usr/share/doc/", "usr/share/man/", "usr/share/info/", "usr/share/locale/",
+           "usr/share/lintian/", "var/cache/", "var/lib/apt/", "var/lib/dpkg/",
+           "usr/lib/python3.11/test/", "usr/lib/python3.11/idlelib/", "usr/lib/python3.11/lib2to3/",
+           "usr/lib/python3.11/tkinter/", "usr/lib/python3.11/ensurepip/")
+MODULES = ("brd", "ext4", "crc32c_generic")  # the RAM disk, the journal's filesystem and its checksums
+PROJECT = ("companion", "hardware", "firmware_bridge", "bench", "docs/examples")
+GROWTH = 0.10
+TIMEOUT_S = 3600
+# The guest's machine: one A53 core, the instruction clock, a fixed seed and a fixed date.
+QEMU = ("qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a53", "-smp", "1", "-m", "2048",
+        "-icount", "shift=0,sleep=off", "-seed", "1", "-rtc", "base=2026-01-01T12:00:00,clock=vm",
+        "-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot", "-nodefaults")
+KERNEL_ARGS = "console=ttyAMA0 quiet loglevel=1 nokaslr norandmaps panic=-1 rdinit=/init"
+
+INIT = """#!/bin/sh
+# The guest's only process before the benchmark: mounts, the journal's ext4 on a RAM disk.
+set -e
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for module in $(cat /etc/pi-clock-modules); do
+    case $module in */brd.ko*) insmod "$module" rd_nr=1 rd_size=262144 ;; *) insmod "$module" ;; esac
+done
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/ram0
+mount -t ext4 /dev/ram0 /var/lib/bench
+export HOME=/root TMPDIR=/var/lib/bench LANG=C.UTF-8 PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH=/opt/companion:/opt/companion/bench:/opt/site
+cd /opt/companion
+python3 bench/pi_clock_guest.py $(cat /etc/pi-clock-args) || echo "PI-CLOCK-FAILED $?"
+sync
+echo o >/proc/sysrq-trigger
+sleep 60
+"""
+
+
+def log(message: str) -> None:
+    print(f"pi_clock: {message}", file=sys.stderr, flush=True)
+
+
+def key_of(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def cached(name: str, build: Any) -> Path:
+    """``CACHE/name``, made by ``build(tmp_path)`` once; a half-made one is never used."""
+    path = CACHE / name
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=CACHE))
+        try:
+            build(work / name)
+            (work / name).rename(path)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return path
+
+
+def compile_tree(folder: Path, inside: str) -> None:
+    """Bytecode for the guest's Python (3.11 reads the host's 3.11 bytecode), named by its path
+    inside the guest; the guest never compiles and never writes a cache."""
+    if sys.version_info[:2] != tuple(int(n) for n in GUEST_PYTHON.split(".")):
+        raise SystemExit(f"pi_clock: the host's Python must be {GUEST_PYTHON}, as the guest's "
+                         "(it compiles the guest's bytecode)")
+    compileall.compile_dir(folder, quiet=2, stripdir=str(folder), prependdir=inside, workers=0)
+
+
+# ----- the guest's parts, cached ---------------------------------------------------------------
+
+def build_root(path: Path) -> None:
+    log(f"unpacking Debian {SUITE} arm64 ({', '.join(PACKAGES)}) with mmdebstrap…")
+    subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", "--quiet",
+                    f"--include={','.join(PACKAGES)}", "--aptopt=Acquire::Languages \"none\"",
+                    SUITE, str(path), f"deb {MIRROR} {SUITE} main",
+                    f"deb {MIRROR}-security {SUITE}-security main"], check=True)
+    compile_tree(path / "usr/lib/python3.11", "/usr/lib/python3.11")
+
+
+def kernel_release(root: Path) -> str:
+    return max(p.name for p in (root / "lib/modules").iterdir())
+
+
+def build_site(path: Path) -> None:
+    log("downloading the box's dependencies as aarch64 wheels…")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--target", str(path), "--only-binary=:all:", "--implementation", "cp",
+                    "--python-version", GUEST_PYTHON, "--abi", "cp311",
+                    *(f"--platform={p}" for p in WHEEL_PLATFORMS), *dependencies()], check=True)
+    compile_tree(path, "/opt/site")
+
+
+def dependencies() -> list[str]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+
+
+# ----- the initramfs: newc cpio archives, concatenated (the kernel unpacks them in turn) -------
+
+class Cpio:
+    def __init__(self, out: BinaryIO) -> None:
+        self.out, self.inode = out, 1
+
+    def entry(self, name: str, mode: int, data: bytes = b"", mtime: int = 0) -> None:
+        fields = (self.inode, mode, 0, 0, 1, mtime, len(data), 0, 0, 0, 0, len(name) + 1, 0)
+        self.inode += 1
+        self.out.write(b"070701" + "".join(f"{v:08X}" for v in fields).encode())
+        self.pad(self.out.write(name.encode() + b"\0") + 110)
+        self.pad(self.out.write(data))
+
+    def pad(self, written: int) -> None:
+        self.out.write(b"\0" * (-written % 4))
+
+    def tree(self, source: Path, inside: str, skip: tuple[str, ...] = ()) -> None:
+        """Every file, folder and link under ``source`` as ``inside/…``, in sorted order."""
+        for path in walk(source):
+            relative = path.relative_to(source).as_posix()
+            if relative != "." and (relative + "/" * path.is_dir()).startswith(skip):
+                continue
+            self.path(path, f"{inside}/{relative}".replace("/.", "").lstrip("/") or ".")
+
+    def path(self, path: Path, name: str) -> None:
+        info = path.lstat()
+        mode = stat.S_IFMT(info.st_mode) | stat.S_IMODE(info.st_mode)
+        if stat.S_ISLNK(info.st_mode):
+            self.entry(name, mode, os.readlink(path).encode(), int(info.st_mtime))
+        elif stat.S_ISREG(info.st_mode):
+            self.entry(name, mode, path.read_bytes(), int(info.st_mtime))
+        elif stat.S_ISDIR(info.st_mode):
+            self.entry(name, mode, mtime=int(info.st_mtime))
+
+    def file(self, name: str, text: str, mode: int = 0o644) -> None:
+        self.entry(name, stat.S_IFREG | mode, text.encode())
+
+    def folder(self, name: str) -> None:
+        self.entry(name, stat.S_IFDIR | 0o755)
+
+    def close(self) -> None:
+        self.entry("TRAILER!!!", 0)
+
+
+def module_order(modules: Path, names: tuple[str, ...]) -> list[Path]:
+    """The kernel modules ``names`` need, each after the ones it depends on (from each
+    module's own ``depends=`` field: no depmod on the host)."""
+    files = {path.name.split(".")[0].replace("-", "_"): path for path in modules.rglob("*.ko*")}
+    order: list[Path] = []
+
+    def add(name: str) -> None:
+        path = files[name]
+        if path in order:
+            return
+        found = re.search(rb"\0depends=([^\0]*)\0", path.read_bytes())
+        for needed in filter(None, (found[1].decode() if found else "").split(",")):
+            add(needed.replace("-", "_"))
+        order.append(path)
+
+    for name in names:
+        add(name)
+    return order
+
+
+def walk(folder: Path) -> Iterator[Path]:
+    yield folder
+    for path in sorted(folder.iterdir()):
+        if path.is_dir() and not path.is_symlink():
+            yield from walk(path)
+        else:
+            yield path
+
+
+def build_base(root: Path, site: Path) -> Any:
+    def build(path: Path) -> None:
+        log("packing the guest's root filesystem…")
+        release = kernel_release(root)
+        modules = root / "lib/modules" / release
+        order = module_order(modules, MODULES)
+        with path.open("wb") as out:
+            cpio = Cpio(out)
+            cpio.tree(root, "", (*SKIPPED, f"lib/modules/{release}/"))
+            for module in order:
+                for parent in reversed(module.relative_to(root).parents[:-1]):
+                    cpio.folder(parent.as_posix())
+                cpio.path(module, module.relative_to(root).as_posix())
+            for folder in ("proc", "sys", "dev", "tmp", "root", "var/lib/bench", "opt", "opt/companion"):
+                cpio.folder(folder)
+            cpio.tree(site, "opt/site")
+            cpio.file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n")
+            cpio.file("etc/group", "root:x:0:\n")
+            cpio.file("etc/pi-clock-modules", "".join(
+                f"/{m.relative_to(root).as_posix()}\n" for m in order))
+            cpio.file("init", INIT, 0o755)
+            cpio.close()
+    return build
+
+
+def project_archive(path: Path, guest_args: list[str]) -> None:
+    """The project as it is in this clone, compiled, at /opt/companion; the guest's arguments."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "companion"
+        for part in PROJECT:
+            shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns(
+                "__pycache__", "*.pyc", "*.png"))
+        compile_tree(copy, "/opt/companion")
+        with path.open("wb") as out:
+            cpio = Cpio(out)
+            cpio.tree(copy, "opt/companion")
+            cpio.file("etc/pi-clock-args", " ".join(guest_args) + "\n")
+            cpio.close()
+
+
+def guest_image() -> tuple[Path, Path]:
+    """The kernel and the cached part of the initramfs (built on first use)."""
+    root = cached(f"root-{key_of(SUITE, PACKAGES, MIRROR, 2)}", build_root)
+    site = cached(f"site-{key_of(dependencies(), WHEEL_PLATFORMS, GUEST_PYTHON)}", build_site)
+    base = cached(f"base-{key_of(root.name, site.name, INIT, SKIPPED, MODULES)}.cpio",
+                  build_base(root, site))
+    return root / "boot" / f"vmlinuz-{kernel_release(root)}", base
+
+
+# ----- the run ---------------------------------------------------------------------------------
+
+def boot(guest_args: list[str], verbose: bool) -> dict[str, Any]:
+    kernel, base = guest_image()
+    with tempfile.TemporaryDirectory() as tmp:
+        initrd = Path(tmp) / "initrd.cpio"
+        project_archive(Path(tmp) / "project.cpio", guest_args)
+        with initrd.open("wb") as out:
+            for part in (base, Path(tmp) / "project.cpio"):
+                with part.open("rb") as source:
+                    shutil.copyfileobj(source, out)
+        log(f"booting the emulated Cortex-A53 ({' '.join(guest_args) or 'full run'})…")
+        began = time.monotonic()
+        qemu = subprocess.Popen([*QEMU, "-kernel", str(kernel), "-initrd", str(initrd),
+                                 "-append", KERNEL_ARGS], stdout=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, errors="replace")
+        result, lines = None, []
+        try:
+            for line in qemu.stdout:
+                line = line.rstrip("\r\n")
+                if line.startswith("PI-CLOCK "):
+                    result = json.loads(line.removeprefix("PI-CLOCK "))
+                    continue
+                lines.append(line)
+                if verbose or line.startswith("pi-clock guest:"):
+                    log(f"guest: {line.removeprefix('pi-clock guest: ')}")
+                if time.monotonic() - began > TIMEOUT_S:
+                    break
+        finally:
+            qemu.kill()
+            qemu.wait()
+    if result is None:
+        tail = "\n".join(lines[-30:])
+        raise SystemExit(f"pi_clock: the guest gave no figures; its console's last lines:\n{tail}")
+    result["host_seconds"] = round(time.monotonic() - began, 1)
+    return result
+
+
+def with_instructions(guest: dict[str, Any]) -> dict[str, Any]:
+    """The guest's figures, each time with the instruction count behind it (1 ns = 1)."""
+    exact = guest.pop("ns", {})
+    figures: dict[str, Any] = {"clock": "guest instructions, read as ns of a 1 GHz Cortex-A53 "
+                                        "(a floor for the real board)"}
+    figures.update(guest)
+    figures["instructions"] = {key: exact.get(key, round(value * (1e9 if key.endswith("_s") else 1e6)))
+                               for key, value in guest.items() if is_time(key, value)}
+    return figures
+
+
+def is_time(key: str, value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and key != "host_seconds" \
+        and ("_ms" in key or (key.endswith("_s") and not key.endswith("_per_s")))
+
+
+def gated(figures: dict[str, Any]) -> dict[str, float]:
+    """The figures the gate compares: every time and the idle wake-ups."""
+    return {key: value for key, value in figures.items()
+            if is_time(key, value) or key == "idle_wakeups_per_s"}
+
+
+def check(figures: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
+    """Each figure more than 10 % over its committed value (or missing)."""
+    grown = []
+    for key, was in gated(baseline).items():
+        now = figures.get(key)
+        if now is None:
+            grown.append(f"{key}: missing (baseline {was})")
+        elif now > was * (1 + GROWTH) and now != was:
+            grown.append(f"{key}: {now} > {was} + {GROWTH:.0%}")
+    return grown
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="one JSON object on one line")
+    parser.add_argument("--quick", action="store_true", help="few samples (the CI gate's run)")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when a figure grew > {GROWTH:.0%} over {BASELINE.name}")
+    parser.add_argument("--write-baseline", action="store_true", help=f"write {BASELINE.name}")
+    parser.add_argument("--only", nargs="+", metavar="SECTION", help="some sections only")
+    parser.add_argument("--profile", metavar="SECTION", help="cProfile one section in the guest")
+    parser.add_argument("--verbose", action="store_true", help="show the guest's console")
+    args = parser.parse_args(argv)
+    guest_args = (["--quick"] * args.quick + (["--only", *args.only] if args.only else [])
+                  + (["--profile", args.profile] if args.profile else []))
+    figures = with_instructions(boot(guest_args, args.verbose))
+    profile = figures.pop("profile", None)
+    if profile:
+        print(profile, file=sys.stderr)
+    print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
+    if args.write_baseline:
+        BASELINE.write_text(json.dumps(gated(figures), indent=1) + "\n", encoding="utf-8")
+    if args.check:
+        grown = check(figures, json.loads(BASELINE.read_text(encoding="utf-8")))
+        for line in grown:
+            log(f"grew: {line}")
+        return 1 if grown else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

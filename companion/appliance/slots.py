@@ -1,0 +1,140 @@
+"""The A/B slots the program is installed in, and which one this process runs from.
+
+Kept apart from :mod:`companion.appliance.update` (which installs releases): ``companion run`` asks
+:func:`state_dir_for_run` at every start and should not load the installer to do so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+
+PREFIX = Path("/opt/companion")
+SLOTS = ("a", "b")
+TRIAL_DIR = "update-trial"
+BACKUP_NAME = "journal.before-update.db"
+JOURNAL_NAME = "journal.db"
+SPOOL = Path("/var/lib/companion/update-spool")
+
+
+class UpdateError(Exception):
+    """An update that could not start or finish; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    prefix: Path = PREFIX
+
+    @property
+    def venv(self) -> Path:
+        return self.prefix / "venv"
+
+    @property
+    def safe(self) -> Path:
+        return self.prefix / "safe"
+
+    @property
+    def trial(self) -> Path:
+        return self.prefix / "trial.json"
+
+    def slot(self, name: str) -> Path:
+        return self.prefix / "slots" / name
+
+    def running(self) -> str:
+        target = os.readlink(self.venv) if self.venv.is_symlink() else ""
+        name = Path(target).name
+        if name not in SLOTS:
+            raise UpdateError(f"{self.venv} is not a link to slots/a or slots/b: install with "
+                              "systemd/install.sh first")
+        return name
+
+    def other(self, name: str) -> str:
+        return SLOTS[1 - SLOTS.index(name)]
+
+    def version(self, name: str) -> str | None:
+        try:
+            return str(json.loads((self.slot(name) / "release.json").read_text())["version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def point(self, slot: str, link: str = "venv") -> None:
+        """Point ``link`` (venv: the running slot; safe) at ``slot``, atomically and durably."""
+        path = self.prefix / link
+        partial = path.with_name(path.name + ".partial")
+        partial.unlink(missing_ok=True)
+        partial.symlink_to(f"slots/{slot}")
+        os.replace(partial, path)
+        sync_dir(self.prefix)
+
+
+def sync_dir(path: Path) -> None:
+    """A rename is durable once its directory is flushed (a power cut may come next)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_json(path: Path, data: dict) -> None:
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w") as handle:
+        json.dump(data, handle, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+    sync_dir(path.parent)
+
+
+def read_trial(layout: Layout) -> dict | None:
+    try:
+        return json.loads(layout.trial.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def this_slot() -> tuple[Layout, str] | None:
+    """The layout and slot this Python runs from, if it is one of the A/B slots."""
+    prefix = Path(sys.prefix).resolve()  # run through the venv link or the slot's own path
+    if prefix.name in SLOTS and prefix.parent.name == "slots":
+        return Layout(prefix.parent.parent), prefix.name
+    return None
+
+
+def state_dir_for_run(state_dir: Path) -> Path:
+    """Where ``companion run`` keeps its journal: the trial copy while this version is on
+    trial (its first start after an update), else ``state_dir``."""
+    found = this_slot()
+    trial = read_trial(found[0]) if found else None
+    if found and trial and trial.get("to") == found[1] and trial.get("phase") == "trial":
+        return state_dir / TRIAL_DIR
+    return state_dir
+
+
+@dataclass
+class Versions:
+    running: str
+    kept: str | None
+
+
+def versions() -> Versions:
+    """The version running and the one a rollback would go back to (None: none kept)."""
+    found = this_slot()
+    if not found:
+        return Versions(__version__, None)
+    layout, slot = found
+    return Versions(__version__, layout.version(layout.other(slot)))
+
+
+def version_line() -> str:
+    """For doctor: the version running, and the one `companion update --rollback` goes to."""
+    found = versions()
+    if found.kept is None:
+        return f"{found.running} running; no other version kept"
+    return (f"{found.running} running; {found.kept} kept "
+            "(`sudo companion update --rollback` goes back to it)")

@@ -1,0 +1,258 @@
+"""Updates that keep every game: two venvs (A/B), a trial start, and a way back.
+
+The program lives in ``/opt/companion`` (on the SD-card image: on the data partition, since
+the root filesystem is read-only):
+
+- ``slots/a`` and ``slots/b``: two venvs, each with the ``release.json`` it came from;
+- ``venv``: a link to the running slot (the units run ``/opt/companion/venv/bin/…``);
+- ``safe``: a link to the slot that last reported READY (the one an update starts from);
+- ``trial.json``: only while an update is being tried.
+
+``companion update FILE`` installs the release into the kept slot and stops the box. The
+new version then starts on trial against a copy of the journal (``update-trial/`` in the
+state directory, so the real journal is not touched, not even migrated); once it reports
+READY to systemd the copy is dropped and it starts on the real journal, which its schema
+migrations bring up to date. If either start fails (no READY within the unit's
+TimeoutStartSec, or a crash), the links go back, the journal copy taken before the update
+is put back if the real journal was opened, and the old version starts. A power cut during
+the trial leaves ``trial.json``: at the next boot ``companion-update-check.service`` runs
+the safe version's ``companion update --boot-check``, which goes back the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from .release import LOCK_NAME, SOURCE_ONLY, ReleaseError, read_lock, unpack_release
+from .slots import (
+    BACKUP_NAME,
+    JOURNAL_NAME,
+    SPOOL,
+    TRIAL_DIR,
+    Layout,
+    UpdateError,
+    read_trial,
+    sync_dir,
+    write_json,
+)
+
+
+class Service:
+    """The box's unit, through systemctl. ``start`` returns once it is READY (Type=notify):
+    False if it failed or timed out first."""
+
+    unit = "companion.service"
+
+    def _systemctl(self, *words: str) -> int:
+        return subprocess.run(["systemctl", *words, self.unit], check=False).returncode
+
+    def stop(self) -> None:
+        self._systemctl("stop")
+
+    def start(self) -> bool:
+        # The update's own starts do not count against the start limit of a crash loop.
+        self._systemctl("reset-failed")
+        return self._systemctl("start") == 0
+
+
+def backup_journal(source: Path, copy: Path) -> None:
+    """A consistent copy of the journal with SQLite's backup (the WAL included), flushed."""
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.unlink(missing_ok=True)
+    if not source.exists():
+        return
+    with contextlib.closing(sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)) as src, \
+            contextlib.closing(sqlite3.connect(copy)) as dst:
+        src.backup(dst)
+    with copy.open("rb+") as handle:
+        os.fsync(handle.fileno())
+
+
+def restore_journal(copy: Path, journal: Path) -> None:
+    """Put the copy back as the journal (its -wal and -shm of the newer version removed)."""
+    for suffix in ("-wal", "-shm"):
+        journal.with_name(journal.name + suffix).unlink(missing_ok=True)
+    os.replace(copy, journal)
+    sync_dir(journal.parent)
+
+
+def _check_writable(prefix: Path) -> None:
+    if os.statvfs(prefix).f_flag & os.ST_RDONLY or not os.access(prefix, os.W_OK):
+        raise UpdateError(f"{prefix} is read-only: updates need it on a writable partition "
+                          "(on the SD-card image it is on the data partition)")
+
+
+def _locked_without_source_only(lock: Path, into: Path) -> Path:
+    """The lock minus what is built from source (lgpio): the system's copy serves every slot."""
+    pins = [pin for pin in read_lock(lock) if pin.name not in SOURCE_ONLY]
+    into.write_text("".join(pin.line() for pin in pins))
+    return into
+
+
+def build_slot(slot: Path, wheels: Path, lock: Path, python: str, *,
+               system_site_packages: bool = True) -> None:
+    """A new venv in ``slot`` with the release's wheels, offline, every hash checked.
+
+    With the system's site packages, as install.sh makes them: lgpio is there, shared by
+    both slots (a pinned package the system has at another version is installed anyway)."""
+    shutil.rmtree(slot, ignore_errors=True)
+    subprocess.run([python, "-m", "venv", str(slot),
+                    *(["--system-site-packages"] if system_site_packages else [])], check=True)
+    pip = [str(slot / "bin" / "python"), "-m", "pip", "--isolated", "--disable-pip-version-check",
+           "-q", "install", "--no-index", "--find-links", str(wheels)]
+    subprocess.run([*pip, "--require-hashes", "-r",
+                    str(_locked_without_source_only(lock, wheels.parent / "lock.txt"))], check=True)
+    # pip writes the .pyc files too, which the service could not write in its venv.
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", "table-companion"], check=True)
+
+
+def base_python() -> str:
+    """The system Python the running venv was made from (each slot is made from it too)."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+Say = Callable[[str], None]
+
+
+def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
+            service: Service | None = None, python: str | None = None,
+            system_site_packages: bool = True, say: Say = print) -> str:
+    """Install ``release`` beside the running version and switch to it; the version running
+    at the end (the new one, or the old one after an automatic rollback)."""
+    layout = layout or Layout()
+    service = service or Service()
+    _check_writable(layout.prefix)
+    if read_trial(layout):
+        raise UpdateError("an update is already being tried: wait for it, or run "
+                          "companion update --boot-check to finish it")
+    running = layout.running()
+    target = layout.other(running)
+    with tempfile.TemporaryDirectory(dir=layout.prefix, prefix="incoming-") as scratch:
+        say(f"checking {release.name}")
+        manifest = unpack_release(release, Path(scratch, "release"))
+        if manifest["machine"] != platform.machine():
+            raise UpdateError(f"{release.name} is for {manifest['machine']}, this box is "
+                              f"{platform.machine()}: build it with --machine {platform.machine()}")
+        kept = layout.version(target)
+        say(f"installing {manifest['version']} into slot {target}"
+            + (f" (replaces the kept {kept})" if kept else ""))
+        unpacked = Path(scratch, "release")
+        try:
+            build_slot(layout.slot(target), unpacked / "wheels", unpacked / LOCK_NAME,
+                       python or base_python(), system_site_packages=system_site_packages)
+        except subprocess.CalledProcessError as exc:
+            shutil.rmtree(layout.slot(target), ignore_errors=True)
+            raise UpdateError(f"{release.name} did not install ({exc}); the running version "
+                              "is unchanged") from exc
+        shutil.copy(unpacked / "release.json", layout.slot(target) / "release.json")
+    say("stopping the box and copying the journal")
+    service.stop()
+    journal = state_dir / JOURNAL_NAME
+    backup_journal(journal, state_dir / BACKUP_NAME)
+    backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
+    layout.point(running, "safe")
+    write_json(layout.trial, {"from": running, "to": target, "version": manifest["version"],
+                               "phase": "trial", "state_dir": str(state_dir)})
+    layout.point(target)
+    return _try(layout, service, state_dir, say)
+
+
+def _try(layout: Layout, service: Service, state_dir: Path, say: Say) -> str:
+    trial = read_trial(layout) or {}
+    say(f"starting {trial.get('version')} on a copy of the journal")
+    if not service.start():
+        return rollback_trial(layout, service, say, "it did not report READY on the journal's copy")
+    say("it reported READY: stopping it, then starting it on the journal")
+    service.stop()
+    write_json(layout.trial, {**trial, "phase": "journal"})
+    if not service.start():
+        return rollback_trial(layout, service, say, "it did not report READY on the journal")
+    layout.trial.unlink()
+    layout.point(layout.running(), "safe")
+    (state_dir / BACKUP_NAME).unlink(missing_ok=True)
+    shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
+    say(f"updated: {trial.get('version')} runs; companion update --rollback goes back")
+    return str(trial.get("version"))
+
+
+def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) -> str:
+    """Undo the update being tried: the old slot, and the journal as it was before it."""
+    trial = read_trial(layout)
+    if not trial:
+        raise UpdateError("no update is being tried")
+    if service:
+        service.stop()
+    state_dir = Path(trial["state_dir"])
+    backup = state_dir / BACKUP_NAME
+    if trial.get("phase") == "journal" and backup.exists():
+        restore_journal(backup, state_dir / JOURNAL_NAME)
+    layout.point(trial["from"])
+    backup.unlink(missing_ok=True)
+    shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
+    layout.trial.unlink()
+    sync_dir(layout.prefix)
+    old = layout.version(trial["from"]) or "the previous version"
+    say(f"rolled back to {old}: {trial.get('version')} {why}")
+    if service and not service.start():
+        say("the previous version did not start either: see journalctl -u companion -b")
+    return old
+
+
+def rollback(*, layout: Layout | None = None, service: Service | None = None,
+             say: Say = print) -> str:
+    """Go back to the kept version by hand (its journal is the one the games are in)."""
+    layout = layout or Layout()
+    service = service or Service()
+    _check_writable(layout.prefix)
+    if read_trial(layout):
+        return rollback_trial(layout, service, say, "was being tried")
+    running = layout.running()
+    kept = layout.other(running)
+    version = layout.version(kept)
+    if version is None:
+        raise UpdateError("no version is kept to go back to (the first install keeps none)")
+    service.stop()
+    layout.point(kept)
+    if service.start():
+        layout.point(kept, "safe")
+        say(f"running {version} again; {layout.version(running)} is kept")
+    else:
+        say(f"{version} did not start: see journalctl -u companion -b; "
+            "companion update --rollback goes forward again")
+    return version
+
+
+def boot_check(*, layout: Layout | None = None, say: Say = print) -> bool:
+    """At boot, before the box starts: an update still on trial was cut off (a power cut,
+    the updater killed) and is rolled back. True if it was."""
+    layout = layout or Layout()
+    if not read_trial(layout):
+        return False
+    rollback_trial(layout, None, say, "was cut off before it reported READY")
+    return True
+
+
+def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -> list[str]:
+    """Install each release file handed over in ``spool`` (by the phone page), oldest first;
+    each is removed once tried. One line per file, also left in ``spool/last.txt``."""
+    lines: list[str] = []
+    for release in sorted(spool.glob("*.release"), key=lambda path: path.stat().st_mtime):
+        try:
+            lines.append(f"{release.name}: running "
+                         + install(release, state_dir or spool.parent, **kwargs))
+        except (UpdateError, ReleaseError) as exc:
+            lines.append(f"{release.name}: not installed: {exc}")
+        finally:
+            release.unlink(missing_ok=True)
+    if lines:
+        (spool / "last.txt").write_text("".join(line + "\n" for line in lines))
+    return lines

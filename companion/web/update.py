@@ -1,0 +1,71 @@
+"""The phone page's Update tab: a release file handed to the box's updater.
+
+The page runs unprivileged and cannot install anything: it only writes the uploaded file
+into the spool directory (the one directory its unit may add files to), where
+``companion-update.path`` starts ``companion update --spool`` as root (docs/update.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+
+from companion.appliance.slots import versions
+
+SPOOL_NAME = "update-spool"
+MAX_BYTES = 64 * 1024 * 1024  # a release is about 15 MB
+CHUNK = 1 << 20
+
+
+def spool(state_dir: Path, upload: Any) -> str:
+    """Copy the uploaded file into the spool (as NAME.release, renamed once whole)."""
+    name = Path(str(getattr(upload, "filename", "") or "")).name
+    if not re.fullmatch(r"[A-Za-z0-9_.+-]+\.release", name):
+        raise ValueError("choose a .release file (built with companion update --build-release)")
+    directory = state_dir / SPOOL_NAME
+    partial = directory / (name + ".partial")
+    size = 0
+    with partial.open("wb") as out:
+        while block := upload.file.read(CHUNK):
+            size += len(block)
+            if size > MAX_BYTES:
+                out.close()
+                partial.unlink()
+                raise ValueError(f"{name} is over {MAX_BYTES // (1024 * 1024)} MB: not a release")
+            out.write(block)
+    partial.rename(directory / name)
+    return f"{name} handed to the box: it installs it and restarts (about a minute)"
+
+
+def last_result(state_dir: Path) -> str:
+    try:
+        return (state_dir / SPOOL_NAME / "last.txt").read_text().strip()
+    except OSError:
+        return ""
+
+
+def endpoint(state_dir: Path, page: Callable[..., Response], pairing: Any
+             ) -> Callable[[Request, str], Any]:
+    async def update_page(request: Request, sid: str) -> Response:
+        message, error = request.query_params.get("done", ""), ""
+        if request.method == "POST":
+            if int(request.headers.get("content-length") or 0) > MAX_BYTES + CHUNK:
+                return PlainTextResponse("too large for a release file\n", status_code=413)
+            form = await request.form()
+            if not pairing.csrf_ok(sid, form.get("csrf")):
+                return PlainTextResponse("the form expired: reload the page\n", status_code=403)
+            try:
+                done = spool(state_dir, form.get("release"))
+                return RedirectResponse(f"/update?done={quote(done)}", status_code=303)
+            except (ValueError, OSError) as exc:
+                error = str(exc)
+        return page("update.html", 400 if error else 200, tab="update", message=message,
+                    error=error, versions=versions(), last=last_result(state_dir),
+                    csrf=pairing.csrf(sid))
+    return update_page

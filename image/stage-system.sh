@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The appliance's system settings in the image's root filesystem: image/rootfs/ copied over
+# (fstab with the read-only root and the data partition, the network, device permissions,
+# logs in RAM), and the services a box runs enabled.
+#
+#   image/stage-system.sh ROOT
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$1
+
+cp -r --no-preserve=ownership "$HERE/rootfs/." "$ROOT/"
+mkdir -p "$ROOT/boot/firmware" "$ROOT/var/lib/companion" "$ROOT/data"
+# Wi-Fi is off until companion.txt gives a network (its applier enables wpa_supplicant@wlan0).
+systemctl --root="$ROOT" enable --quiet systemd-networkd.service systemd-timesyncd.service \
+    avahi-daemon.service
+# A read-only root: no unit may wait to write there at boot.
+systemctl --root="$ROOT" mask --quiet apt-daily.timer apt-daily-upgrade.timer \
+    man-db.timer e2scrub_all.timer e2scrub_reap.service 2>/dev/null || true
+systemctl --root="$ROOT" set-default --quiet multi-user.target

@@ -1,0 +1,165 @@
+"""The SD-card image's files and the emulated box's harness, checked without QEMU.
+
+The build itself and the boot are bench/appliance.py's (they take minutes); here: what the
+image's boot partition and fstab say, the guest agent's protocol over a real pty, the unit's
+sandbox copied for the GPIO check, and the partition and fsck helpers on small real images.
+Quotes are from issue 22.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import tty
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+IMAGE = REPO / "image"
+sys.path.insert(0, str(IMAGE / "test-agent"))
+sys.path.insert(0, str(REPO / "bench"))
+
+import agent  # noqa: E402
+import appliance  # noqa: E402
+import unit_run  # noqa: E402
+
+needs = pytest.mark.skipif(not (shutil.which("mkfs.ext4") and shutil.which("sfdisk")),
+                           reason="e2fsprogs and fdisk are not installed")
+
+
+def listed(name: str) -> set[str]:
+    """The names in one of image/'s list files (one a line, # comments)."""
+    return {line.split("#", 1)[0].strip() for line in (IMAGE / name).read_text().splitlines()} - {""}
+
+
+def fstab() -> dict[str, list[str]]:
+    rows = [line.split() for line in (IMAGE / "rootfs/etc/fstab").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    return {row[1]: row for row in rows}
+
+
+def test_the_root_is_read_only_and_the_journal_has_its_own_partition():
+    """"the root filesystem; a separate data partition for the journal (so the root can be
+    kept read-only and SD-card wear stays on one small partition)"."""
+    mounts = fstab()
+    assert "ro" in mounts["/"][3].split(",")
+    assert mounts["/data"][:3] == ["LABEL=companion-data", "/data", "ext4"]
+    # The journal, and the program whose second venv an update writes, live there.
+    assert mounts["/var/lib/companion"][:3] == ["/data/state", "/var/lib/companion", "none"]
+    assert mounts["/opt/companion"][:3] == ["/data/opt", "/opt/companion", "none"]
+    assert "bind" in mounts["/opt/companion"][3].split(",")
+    assert {"/tmp", "/var/tmp"} <= {m for m, row in mounts.items() if row[2] == "tmpfs"}
+    # The labels the fstab names are the ones build.sh gives the filesystems.
+    build = (IMAGE / "build.sh").read_text()
+    for label in ("companion-root", "companion-data", "COMPANION"):
+        assert f"={label}" in build
+        assert any(row[0] == f"LABEL={label}" for row in mounts.values())
+
+
+def test_config_txt_sets_i2c_at_400_khz_for_a_64_bit_kernel():
+    """"config.txt (I²C at 400 kHz)"."""
+    lines = (IMAGE / "config.txt").read_text().splitlines()
+    assert "arm_64bit=1" in lines
+    assert "dtparam=i2c_arm=on,i2c_arm_baudrate=400000" in lines
+    assert "initramfs initrd.img followkernel" in lines
+
+
+def test_cmdline_boots_the_read_only_root_by_label():
+    words = [w for line in (IMAGE / "cmdline.txt").read_text().splitlines()
+             for w in line.split("#", 1)[0].split()]
+    assert "root=LABEL=companion-root" in words and "ro" in words and "rootwait" in words
+
+
+def test_the_packages_are_debian_bookworm_names_with_the_boot_parts():
+    """"made only from Debian's packages (raspi-firmware, linux-image-arm64, firmware for the
+    Wi-Fi chip, systemd, avahi, python3)"."""
+    names = listed("packages.txt")
+    assert {"raspi-firmware", "linux-image-arm64", "firmware-brcm80211", "systemd",
+            "avahi-daemon", "python3", "python3-venv"} <= names
+
+
+def test_the_initramfs_carries_the_sd_and_virtio_disk_drivers():
+    modules = listed("initramfs-modules")
+    assert {"mmc_block", "sdhci_iproc", "bcm2835", "ext4", "virtio_blk"} <= modules
+    assert "MODULES=list" in (IMAGE / "initramfs.conf").read_text()
+
+
+# ----- the guest agent ----------------------------------------------------------------------
+@pytest.fixture
+def agent_on_pty():
+    """The agent serving one end of a pty, as it serves the emulated Pi's UART."""
+    host, guest = os.openpty()
+    tty.setraw(guest)
+    served = agent.Agent(os.ttyname(guest))
+    threading.Thread(target=served.serve, daemon=True).start()
+    reader = os.fdopen(host, "r+b", buffering=0)
+    yield reader
+    reader.close()
+    os.close(guest)
+
+
+def read_message(reader) -> dict:
+    line = b""
+    while not line.endswith(b"\n"):
+        line += reader.read(1)
+    return json.loads(line)
+
+
+def test_the_agent_says_hello_then_runs_commands_and_streams_lines(agent_on_pty):
+    assert read_message(agent_on_pty)["hello"] > 0
+    agent_on_pty.write(b"line noise before the host spoke\n")
+    agent_on_pty.write(json.dumps({"id": 1, "sh": "echo out; echo err >&2; exit 3"}).encode() + b"\n")
+    assert read_message(agent_on_pty) == {"id": 1, "rc": 3, "out": "out\n", "err": "err\n"}
+    agent_on_pty.write(json.dumps({"id": 3, "sh": "wc -c", "stdin": "AAEC"}).encode() + b"\n")
+    assert read_message(agent_on_pty) == {"id": 3, "rc": 0, "out": "3\n", "err": ""}
+    agent_on_pty.write(json.dumps({"id": 2, "sh": "echo a; echo b", "stream": True}).encode() + b"\n")
+    assert [read_message(agent_on_pty) for _ in range(3)] == [
+        {"id": 2, "line": "a"}, {"id": 2, "line": "b"}, {"id": 2, "rc": 0}]
+
+
+def test_the_gpio_check_runs_under_the_units_sandbox_not_its_start_settings():
+    """"the real gpiozero pin factory opening the five button lines and the buzzer ... under
+    the unit's DeviceAllow rules"."""
+    properties = unit_run.sandbox(str(REPO / "systemd" / "companion.service"))
+    settings = properties[1::2]
+    assert set(properties[::2]) == {"-p"}
+    for kept in ("User=companion", "DevicePolicy=closed", "DeviceAllow=char-gpiochip rw",
+                 "ProtectSystem=strict", "PrivateNetwork=yes", "SupplementaryGroups=gpio i2c spi dialout"):
+        assert kept in settings
+    assert not [s for s in settings if s.split("=", 1)[0] in unit_run.NOT_SANDBOX]
+
+
+# ----- partitions and fsck, on real small images --------------------------------------------
+@needs
+def test_partitions_are_read_from_the_image_and_fsck_finds_damage(tmp_path):
+    disk = tmp_path / "disk.img"
+    disk.write_bytes(b"")
+    os.truncate(disk, 16 << 20)
+    subprocess.run(["sfdisk", "--quiet", str(disk)], check=True, text=True,
+                   input="label: dos\nstart=2048, size=8192, type=83\nstart=10240, size=20480, type=83\n")
+    assert appliance.partitions(disk) == [(2048 * 512, 8192 * 512), (10240 * 512, 20480 * 512)]
+    fs = tmp_path / "fs.ext4"
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(fs), "10M"], check=True)
+    subprocess.run(["dd", f"if={fs}", f"of={disk}", "bs=512", "seek=10240", "conv=notrunc",
+                    "status=none"], check=True)
+    assert appliance.fsck_errors(disk, 1, tmp_path) == 0
+    with disk.open("r+b") as f:  # the root directory's inode table overwritten
+        f.seek(10240 * 512 + 1024 * 5 + 4096 * 3)
+        f.write(os.urandom(64 * 1024))
+    assert appliance.fsck_errors(disk, 1, tmp_path) == 1
+
+
+def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
+    figures = {"unit_ready": True, "verify_errors": 0, "critical_chain_network": False,
+               "boot_to_ready_s": 30.0, "watchdog_restart_s": 14.0,
+               "usb_replugs": 3, "usb_reconnected": 2}
+    assert appliance.missed_aims(figures, {"unit"}, 3, 6) == []
+    assert appliance.missed_aims(figures, {"unit", "usb"}, 3, 6) == ["usb_replugs"]
+    assert appliance.missed_aims({**figures, "verify_errors": 2}, {"unit"}, 3, 6) == ["verify_errors"]
+    assert appliance.missed_aims(figures, {"powercut"}, 3, 6) == [
+        "acknowledged_lost", "resume_mismatches", "fsck_errors", "powercut_kills"]

@@ -1,0 +1,153 @@
+"""install.sh --root into a real Debian bookworm root filesystem, as the SD-card image does.
+
+The root comes from mmdebstrap (cached, see tests/bookworm_root.py); the venv is built inside
+it through chroot from a wheel directory, offline; the staged units must then pass
+`systemd-analyze verify --root`. Needs root, chroot and mmdebstrap (`.ci/run` installs it):
+under CI=true their absence fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from companion.appliance import release
+from tests import bookworm_root
+from tests.test_update import dependency_wheels
+
+REPO = Path(__file__).resolve().parent.parent
+INSTALL = REPO / "systemd" / "install.sh"
+UNITS = ("companion.service", "companion-web.service", "companion-firstboot.service",
+         "companion-update-check.service", "companion-update.path", "companion-update.service")
+
+
+def missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (chroot, systemd-sysusers --root)"
+    for tool in ("systemd-analyze", "chroot", "unshare"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+    if not bookworm_root.tarball().exists() and shutil.which("mmdebstrap") is None:
+        return "mmdebstrap is not installed (apt-get install mmdebstrap)"
+    return None
+
+
+reason = missing()
+if reason and os.environ.get("CI") == "true":
+    pytest.fail(f"CI=true: {reason}", pytrace=False)
+pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def install(root: Path, wheels: Path) -> str:
+    result = subprocess.run(["bash", str(INSTALL), "--root", str(root), "--wheels", str(wheels),
+                             "--no-i2c", "--appliance"], capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    base = tmp_path_factory.mktemp("image")
+    root = bookworm_root.unpack(base / "root")
+    wheels = base / "wheels"
+    shutil.copytree(dependency_wheels(), wheels)
+    release.project_wheel(wheels, REPO)
+    return root, wheels, install(root, wheels)
+
+
+def canonical(pin: str) -> str:
+    """NAME==VERSION with the name as pip compares it (luma.core == luma-core == Luma_Core)."""
+    name, _, version = pin.partition("==")
+    return f"{re.sub(r'[-_.]+', '-', name).lower()}=={version}"
+
+
+def in_root(root: Path, *command: str) -> subprocess.CompletedProcess:
+    # Its own UTS namespace: `hostname` in there must not rename this machine.
+    return subprocess.run(["unshare", "--uts", "chroot", str(root), *command],
+                          capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C.UTF-8"})
+
+
+def test_every_staged_unit_passes_systemd_analyze_verify(staged):
+    root, _, _ = staged
+    result = subprocess.run(["systemd-analyze", "verify", f"--root={root}", *UNITS],
+                            capture_output=True, text=True, cwd=root)
+    assert (result.returncode, result.stderr.strip()) == (0, "")
+    # And verify would have said so: without the venv, ExecStart is "not executable".
+    venv = root / "opt/companion/venv"
+    venv.rename(venv.with_name("moved"))
+    try:
+        broken = subprocess.run(["systemd-analyze", "verify", f"--root={root}", UNITS[0]],
+                                capture_output=True, text=True, cwd=root)
+    finally:
+        venv.with_name("moved").rename(venv)
+    assert broken.returncode != 0 and "is not executable" in broken.stderr
+
+
+def test_the_user_and_groups_are_in_the_image_from_sysusers(staged):
+    root, _, _ = staged
+    passwd = {line.split(":")[0]: line.split(":") for line in (root / "etc/passwd").read_text().splitlines()}
+    assert passwd["companion"][5:] == ["/var/lib/companion", "/usr/sbin/nologin"]
+    groups = {line.split(":")[0]: line.split(":")[3].split(",")
+              for line in (root / "etc/group").read_text().splitlines()}
+    for group in ("gpio", "i2c", "spi", "dialout"):
+        assert "companion" in groups[group], group
+    state = root / "var/lib/companion"
+    assert (state.stat().st_uid, oct(state.stat().st_mode & 0o777)) == (int(passwd["companion"][2]), "0o750")
+
+
+def test_the_venv_runs_inside_the_image_with_the_locked_versions(staged):
+    root, _, _ = staged
+    assert in_root(root, "/opt/companion/venv/bin/companion", "--version").stdout.strip() == "companion 0.1.0"
+    frozen = in_root(root, "/opt/companion/venv/bin/pip", "freeze", "--isolated").stdout.split()
+    locked = {f"{pin.name}=={pin.version}" for pin in release.read_lock(REPO / release.LOCK_NAME)
+              if pin.machine is None}
+    assert locked <= {canonical(line) for line in frozen}
+    assert (root / "opt/companion/venv").readlink() == Path("slots/a")
+    assert (root / "opt/companion/safe").readlink() == Path("slots/a")
+
+
+def test_installing_again_changes_nothing_that_matters(staged):
+    root, wheels, _ = staged
+    again = install(root, wheels)
+    assert "unchanged: venv /opt/companion/slots/a" in again
+    assert "kept: /boot/firmware/companion.txt" in again
+
+
+def test_the_box_does_not_wait_for_the_network(staged):
+    """The critical chain itself is checked in the emulated box; here: no network unit in the
+    box's ordering or requirements, while the first boot runs before the network."""
+    root, _, _ = staged
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.read(root / "etc/systemd/system/companion.service")
+    words = " ".join(parser["Unit"].get(key, "") for key in ("After", "Wants", "Requires", "BindsTo"))
+    assert "network" not in words
+    first = configparser.ConfigParser(strict=False, interpolation=None)
+    first.read(root / "etc/systemd/system/companion-firstboot.service")
+    assert "network-pre.target" in first["Unit"]["Before"].split()
+    assert "companion.service" not in first["Unit"]["Before"]
+
+
+def test_first_boot_settings_apply_inside_the_image(staged):
+    root, _, _ = staged
+    (root / "boot/firmware/companion.txt").write_text(
+        "hostname = tavolo\nwifi_country = GB\nwifi_ssid = Home\nwifi_password = correct horse\n"
+        "timezone = Europe/London\nphone_page = on\n")
+    result = in_root(root, "/opt/companion/venv/bin/python", "-m", "companion.appliance.firstboot")
+    assert result.returncode == 0, result.stderr
+    assert (root / "etc/hostname").read_text() == "tavolo\n"
+    assert (root / "etc/localtime").readlink() == Path("/usr/share/zoneinfo/Europe/London")
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    assert (wants / "wpa_supplicant@wlan0.service").is_symlink()
+    assert (wants / "companion-web.service").is_symlink()
+    assert "correct horse" not in (root / "boot/firmware/companion.txt").read_text()
+    verify = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "companion-web.service"],
+                            capture_output=True, text=True, cwd=root)
+    assert verify.returncode == 0, verify.stderr

@@ -1,0 +1,114 @@
+"""The instruction-clock benchmark's own machinery: the gate fails a figure grown by more than
+10 %, the guest's archive is a newc cpio the kernel can unpack, kernel modules come after what
+they need, and the press timer sees each press once.
+
+The figures themselves come from ``python bench/pi_clock.py`` (CI runs ``--quick --check``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import stat
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def bench_module(name: str):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return importlib.import_module(name)
+
+
+def test_the_gate_fails_a_figure_grown_by_more_than_ten_percent_or_missing():
+    pi_clock = bench_module("pi_clock")
+    baseline = {"press_to_frame_ms_p99": 10.0, "startup_to_first_frame_s": 1.0,
+                "idle_wakeups_per_s": 0.0}
+    assert pi_clock.check({"press_to_frame_ms_p99": 11.0, "startup_to_first_frame_s": 0.5,
+                           "idle_wakeups_per_s": 0.0}, baseline) == []
+    grown = pi_clock.check({"press_to_frame_ms_p99": 11.01, "idle_wakeups_per_s": 0.5}, baseline)
+    assert [line.split(":")[0] for line in grown] == [
+        "press_to_frame_ms_p99", "startup_to_first_frame_s", "idle_wakeups_per_s"]
+
+
+def test_only_times_and_wakeups_are_gated_and_times_carry_their_instructions():
+    pi_clock = bench_module("pi_clock")
+    figures = pi_clock.with_instructions({"ns": {"coach_ms": 12_345_678}, "coach_ms": 12.346,
+                                          "startup_to_first_frame_s": 0.5, "presses": 300,
+                                          "idle_wakeups_per_s": 0.0, "host_seconds": 900.0})
+    assert figures["instructions"] == {"coach_ms": 12_345_678, "startup_to_first_frame_s": 500_000_000}
+    assert pi_clock.gated(figures) == {"coach_ms": 12.346, "startup_to_first_frame_s": 0.5,
+                                       "idle_wakeups_per_s": 0.0}
+
+
+def read_newc(data: bytes) -> list[tuple[str, int, bytes]]:
+    """(name, mode, data) of each entry of a newc archive, as the kernel reads it."""
+    entries, at = [], 0
+    while True:
+        assert data[at:at + 6] == b"070701"
+        fields = [int(data[at + 6 + 8 * i:at + 14 + 8 * i], 16) for i in range(13)]
+        mode, size, name_size = fields[1], fields[6], fields[11]
+        name_at = at + 110
+        name = data[name_at:name_at + name_size - 1].decode()
+        body_at = name_at + name_size + (-(110 + name_size) % 4)
+        if name == "TRAILER!!!":
+            return entries
+        entries.append((name, mode, data[body_at:body_at + size]))
+        at = body_at + size + (-size % 4)
+
+
+def test_the_archive_holds_files_folders_and_links_with_their_modes(tmp_path):
+    pi_clock = bench_module("pi_clock")
+    (tmp_path / "usr/bin").mkdir(parents=True)
+    (tmp_path / "usr/bin/tool").write_bytes(b"#!/bin/sh\n")
+    (tmp_path / "usr/bin/tool").chmod(0o755)
+    (tmp_path / "usr/bin/alias").symlink_to("tool")
+    (tmp_path / "usr/doc").mkdir()
+    (tmp_path / "usr/doc/skipped").write_text("x")
+    out = io.BytesIO()
+    archive = pi_clock.Cpio(out)
+    archive.tree(tmp_path, "", ("usr/doc/",))
+    archive.file("etc/args", "--quick\n")
+    archive.close()
+    entries = {name: (mode, body) for name, mode, body in read_newc(out.getvalue())}
+    assert list(entries) == [".", "usr", "usr/bin", "usr/bin/alias", "usr/bin/tool", "etc/args"]
+    assert entries["usr/bin/tool"] == (stat.S_IFREG | 0o755, b"#!/bin/sh\n")
+    assert entries["usr/bin/alias"][1] == b"tool" and stat.S_ISLNK(entries["usr/bin/alias"][0])
+    assert stat.S_ISDIR(entries["usr"][0]) and entries["etc/args"][1] == b"--quick\n"
+
+
+def test_kernel_modules_are_loaded_after_the_ones_they_need(tmp_path):
+    pi_clock = bench_module("pi_clock")
+    for path, depends in (("fs/ext4/ext4.ko", "jbd2,mbcache"), ("fs/jbd2/jbd2.ko", ""),
+                          ("fs/mbcache.ko", ""), ("drivers/block/brd.ko", "")):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(b"\x7fELF\0license=GPL\0depends=" + depends.encode() + b"\0")
+    order = [p.name for p in pi_clock.module_order(tmp_path, ("brd", "ext4"))]
+    assert order == ["brd.ko", "jbd2.ko", "mbcache.ko", "ext4.ko"]
+
+
+def test_the_press_timer_times_each_press_that_drew_once(tmp_path):
+    guest = bench_module("pi_clock_guest")
+    from companion.simulator.simbox import SimBox
+
+    box = SimBox(tmp_path)
+    try:
+        timer = guest.PressTimer(box)
+        for button in ("DOWN", "DOWN", "UP"):
+            box.press(button)
+        box.advance(5.0)  # no press: not timed
+    finally:
+        box.close()
+    assert [where for _, where in timer.presses] == ["HomeScreen after DOWN", "HomeScreen after DOWN",
+                                                     "HomeScreen after UP"]
+    assert all(ns > 0 for ns, _ in timer.presses)
+
+
+def test_every_named_screen_is_on_exactly_one_walk():
+    guest = bench_module("pi_clock_guest")
+    from companion.simulator.walk import named_screens
+
+    stops = [name for walk_stops in guest.walks().values() for _, name in walk_stops]
+    assert sorted(stops) == sorted(named_screens())

@@ -1,0 +1,309 @@
+"""Updates with real venvs in a temporary prefix: a good release, a broken one, a cut-off trial.
+
+The box runs as `companion run --sim` from the slot's own venv (without this machine's site
+packages, so only the release's wheels count) and says READY=1 on a real notify socket, as it
+does to systemd; only systemctl is stood in for (the emulated box in
+bench/appliance.py runs the real unit). Each release is built by `build_release` from a
+copy of this checkout at another version: 0.1.1 adds a schema migration (to show that it
+runs only once the new version is healthy), 0.1.2 crashes at start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.appliance import release, slots, update
+from companion.journal.journal import Journal
+from tests.bookworm_root import cache_dir
+
+REPO = Path(__file__).resolve().parent.parent
+MACHINE = os.uname().machine
+READY_TIMEOUT_S = 60
+
+
+def dependency_wheels() -> Path:
+    """The locked dependencies for this machine, downloaded once per lock (network)."""
+    key = hashlib.sha256((REPO / release.LOCK_NAME).read_bytes()).hexdigest()[:12]
+    wheels = cache_dir() / f"wheels-{MACHINE}-{key}"
+    if not wheels.exists():
+        partial = wheels.with_name(wheels.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        release.download_locked(partial, MACHINE, REPO, source_only=False)
+        partial.rename(wheels)
+    return wheels
+
+
+def checkout_at(version: str, into: Path, *, migration: bool = False, broken: bool = False) -> Path:
+    """A copy of the checkout that says ``version``; its journal one migration ahead, or its
+    box crashing at start."""
+    for name in ("companion", "hardware", "firmware_bridge"):
+        shutil.copytree(REPO / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", release.LOCK_NAME):
+        shutil.copy(REPO / name, into / name)
+    for path, old, new in (
+        ("pyproject.toml", 'version = "0.1.0"', f'version = "{version}"'),
+        ("companion/__init__.py", '__version__ = "0.1.0"', f'__version__ = "{version}"'),
+    ):
+        text = (into / path).read_text()
+        assert old in text
+        (into / path).write_text(text.replace(old, new))
+    if migration:
+        schema = into / "companion/journal/schema.py"
+        text = schema.read_text()
+        marker = "\n)\n\n# The tables that hold a game's summary"
+        assert marker in text
+        schema.write_text(text.replace(marker, '\n    ("CREATE TABLE update_probe (x INTEGER)",),'
+                                       + marker))
+    if broken:
+        run = into / "companion/commands/run.py"
+        text = run.read_text()
+        run.write_text(text.replace("def handle(args: argparse.Namespace) -> int:\n",
+                                    "def handle(args: argparse.Namespace) -> int:\n"
+                                    "    raise RuntimeError('a broken release')\n"))
+    return into
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    """Release files for 0.1.0 (the installed one), 0.1.1 and the broken 0.1.2."""
+    base = tmp_path_factory.mktemp("releases")
+    deps = dependency_wheels()
+    made = {}
+    for version, options in (("0.1.0", {}), ("0.1.1", {"migration": True}),
+                             ("0.1.2", {"migration": True, "broken": True})):
+        source = checkout_at(version, base / f"src-{version}", **options)
+        wheels = base / f"wheels-{version}"
+        shutil.copytree(deps, wheels)
+        release.project_wheel(wheels, source)
+        made[version] = release.build_release(base / "out", MACHINE, source, wheels=wheels)
+    return made
+
+
+class SimService:
+    """companion.service as systemd runs it, for the sim: start returns once READY=1 came on
+    the notify socket (False if the process ended first); stop sends SIGTERM."""
+
+    def __init__(self, layout: slots.Layout, state_dir: Path) -> None:
+        self.layout = layout
+        self.state_dir = state_dir
+        self.process: subprocess.Popen | None = None
+        self.starts: list[dict] = []
+
+    def start(self) -> bool:
+        trial = slots.read_trial(self.layout) or {}
+        journal = self.state_dir / "journal.db"
+        self.starts.append({"phase": trial.get("phase"),
+                            "journal": journal.read_bytes() if journal.exists() else None})
+        with tempfile.TemporaryDirectory() as short:
+            address = os.path.join(short, "notify")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(address)
+            sock.settimeout(0.5)
+            env = {**os.environ, "NOTIFY_SOCKET": address, "HOME": str(self.state_dir.parent)}
+            self.process = subprocess.Popen(
+                [str(self.layout.venv / "bin" / "companion"), "run", "--sim",
+                 "--state-dir", str(self.state_dir)], env=env,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            try:
+                while time.monotonic() < deadline and self.process.poll() is None:
+                    try:
+                        if b"READY=1" in sock.recv(4096):
+                            return True
+                    except TimeoutError:
+                        continue
+                return False
+            finally:
+                sock.close()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        self.process = None
+
+
+@pytest.fixture(scope="module")
+def prefix(tmp_path_factory, releases):
+    """0.1.0 in slot a, built once: updates install into slot b and never change slot a."""
+    layout = slots.Layout(tmp_path_factory.mktemp("box") / "opt")
+    with tempfile.TemporaryDirectory() as scratch:
+        unpacked = Path(scratch)
+        release.unpack_release(releases["0.1.0"], unpacked)
+        update.build_slot(layout.slot("a"), unpacked / "wheels", unpacked / release.LOCK_NAME,
+                          sys._base_executable, system_site_packages=False)
+        shutil.copy(unpacked / "release.json", layout.slot("a") / "release.json")
+    return layout
+
+
+@pytest.fixture
+def box(prefix, tmp_path):
+    """The prefix as install.sh leaves it (0.1.0 running, nothing kept), and a journal."""
+    layout = prefix
+    shutil.rmtree(layout.slot("b"), ignore_errors=True)
+    layout.trial.unlink(missing_ok=True)
+    layout.point("a")
+    layout.point("a", "safe")
+    state = tmp_path / "state"
+    journal, _ = Journal.open(state)
+    journal.close()
+    service = SimService(layout, state)
+    yield layout, state, service
+    service.stop()
+
+
+def user_version(state: Path) -> int:
+    with sqlite3.connect(state / "journal.db") as conn:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def installed(layout: slots.Layout, slot: str) -> str:
+    return subprocess.run([str(layout.slot(slot) / "bin" / "companion"), "--version"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healthy(box, releases):
+    layout, state, service = box
+    service.start()
+    assert installed(layout, "a") == "companion 0.1.0"
+    before = user_version(state)
+    said: list[str] = []
+    assert update.install(releases["0.1.1"], state, layout=layout, service=service,
+                          python=sys._base_executable, system_site_packages=False, say=said.append) == "0.1.1"
+    assert layout.running() == "b" and os.readlink(layout.safe) == "slots/b"
+    assert installed(layout, "b") == "companion 0.1.1"
+    first_trial, on_journal = service.starts[1:]
+    # The trial start found the real journal as it was, and ran on its copy.
+    assert first_trial["phase"] == "trial" and on_journal["phase"] == "journal"
+    assert on_journal["journal"] == first_trial["journal"]
+    assert user_version(state) == before + 1  # migrated by the second start, after READY
+    assert not layout.trial.exists() and not (state / slots.BACKUP_NAME).exists()
+    assert not (state / slots.TRIAL_DIR).exists()
+    # What doctor and About show, asked from inside the running slot.
+    shown = subprocess.run([str(layout.venv / "bin" / "python"), "-c",
+                            "from companion.appliance.slots import versions; v = versions(); "
+                            "print(v.running, v.kept)"], capture_output=True, text=True, check=True,
+                           cwd=layout.prefix)
+    assert shown.stdout.split() == ["0.1.1", "0.1.0"]
+    # By hand, back to 0.1.0: it reads the newer journal (read-only) and starts.
+    assert update.rollback(layout=layout, service=service, say=said.append) == "0.1.0"
+    assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
+
+
+def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(box, releases):
+    layout, state, service = box
+    service.start()
+    service.stop()
+    journal = (state / "journal.db").read_bytes()
+    said: list[str] = []
+    assert update.install(releases["0.1.2"], state, layout=layout, service=service,
+                          python=sys._base_executable, system_site_packages=False, say=said.append) == "0.1.0"
+    assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
+    assert "rolled back to 0.1.0: 0.1.2 it did not report READY on the journal's copy" in said
+    assert service.process and service.process.poll() is None  # 0.1.0 runs again
+    service.stop()
+    assert (state / "journal.db").read_bytes() == journal  # never opened, never migrated
+    assert not layout.trial.exists() and not (state / slots.TRIAL_DIR).exists()
+
+
+def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases):
+    """A power cut after the switch, before READY: trial.json is all that is left."""
+    layout, state, _ = box
+
+    class PowerCut(SimService):
+        def start(self) -> bool:
+            raise KeyboardInterrupt  # the updater dies here, links switched, trial noted
+
+    with pytest.raises(KeyboardInterrupt):
+        update.install(releases["0.1.1"], state, layout=layout, service=PowerCut(layout, state),
+                       python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+    assert layout.running() == "b" and json.loads(layout.trial.read_text())["phase"] == "trial"
+    said: list[str] = []
+    # companion-update-check.service runs the safe slot's updater, not the one on trial.
+    assert os.readlink(layout.safe) == "slots/a"
+    assert update.boot_check(layout=layout, say=said.append)
+    assert layout.running() == "a" and not layout.trial.exists()
+    assert said == ["rolled back to 0.1.0: 0.1.1 was cut off before it reported READY"]
+    assert not update.boot_check(layout=layout, say=said.append)  # nothing left to do
+
+
+def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases):
+    """Cut off after the journal was opened (and maybe migrated) by the new version."""
+    layout, state, _ = box
+    before = user_version(state)
+
+    class CutAfterTrial(SimService):
+        def start(self) -> bool:
+            if (slots.read_trial(self.layout) or {}).get("phase") == "journal":
+                super().start()  # it migrates the journal...
+                self.stop()
+                raise KeyboardInterrupt  # ...and the power goes before the updater confirms
+            return super().start()
+
+    cut = CutAfterTrial(layout, state)
+    with pytest.raises(KeyboardInterrupt):
+        update.install(releases["0.1.1"], state, layout=layout, service=cut,
+                       python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+    assert user_version(state) == before + 1
+    assert update.boot_check(layout=layout, say=lambda line: None)
+    assert user_version(state) == before and layout.running() == "a"
+
+
+def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, releases, tmp_path):
+    layout, state, service = box
+    not_tar = tmp_path / "notes.release"
+    not_tar.write_text("hello")
+    damaged = tmp_path / "damaged.release"
+    with tarfile.open(releases["0.1.1"]) as good, tarfile.open(damaged, "w") as bad:
+        for member in good.getmembers():
+            data = bytearray(good.extractfile(member).read())
+            if member.name.startswith("wheels/table_companion"):
+                data[len(data) // 2] ^= 0xFF  # one bit flipped in the program's wheel
+            bad.addfile(member, io.BytesIO(bytes(data)))
+    for path, reason in ((not_tar, "is not a release file"), (damaged, "is damaged")):
+        with pytest.raises(release.ReleaseError, match=reason):
+            update.install(path, state, layout=layout, service=service,
+                           python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+    assert layout.running() == "a" and not layout.slot("b").exists() and not service.starts
+
+
+def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkeypatch):
+    from companion.screens.system import AboutScreen
+    from companion.simulator.simbox import SimBox
+
+    layout = slots.Layout(tmp_path / "opt")
+    for name, version in (("a", "0.0.9"), ("b", "0.1.0")):
+        layout.slot(name).mkdir(parents=True)
+        (layout.slot(name) / "release.json").write_text(json.dumps({"version": version}))
+    monkeypatch.setattr(slots.sys, "prefix", str(layout.slot("b")))
+    assert slots.version_line() == (
+        "0.1.0 running; 0.0.9 kept (`sudo companion update --rollback` goes back to it)")
+    box = SimBox(tmp_path / "state")
+    try:
+        assert AboutScreen(box.app).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]
+    finally:
+        box.close()
+    monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))
+    assert slots.version_line() == "0.1.0 running; no other version kept"
+
+
+def test_the_command_says_what_it_needs(capsys):
+    from companion.cli import main
+
+    assert main(["update"]) == 2
+    assert "name a release file, or --rollback" in capsys.readouterr().err
+    assert main(["update", "--boot-check"]) == 0  # no /opt/companion/trial.json here
