@@ -2,8 +2,8 @@
 Cortex-A53 whose clock advances one nanosecond per guest instruction. Prints one JSON object.
 
 QEMU's system emulation (TCG) with ``-icount shift=0,sleep=off`` gives the guest a clock that
-counts the instructions it executes: every time measured inside is an instruction count, the
-same on every run and every host. An A53 retires somewhat under one instruction a cycle, so
+counts the instructions it executes: every time measured inside is an instruction count, which
+the host's load cannot move. An A53 retires somewhat under one instruction a cycle, so
 the figures read as a 1 GHz A53 at best: a floor for the real board (a Pi Zero 2 W, 3 or 4),
 not its exact times. ``bench/pi_clock_guest.py`` does the measuring; docs/benchmarks.md names
 what each figure includes.
@@ -12,9 +12,11 @@ The guest is Debian bookworm's arm64 Python and kernel, unpacked from the packag
 emulated install step) and booted from RAM: the whole root filesystem is the initramfs, the
 journal is on ext4 on a RAM disk inside the guest (so its fsync runs ext4's and jbd2's code),
 the console is the only device that talks to the host. With nothing arriving from outside,
-the run is exactly repeatable. The root filesystem and the aarch64 wheels are cached outside
-the clone (``$PI_CLOCK_CACHE``, default ``~/.cache/table-companion-pi-clock``) under keys of
-their inputs; the project is packed afresh each run.
+the boot is repeatable to the instruction and the figures to within a few per cent (the
+emulator still lets a little host timing through; docs/benchmarks.md). The root filesystem
+and the aarch64 wheels are cached outside the clone (``$PI_CLOCK_CACHE``, default
+``~/.cache/table-companion-pi-clock``) under keys of their inputs; the project is packed
+afresh each run.
 
     python bench/pi_clock.py [--json] [--quick] [--check] [--only SECTION…] [--profile SECTION]
 

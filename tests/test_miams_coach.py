@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-import pytest
-
 from companion import box_config as config
-from companion.commands.screenshot import render
 from companion.games.miams import ODDS, SPEC, odds
 from companion.games.miams.coach import (
     COACH_FILE,
@@ -21,9 +18,8 @@ from companion.games.miams.coach import (
 )
 from companion.games.miams.screens import PlayScreen
 from companion.simulator.simbox import SimBox
-from companion.simulator.walk import named_screens, run_steps
+from companion.simulator.walk import run_steps
 from tests.sensor_process import SimProcess
-from tests.test_cafe_screens import shown
 from tests.test_sensor_app import pump_until
 
 TYPED = ["fruit1", "fruit1", "fruit3", "cross", "fruit5"]   # what the ODDS walk types in
@@ -191,17 +187,6 @@ def test_first_player_is_a_setting_and_does_not_start(box):
     assert box.app._toast[0] == ["Solo rules:", "Arthur plays first"]
     run_steps(box, ("menu:Start game",))
     assert box.app.session.actions[0]["type"] == "setup"
-
-
-@pytest.mark.parametrize("name", sorted(n for n in named_screens() if n.startswith("miams-")))
-def test_no_text_is_cut_on_a_miams_screen(name, monkeypatch):
-    """Issue 14: every named Miams screen shows its title, body and hint as written, at 1:1."""
-    box = render(name, named_screens()[name])
-    try:
-        drawn, cut = shown(box, monkeypatch)
-        assert drawn and cut == []
-    finally:
-        box.close()
 
 
 def test_the_warm_up_while_typing_changes_no_odds():

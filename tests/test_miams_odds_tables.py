@@ -17,15 +17,15 @@ F1, F2, F3 = WHITE[:3]
 def fresh_solvers():
     odds._solver.cache_clear()
     odds_tables._chunks.cache_clear()
-    odds_tables.keeps.cache_clear()
+    odds_tables.values.cache_clear()
     yield
     odds._solver.cache_clear()
     odds_tables._chunks.cache_clear()
-    odds_tables.keeps.cache_clear()
+    odds_tables.values.cache_clear()
 
 
 def test_the_shipped_file_is_what_the_search_works_out():
-    assert odds_tables.PATH.read_bytes() == odds_tables.build()
+    assert odds_tables.PATH.read_bytes() == odds.shipped_tables()
 
 
 @pytest.mark.parametrize(("with_red", "rerolls", "keeps"), [(False, 1, 462), (True, 2, 462 * 7)])
@@ -51,7 +51,7 @@ def test_a_damaged_file_is_said_once_and_the_odds_are_worked_out(fresh_solvers, 
         bad.write_bytes(damage)
     monkeypatch.setattr(odds_tables, "PATH", bad)
     odds_tables._chunks.cache_clear()
-    odds_tables.keeps.cache_clear()
+    odds_tables.values.cache_clear()
     with caplog.at_level(logging.WARNING):
         assert odds.table([F1, F1, F2, F3, "cross"], "marshmallow", 2) == expected
     assert len([r for r in caplog.records if "odds_tables.bin" in r.getMessage()]) == 1

@@ -100,7 +100,8 @@ def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch)
     monkeypatch.setattr(walk, "import_game", lambda journal, spec, actions, final, *rest: seed(
         journal, spec, renamed(actions), spec.replay(renamed(actions)), *rest))
     monkeypatch.setattr(App, "journal_ok", property(lambda self: False))
-    box = render(name, SCREENS[name])
+    # Its own state directory: another test file may render the same screen at the same time.
+    box = render(f"longest/{name}", SCREENS[name])
     try:
         # After the walk, so that its steps mean what they say (a sensor adds a Café choice).
         box.app.sensor.configured = True

@@ -373,7 +373,7 @@ class MySheetScreen(MenuScreen):
             coach.hearts[row] = value
             coach.changed()
 
-        app.push(ChoiceScreen(app, f"{TITLE} · my {name}", f"{name}, #{coach.marked[row] + 1}:",
+        app.push(ChoiceScreen(app, f"{TITLE} · my sheet", f"{name}, #{coach.marked[row] + 1}:",
                               ["Marked it: next", f"Set its ♥ ({coach.hearts[row]})"], chosen))
 
     def _cost(self) -> None:

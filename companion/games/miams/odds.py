@@ -27,6 +27,7 @@ from math import factorial, prod
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
+from . import odds_tables
 from .sheet import SKEWERS
 
 PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(len(SKEWERS))
@@ -42,6 +43,7 @@ ROLL_RED = len(RED)                    # the red die is rerolled
 DIGIT = 3                              # bits per face count in a white multiset code (counts 0..5)
 TARGETS = 2 * len(SKEWERS) + 1         # each skewer available, each "or better", the overall value
 OVERALL = TARGETS - 1
+SHIPPED_REROLLS = (1, 2)               # odds_tables.bin: every keep's value, no sheet
 
 
 @dataclass(frozen=True)
@@ -302,11 +304,38 @@ def _red_options(red: int) -> tuple[int, ...]:
 @lru_cache(maxsize=8)
 def _solver(weights: Weights | None, with_red: bool, rerolls: int) -> _Solver:
     solver = _Solver(weights, with_red, rerolls)
-    if weights is None:  # the first tables a game asks for: shipped values
-        from . import odds_tables
-
-        solver.keeps.update(odds_tables.keeps(with_red, rerolls, solver.width))
+    if weights is None and rerolls in SHIPPED_REROLLS:  # the first tables a game asks for
+        keys = _shipped_keys(with_red, rerolls)
+        shipped = odds_tables.values(f"{with_red}/{rerolls}", solver.width, _packed_size(solver),
+                                     len(keys))
+        if shipped:  # else the search works them out
+            solver.keeps.update(zip(keys, shipped, strict=True))
     return solver
+
+
+@cache
+def _shipped_keys(with_red: bool, rerolls: int) -> tuple[tuple[int, int, int], ...]:
+    """The keeps shipped for one solver, in file order: every multiset of white dice kept, and
+    with the red die rolled, each face kept or the die rerolled."""
+    reds = (*range(len(RED)), ROLL_RED) if with_red else (NO_RED,)
+    return tuple((_code(counts), red, rerolls) for n in range(WHITE_DICE + 1)
+                 for counts in _multisets(n) for red in reds)
+
+
+def _packed_size(solver: _Solver) -> int:
+    return -(-solver.width * TARGETS // 8)
+
+
+def shipped_tables() -> bytes:
+    """odds_tables.bin as the search works it out (every keep's value with no sheet)."""
+    solvers = {}
+    for with_red in (False, True):
+        for rerolls in SHIPPED_REROLLS:
+            solver = _Solver(None, with_red, rerolls)
+            solvers[f"{with_red}/{rerolls}"] = solver.width, b"".join(
+                solver.kept(*key).to_bytes(_packed_size(solver), "little")
+                for key in _shipped_keys(with_red, rerolls))
+    return odds_tables.pack(solvers)
 
 
 def _check(white: Sequence[str], red: str | None, rerolls: int) -> None:
@@ -375,3 +404,8 @@ def percent(chance: Fraction) -> str:
     if 0 < chance < Fraction(1, 2000):
         return "<0.1%"
     return f"{float(chance) * 100:.1f}%"
+
+
+if __name__ == "__main__":
+    odds_tables.PATH.write_bytes(shipped_tables())
+    print(f"wrote {odds_tables.PATH} ({odds_tables.PATH.stat().st_size:,} bytes)")
