@@ -115,8 +115,11 @@ def test_a_finished_game_shows_in_history_and_stats(box, tmp_path):
         (played,) = book.games()
         assert played.game == "pig" and played.headline == "Ana 105 – Ben 41 – Cai 21"
         assert ("Ana", 1) in book.players()
-        assert book.player_lines("Ana", {"pig": SPEC.short})[1].label == "Pig"
-        assert [line.label for line in SPEC.stats.lines(book.read)] == ["Ana", "Ben", "Cai"]
+        lines = book.player_lines("Ana", {"pig": SPEC.short})
+        assert [(line.label, line.value) for line in lines[2:4]] == [("Pig", "1 game"),
+                                                                       ("  won", "1 of 1 (100%)")]
+        rows = SPEC.stats.lines(book.read)
+        assert [line.label for line in rows if not line.label.startswith(" ")] == ["Ana", "Ben", "Cai"]
     finally:
         book.close()
     run_steps(box, ("menu:History",))
