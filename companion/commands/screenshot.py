@@ -48,7 +48,7 @@ def render(name: str, steps: tuple[str, ...]) -> SimBox:
         close()
         turn.close()
 
-    box.close = close_and_end_turn
+    box.close = close_and_end_turn  # type: ignore[method-assign]  # this one box ends its turn
     run_steps(box, steps)
     return box
 
