@@ -248,6 +248,18 @@ def build_base(root: Path, site: Path) -> Any:
     return build
 
 
+def distribution_info() -> dict[str, str]:
+    """The installed package's metadata files for the guest, which runs the project from its
+    folder, not from a pip install: the games are found by their entry points."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    entry_points = "".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in entries.items()) + "\n"
+        for group, entries in project.get("entry-points", {}).items())
+    return {"METADATA": f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                        f"Version: {project['version']}\n",
+            "entry_points.txt": entry_points}
+
+
 def project_archive(path: Path, guest_args: list[str]) -> None:
     """The project as it is in this clone, compiled, at /opt/companion; the guest's arguments."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -259,6 +271,9 @@ def project_archive(path: Path, guest_args: list[str]) -> None:
         with path.open("wb") as out:
             cpio = Cpio(out)
             cpio.tree(copy, "opt/companion")
+            cpio.folder("opt/companion/table_companion.dist-info")
+            for name, text in distribution_info().items():
+                cpio.file(f"opt/companion/table_companion.dist-info/{name}", text)
             cpio.file("etc/pi-clock-args", " ".join(guest_args) + "\n")
             cpio.close()
 

@@ -48,7 +48,7 @@ def draw_list(canvas: Canvas, labels: Sequence[str], details: Sequence[str], sel
     """Rows with the selection inverted and a scroll bar when they do not all fit."""
     visible = canvas.lines
     first = min(max(0, selected - visible + 1), max(0, len(labels) - visible))
-    first = min(first, selected)
+    first = max(0, min(first, selected))  # a selection past the list's start draws from its top
     scroll = len(labels) > visible
     right = WIDTH - (4 if scroll else 0)
     for row, index in enumerate(range(first, min(len(labels), first + visible))):
