@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from companion.web.serve import PER_ADDRESS, REQUEST_S
+from companion.web.serve import PER_ADDRESS, REQUEST_S, quiet_accept_errors
 from tests.test_web import state  # noqa: F401 (the fixture)
 from tests.web_process import WebProcess
 
@@ -77,7 +77,29 @@ def test_a_flood_of_slow_connections_leaves_a_paired_phone_answered(guarded):
     status, _, _ = web.get("/history", phone, timeout=ANSWER_S)
     assert status == 200
     log = web.log()
-    assert "Too many open files" not in log and len(log) < 8192, log[-2000:]
+    # Every descriptor stayed within the guard's count: asyncio never had to pause accepting.
+    assert "Too many open files" not in log and "no file descriptor left" not in log, log[-2000:]
+    assert len(log) < 8192, log[-2000:]
     for s in flood + trickling:
         if s is not None:
             s.close()
+
+
+def test_an_accept_that_finds_no_descriptor_is_said_in_one_line(caplog):
+    """asyncio retries such an accept a second later; the log gets a line, not a traceback."""
+    import asyncio
+    import errno
+    import logging
+
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.WARNING, logger="companion"):
+            quiet_accept_errors(loop, {
+                "message": "socket.accept() out of system resource",
+                "exception": OSError(errno.EMFILE, "Too many open files")})
+    finally:
+        loop.close()
+    [record] = caplog.records
+    assert record.getMessage() == ("web: no file descriptor left for a new connection "
+                                   "(Too many open files); accepting again in 1 s")
+    assert record.exc_info is None

@@ -14,11 +14,15 @@ rather than replacing a server whose memory and behaviour are measured:
 - at most :data:`TOTAL` in all, within the descriptor limit less :data:`SPARE_FDS`; when full,
   a new connection evicts the oldest one still waiting for its request, so a slow flood
   cannot keep a paired phone out;
-- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start, with
-  room for two bursts of :data:`ACCEPTS` (the listen backlog, which is also how many
-  connections asyncio accepts in one go, before any check), so an accept never meets "Too many
-  open files" (a backlog too short drops a phone's handshake while a flood fills it, and the
-  phone waits a second for its retry);
+- the descriptor limit is raised to its hard limit (up to :data:`WANT_FDS`) at start. asyncio
+  accepts as many connections in one go as its ``backlog`` says, before any check, and closes
+  a reset one only a loop turn or two later, so up to :data:`IN_FLIGHT` bursts of
+  :data:`ACCEPTS` hold descriptors the guard cannot see yet: they are kept free, and an accept
+  does not meet "Too many open files". The kernel's queue of connections waiting to be
+  accepted is deeper, :data:`LISTEN_QUEUE` (one too short drops a phone's handshake while a
+  flood fills it, and the phone waits a second for its retry);
+- should the limit still be met (a hard limit lower than the box's), asyncio pauses accepting
+  for a second; that is said in one line, not a traceback per connection;
 - each logger the server writes to says at most :data:`LOG_LINES` lines a minute.
 """
 
@@ -28,6 +32,7 @@ import asyncio
 import collections
 import logging
 import resource
+import socket
 import time
 from typing import Any
 
@@ -39,8 +44,10 @@ IDLE_S = 5              # a kept-alive connection with no new request
 PER_ADDRESS = 32        # a phone opens a handful (its Live stream, a page, its assets)
 TOTAL = 1024            # in all: a table's phones need a few dozen; bounds memory too
 WANT_FDS = 4096
-ACCEPTS = 256           # the listen backlog, which asyncio also accepts at once, before any check
-SPARE_FDS = 64 + 2 * ACCEPTS    # the journal, the watch, the logs, and the accepts in flight
+ACCEPTS = 64            # asyncio's backlog: connections it accepts at once, before any check
+IN_FLIGHT = 4           # bursts accepted or reset but not yet seen by the guard or closed
+LISTEN_QUEUE = 256      # the kernel's queue of connections waiting to be accepted
+SPARE_FDS = 64 + IN_FLIGHT * ACCEPTS    # the journal, the watch, the logs, and the accepts
 LOG_LINES = 20
 HEADER_BYTES = 16 * 1024
 
@@ -180,17 +187,43 @@ class FewLines(logging.Filter):
         return True
 
 
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """asyncio's report of an accept that found no descriptor: one line, not a traceback (it
+    retries by itself a second later); any other report goes to asyncio's own handler."""
+    error = context.get("exception")
+    if context.get("message", "").startswith("socket.accept() out of system resource"):
+        logging.getLogger("companion").warning(
+            "web: no file descriptor left for a new connection (%s); accepting again in 1 s",
+            getattr(error, "strerror", error))
+        return
+    loop.default_exception_handler(context)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The page's socket, with the kernel's full :data:`LISTEN_QUEUE`; OSError if it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=LISTEN_QUEUE)
+
+
 def run(app: Any, host: str, port: int) -> None:
     """Serve ``app`` on ``host:port`` with the guards above; OSError if it cannot listen."""
     import uvicorn
 
+    class GuardedServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(quiet_accept_errors)
+            await super().startup(sockets)
+            for sock in sockets or ():
+                sock.listen(LISTEN_QUEUE)   # asyncio set it to its own, shorter backlog
+
     for name in ("uvicorn.error", "uvicorn", "asyncio", "companion"):
         logging.getLogger(name).addFilter(FewLines())
     guard = Guard(descriptor_room())
+    sock = listening_socket(host, port)
     config = uvicorn.Config(
-        app, host=host, port=port, http=guarded_protocol(guard), log_level="warning",
+        app, http=guarded_protocol(guard), log_level="warning",
         access_log=False, timeout_keep_alive=IDLE_S, timeout_graceful_shutdown=1,
         proxy_headers=False, server_header=False, h11_max_incomplete_event_size=HEADER_BYTES,
         backlog=ACCEPTS, lifespan="on")
     app.state.guard = guard
-    uvicorn.Server(config).run()
+    GuardedServer(config).run(sockets=[sock])
