@@ -31,6 +31,7 @@ from companion.journal.store import Op, commit  # noqa: E402
 from companion.records.export import add_play_link, play_file_text, plays, to_csv  # noqa: E402
 from companion.records.history import open_book  # noqa: E402
 from companion.records.store import import_statements, save_statements  # noqa: E402
+from companion.ui.words import player_lines  # noqa: E402
 
 EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
 NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou")
@@ -117,7 +118,7 @@ def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
 
         def stats() -> None:
             book.players()
-            book.player_lines(top, {key: spec.short for key, spec in GAMES.items()})
+            player_lines(book.player_record(top), {key: spec.short for key, spec in GAMES.items()})
             for spec in GAMES.values():
                 if spec.stats is not None:
                     spec.stats.lines(book.read)

@@ -18,6 +18,7 @@ from companion.journal.journal import Journal
 from companion.records.history import open_book
 from companion.records.store import backfill_journal, stale
 from companion.simulator.simbox import SimBox
+from companion.ui.words import player_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = {"makan": "makan_4p.jsonl", "cafe": "cafe_game.jsonl", "miams": "miams_game.jsonl"}
@@ -138,7 +139,8 @@ def test_stats_count_wins_scores_and_drinks(imported):
     book = open_book(imported)
     try:
         assert dict(book.players()) == {"Ana": 1, "Ben": 1, "Cai": 1, "Dee": 1, "You": 1}
-        lines = {line.label: line.value for line in book.player_lines("Dee", {"makan": "Makan"})}
+        record = book.player_record("Dee")
+        lines = {line.label: line.value for line in player_lines(record, {"makan": "Makan"})}
         # Issue 24, item 15: every figure has its label ("won"), not "1 · 1 won 100%".
         assert lines["All games"] == "1 game" and lines["  won"] == "1 of 1 (100%)"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"

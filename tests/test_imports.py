@@ -126,9 +126,43 @@ def test_games_screens_and_ui_talk_to_the_table_not_the_app_or_the_hardware():
     assert _crossings("hardware belongs to the app", sources, forbidden=("hardware",)) == []
 
 
-def test_the_records_import_nothing_of_the_ui():
-    """The history, the summaries, the exports and the roster give facts; the screens word them."""
-    assert _crossings("facts below the UI", ("companion.records",), forbidden=("companion.ui",)) == []
+# The layers below the UI: they hand back facts (dataclasses, enums, numbers) and the UI and
+# the commands word them.
+BELOW_THE_UI = ("companion.journal", "companion.records", "companion.contract")
+# The one look up from there: a screen's ``draw`` is handed the UI's Canvas (a type hint).
+TYPE_ONLY = {("companion.contract.spec", "companion.ui.canvas")}
+
+
+def reached_from(sources: tuple[str, ...], graph: dict[str, set[str]],
+                 skip: set[tuple[str, str]]) -> dict[str, list[str]]:
+    """Every module an import path from ``sources`` reaches, with the first such path."""
+    paths = {module: [module] for module in graph if _under(module, sources)}
+    todo = list(paths)
+    while todo:
+        module = todo.pop()
+        for target in sorted(graph[module]):
+            if target not in paths and (module, target) not in skip:
+                paths[target] = [*paths[module], target]
+                todo.append(target)
+    return paths
+
+
+def test_the_layers_below_the_ui_reach_none_of_it():
+    """The journal, its check, the records and the contract give facts; the UI words them.
+    Indirect imports count: a record importing a helper that imports ``ui.words`` fails too."""
+    reached = reached_from(BELOW_THE_UI, GRAPH, TYPE_ONLY)
+    upward = [" -> ".join(path) for module, path in sorted(reached.items())
+              if _under(module, "companion.ui")]
+    assert upward == []
+
+
+def test_an_import_of_the_ui_from_below_is_caught():
+    graph = {"companion.journal.x": {"companion.records.y"}, "companion.records.y":
+             {"companion.ui.words"}, "companion.ui.words": set()}
+    assert reached_from(("companion.journal",), graph, set())["companion.ui.words"] == [
+        "companion.journal.x", "companion.records.y", "companion.ui.words"]
+    assert "companion.ui.words" not in reached_from(
+        ("companion.journal",), graph, {("companion.records.y", "companion.ui.words")})
 
 
 def test_hardware_and_firmware_bridge_import_nothing_from_companion():

@@ -13,6 +13,7 @@ import pytest
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
 from companion.simulator.simbox import SimBox
+from companion.ui.journal_words import note_text
 from tests.counter_game import SPEC
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,7 +132,7 @@ def test_corrupt_database_is_kept_aside_and_a_new_one_started(tmp_path, tally):
         kept = box.app.journal.startup.kept
         assert [p.name for p in tmp_path.glob("bad-*.db")] == [kept], "the damaged file is kept"
         assert len(kept) <= 20, "short enough for one OLED line"
-        assert box.app.journal.startup.note == f"Journal damaged, kept as {kept}"
+        assert note_text(box.app.journal.startup.note) == f"Journal damaged, kept as {kept}"
         start_tally(box)
         box.press("ACTION")
         assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
@@ -146,7 +147,7 @@ def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tal
     try:
         status = box.app.journal.status
         assert (status.ok, status.reason) == (False, "no state dir")
-        assert box.app.journal.startup.note == "No state dir: play kept in memory"
+        assert note_text(box.app.journal.startup.note) == "No state dir: play kept in memory"
         start_tally(box)
         box.press("ACTION")
         assert box.app.session.state == 1

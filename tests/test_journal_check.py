@@ -15,6 +15,7 @@ from companion.journal import schema as journal_schema
 from companion.journal import store as journal_store
 from companion.journal.check import scan_wal
 from companion.journal.journal import Journal
+from companion.ui.journal_words import finding_text, note_text
 
 ROOT = Path(__file__).parent.parent
 
@@ -70,7 +71,7 @@ def test_a_cut_wal_tail_is_reported_with_the_actions_it_cost(tmp_path):
     wal.write_bytes(wal.read_bytes()[:-100])  # the last bytes of the last action's commit
     assert scan_wal(wal).lost == 1
     resumed, note = Journal.open(cut)
-    assert note == "Journal cut: at least 1 action lost"
+    assert note_text(note) == "Journal cut: at least 1 action lost"
     assert resumed.load(game).actions == [add(n) for n in range(1, 5)]
 
 
@@ -88,7 +89,7 @@ def test_a_damaged_frame_in_the_wal_counts_the_actions_after_it(tmp_path):
     wal.write_bytes(data)
     assert scan_wal(wal).lost == 2
     resumed, note = Journal.open(cut)
-    assert note == "Journal cut: at least 2 actions lost"
+    assert note_text(note) == "Journal cut: at least 2 actions lost"
     assert resumed.load(game).actions == [add(n) for n in range(1, 4)]
 
 
@@ -97,7 +98,7 @@ def test_a_deleted_wal_says_what_may_be_lost_after_the_last_save_point(tmp_path)
     cut, _ = power_cut(tmp_path, wal=False)
     journal.close()
     resumed, note = Journal.open(cut)
-    assert note == "Log gone: play after round 1 may be lost"
+    assert note_text(note) == "Log gone: play after round 1 may be lost"
     assert resumed.load(game).actions == [add(1), add(2)], "the save point is in the file"
 
 
@@ -109,8 +110,8 @@ def test_a_save_point_named_after_a_scoreboard_is_said_with_one_after(tmp_path):
     cut, _ = power_cut(tmp_path, wal=False)
     journal.close()
     resumed, note = Journal.open(cut)
-    assert note == "Log gone: play after round 3 may be lost"
-    assert "after after" not in " ".join(resumed.startup.findings)
+    assert note_text(note) == "Log gone: play after round 3 may be lost"
+    assert "after after" not in " ".join(map(finding_text, resumed.startup.findings))
 
 
 def test_a_disk_full_at_start_is_called_full_not_an_io_error(tmp_path, monkeypatch):
@@ -127,7 +128,7 @@ def test_a_disk_full_at_start_is_called_full_not_an_io_error(tmp_path, monkeypat
     monkeypatch.setattr(journal_store.os, "statvfs",
                         lambda where: _full(free))
     journal, note = Journal.open(tmp_path, connect=refusing)
-    assert note == "Disk full: play kept in memory"
+    assert note_text(note) == "Disk full: play kept in memory"
     assert journal.status.reason == "disk full"
 
 
@@ -145,7 +146,7 @@ def test_an_io_error_keeps_its_capitals_in_the_note(tmp_path):
         raise sqlite3.OperationalError("disk I/O error")
 
     journal, note = Journal.open(tmp_path, connect=refusing)
-    assert note == "I/O error: play kept in memory"
+    assert note_text(note) == "I/O error: play kept in memory"
 
 
 def test_a_finished_game_is_a_save_point(tmp_path):
@@ -154,7 +155,7 @@ def test_a_finished_game_is_a_save_point(tmp_path):
     cut, _ = power_cut(tmp_path, wal=False)
     journal.close()
     resumed, note = Journal.open(cut)
-    assert note == "Log gone: play after game end may be lost"
+    assert note_text(note) == "Log gone: play after game end may be lost"
     assert resumed.load(game).actions == [add(n) for n in range(1, 6)]
     assert resumed.load(game).status == "finished"
 
@@ -162,8 +163,8 @@ def test_a_finished_game_is_a_save_point(tmp_path):
 def test_a_zero_byte_journal_is_reported_not_silently_replaced(tmp_path):
     (tmp_path / "journal.db").write_bytes(b"")
     journal, note = Journal.open(tmp_path)
-    assert note == "Empty journal file: new one started"
-    assert journal.startup.findings == [
+    assert note_text(note) == "Empty journal file: new one started"
+    assert [finding_text(f) for f in journal.startup.findings] == [
         "journal.db was empty (0 bytes): its games are gone; a new journal was started"]
     assert journal.status.ok
 
@@ -175,7 +176,7 @@ def test_a_garbage_file_is_moved_aside_under_a_short_name(tmp_path):
     kept = journal.startup.kept
     assert kept.startswith("bad-") and len(kept) <= 20
     assert (tmp_path / kept).read_bytes() == garbage
-    assert note == f"Journal damaged, kept as {kept}"
+    assert note_text(note) == f"Journal damaged, kept as {kept}"
     game = journal.new_game("tally")
     journal.append(game, add(1), undoable=True)
     assert journal.status.ok
@@ -217,7 +218,7 @@ def test_a_journal_from_a_newer_release_is_read_not_written(tmp_path):
     conn.execute(f"PRAGMA user_version = {journal_schema.VERSION + 1}")
     conn.close()
     journal, note = Journal.open(tmp_path)
-    assert note == "Newer journal: play kept in memory"
+    assert note_text(note) == "Newer journal: play kept in memory"
     assert journal.unfinished().id == game
     assert journal.status.reason == "newer journal"
 

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from companion.journal.journal import Journal, JournalStatus, Notice
+from companion.ui.journal_words import note_text, notice_lines
 
 
 def add(n: int) -> dict:
@@ -37,8 +38,8 @@ def test_disk_full_holds_everything_in_order_including_an_undo_and_writes_it_bac
     journal.append(game, add(1), undoable=True)
     failed = fill_disk(journal, game)
     assert journal.status == JournalStatus(ok=False, held=1, reason="disk full")
-    assert journal.take_notice() == Notice(("Disk full:", "play kept in memory"),
-                                           error=True)
+    notice = journal.take_notice()
+    assert notice.error and notice_lines(notice) == ("Disk full:", "play kept in memory")
     for n in (2, 3, 4):
         journal.append(game, add(n), undoable=True)
     journal.pop_last(game)  # an undo while the disk is full
@@ -53,8 +54,8 @@ def test_disk_full_holds_everything_in_order_including_an_undo_and_writes_it_bac
     journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
     journal.append(game, add(5), undoable=True)  # the next change writes everything held
     assert journal.status == JournalStatus(ok=True)
-    assert journal.take_notice() == Notice(("Journal back:", "7 actions saved"), error=False,
-                                           saved=7)
+    assert journal.take_notice() == Notice(error=False, saved=7)
+    assert notice_lines(Notice(error=False, saved=7)) == ("Journal back:", "7 actions saved")
     journal.close()
     journal = reopen(tmp_path)
     assert journal.load(game).actions == [*expected, add(5)]
@@ -71,7 +72,7 @@ def test_retry_alone_writes_back_and_says_how_many(tmp_path):
     journal._disk.execute("PRAGMA max_page_count = 1000000")
     assert journal.retry() == 2
     assert journal.retry() == 0, "nothing left to write"
-    assert journal.take_notice().lines == ("Journal back:", "2 actions saved")
+    assert notice_lines(journal.take_notice()) == ("Journal back:", "2 actions saved")
 
 
 @pytest.mark.parametrize("pragma, reason", [("query_only", "read-only")])
@@ -175,7 +176,7 @@ def test_a_read_only_journal_still_offers_its_saved_game(tmp_path, no_shm, opens
     game = saved_game(tmp_path)
     disk = ReadOnlyDisk(no_shm)
     journal, note = Journal.open(tmp_path, connect=disk)
-    assert note == "Read-only: play kept in memory"
+    assert note_text(note) == "Read-only: play kept in memory"
     assert disk.opened == opens
     assert journal.status == JournalStatus(ok=False, held=0, reason="read-only")
     resumed = journal.unfinished()
@@ -219,7 +220,7 @@ def test_a_state_dir_that_can_be_made_later_gets_everything(tmp_path):
     blocker = tmp_path / "state"
     blocker.write_text("a file where the directory should be")
     journal, note = Journal.open(blocker)
-    assert note == "No state dir: play kept in memory"
+    assert note_text(note) == "No state dir: play kept in memory"
     game = journal.new_game("tally")
     journal.append(game, add(1), undoable=True)
     assert journal.retry() == 0

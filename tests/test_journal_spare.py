@@ -11,6 +11,7 @@ from companion.journal import journal as journal_module
 from companion.journal.journal import Journal
 from companion.journal.spare import spare_name
 from companion.simulator.simbox import SimBox
+from companion.ui.journal_words import note_text, notice_lines
 
 
 def add(n: int) -> dict:
@@ -30,7 +31,7 @@ def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp
     journal.append(game, add(1), undoable=True)
     failing_disk(journal)
     journal.append(game, add(2), undoable=True)
-    assert journal.take_notice().lines == ("Read-only:", "play on USB stick")
+    assert notice_lines(journal.take_notice()) == ("Read-only:", "play on USB stick")
     for n in (3, 4):
         journal.append(game, add(n), undoable=True)
     journal.pop_last(game)
@@ -42,7 +43,7 @@ def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp
     # The power goes (the journal is never closed) and the card is repaired: the next start
     # opens the same files.
     again, note = Journal.open(tmp_path, places=[ram_place])
-    assert note == "Disk failed before: 4 actions back"  # three actions and an undo
+    assert note_text(note) == "Disk failed before: 4 actions back"  # three actions and an undo
     assert again.load(game).actions == [add(1), add(2), add(3)]
     assert not spare.exists(), "merged: the spare is gone"
     again.close()
@@ -58,7 +59,7 @@ def test_a_spare_whose_journal_changed_meanwhile_is_kept_aside(tmp_path, ram_pla
     other.close()
     again, note = Journal.open(tmp_path, places=[ram_place])
     kept = again.startup.kept
-    assert kept.startswith("spare-") and note == f"Spare kept as {kept}"
+    assert kept.startswith("spare-") and note_text(note) == f"Spare kept as {kept}"
     assert sqlite3.connect(tmp_path / kept).execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
 
 
@@ -95,7 +96,7 @@ def test_a_journal_replaced_under_the_box_is_noticed_before_the_next_press_is_sh
     os.replace(tmp_path / "copy.db", tmp_path / "journal.db")  # e.g. a restore over it
     journal.append(game, add(2), undoable=True)
     assert not journal.status.ok and journal.status.reason == "journal replaced"
-    assert journal.take_notice().lines == ("Journal replaced:", "play kept in memory")
+    assert notice_lines(journal.take_notice()) == ("Journal replaced:", "play kept in memory")
     assert journal.retry() == 0, "the new file is not this run's to write"
     assert journal.load(game).actions == [add(1), add(2)]
 

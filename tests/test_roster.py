@@ -10,6 +10,7 @@ from companion.journal.journal import Journal
 from companion.records import roster
 from companion.records.history import open_book
 from companion.records.store import import_game, record
+from companion.ui.words import player_lines
 from tests.test_history import example, run
 
 TITLES = {key: spec.title for key, spec in GAMES.items()}
@@ -50,7 +51,7 @@ def test_rename_renames_the_player_in_history_stats_and_the_box_roster(state):
     assert headline.startswith("Deedee 55 – Ben 46")
     book = open_book(state)
     assert ("Dee", 1) not in book.players() and ("Deedee", 1) in book.players()
-    assert book.player_lines("Deedee", TITLES)[1].value == "1 of 1 (100%)"
+    assert player_lines(book.player_record("Deedee"), TITLES)[1].value == "1 of 1 (100%)"
     book.close()
     journal, _ = Journal.open(state)   # the box's next setup offers the new name
     assert "Deedee" in journal.roster() and "Dee" not in journal.roster()

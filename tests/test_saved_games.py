@@ -13,6 +13,7 @@ from companion.box.session import RETRY_S
 from companion.games.catalog import GAMES
 from companion.saved_games import when_text
 from companion.simulator.simbox import SimBox
+from companion.ui.journal_words import status_text
 from tests.counter_game import SPEC
 
 OTHER = SPEC.__class__(**{**SPEC.__dict__, "key": "tally2", "title": "Other tally"})
@@ -63,7 +64,7 @@ def test_after_a_full_disk_the_journal_comes_back_by_itself_and_says_so(tmp_path
     assert toast(box) == "Disk full: play kept in memory"
     for _ in range(25):
         box.press("ACTION")
-    assert box.app.journal.status.text() == "disk full: 26 held"
+    assert status_text(box.app.journal.status) == "disk full: 26 held"
     box.app.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
     box.advance(RETRY_S + 0.1)  # no press needed: the loop retries
     assert toast(box) == "Journal back: 26 actions saved"

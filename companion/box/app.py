@@ -39,7 +39,9 @@ from ..config import Config
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
 from ..journal import health_file
+from ..journal.check import Finding
 from ..journal.journal import Journal
+from ..ui.journal_words import note_text
 from .events import Call, Stop
 from .panel import Panel
 from .session import GameSession, SavedGames
@@ -80,7 +82,7 @@ class App(ScreenStack, GameSession, Panel):
         config: Config,
         journal: Journal | None,
         *,
-        journal_note: str | None = None,
+        journal_note: Finding | None = None,
         rng: random.Random | None = None,
         state_dir: Path | None = None,
         games: dict[str, GameSpec] | None = None,
@@ -199,7 +201,7 @@ class App(ScreenStack, GameSession, Panel):
         if saved:
             self.push(ResumeScreen(self, saved))
         if self._startup_note:
-            self.notice(self._startup_note, error=True)
+            self.notice(note_text(self._startup_note), error=True)
         if self.journal is not None:
             self._journal_news()
             self.every(SETTINGS_S, self.follow_settings)

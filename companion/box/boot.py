@@ -13,6 +13,7 @@ from typing import Any
 from .. import config as config_module
 from ..journal.journal import Journal
 from ..records.store import backfill_journal
+from ..ui.journal_words import finding_text, note_text
 from .app import App
 
 log = logging.getLogger(__name__)
@@ -52,8 +53,10 @@ def build_app(
         # A process ended by an exception still runs atexit: there SQLite would remove the WAL
         # while the journal stays marked open, and the next start would say "Log gone".
         atexit.register(opened.close)
+        for finding in opened.startup.findings:
+            log.warning("journal check: %s", finding_text(finding))
         if note:
-            log.warning(note)
+            log.warning(note_text(note))
         backfill_journal(opened)  # an older journal's finished games get their summaries
     if sim:
         from hardware import sim as backend

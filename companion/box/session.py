@@ -18,7 +18,7 @@ from ..journal import health_file
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
-from ..ui.words import first_upper, plural
+from ..ui.journal_words import kept_text, notice_lines, saved_words, status_text
 
 if TYPE_CHECKING:
     from hardware.bundle import Hardware
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The files of a kept folder, as the About screen names them.
-KEPT_WORDS = {"": "db", "-wal": "WAL", "-shm": "shm"}
 RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 
@@ -58,24 +56,12 @@ class GameSession:
         (with what it holds, when it is a folder: "bad-1130-1538/: db, WAL, shm")."""
         if self.journal is None:
             return "none", None
-        startup = self.journal.startup
-        files = ", ".join(KEPT_WORDS.get(name.rpartition(".db")[2], name)
-                          for name in startup.kept_files)
-        kept = f"{startup.kept}: {files}" if files else startup.kept
-        return self.journal.status.text(), kept
+        return status_text(self.journal.status), kept_text(self.journal.startup)
 
     def journal_saved_words(self) -> str:
         """What the last frame before power-off says about the games: saved, or where the play
         the disk refused is ("kept on the USB stick for the next start", "lost")."""
-        if self.journal is None or self.journal.status.ok:
-            return "Games are saved."
-        status = self.journal.status
-        held = plural(status.held, "action")
-        if not status.kept_on:
-            return f"Not saved: {status.reason}, {held} lost"
-        if status.volatile:
-            return f"{first_upper(status.reason)}: {held} in RAM only, lost at power-off"
-        return f"{first_upper(status.reason)}: {held} kept on the {status.kept_on}, back at next start"
+        return saved_words(self.journal.status if self.journal is not None else None)
 
     # ----- saved games --------------------------------------------------------------------
     def saved_games(self) -> list[SavedEntry]:
@@ -260,7 +246,7 @@ class GameSession:
         keep a retry on the loop."""
         notice = self.journal.take_notice()
         if notice is not None:
-            self.notice(*notice.lines, error=notice.error)
+            self.notice(*notice_lines(notice), error=notice.error)
         self._publish_health()
         if not self.journal.status.ok and not self._retrying:
             self._retrying = True

@@ -33,6 +33,7 @@ from companion.records.history import Book, HistoryError, journal_path, open_boo
 from companion.records.importing import PlayFileError, import_plays, read_play_file
 from companion.records.store import import_game
 from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text
+from companion.ui.journal_words import note_text
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgsplay", "bgstats", "jsonl")  # bgstats: the play file's former name
@@ -252,7 +253,7 @@ def _into_journal(where: Path, write: Callable[[Journal], T]) -> tuple[int, T | 
     try:
         if not journal.status.ok:
             return _fail(f"cannot write the journal in {where}: "
-                         f"{note or journal.status.reason}"), None
+                         f"{note_text(note) if note else journal.status.reason}"), None
         done = write(journal)
         if not journal.status.ok:
             return _fail(f"cannot write the journal in {where}: {journal.status.reason}"), None

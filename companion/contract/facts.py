@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config
-from companion.ui.words import plural
 
 from .rules import Action
 
@@ -52,16 +51,6 @@ class Line:
 
     label: str
     value: str
-
-
-def rate(wins: int, games: int) -> str:
-    """ "1 of 4 (25%)": wins and the win rate, whole percent, for a row labelled "won"."""
-    return f"{wins} of {games} ({round(100 * wins / games) if games else 0}%)"
-
-
-def played(label: str, games: int, wins: int, indent: str = "  ") -> list[Line]:
-    """Two labelled rows: how many games, then how many were won."""
-    return [Line(label, plural(games, "game")), Line(f"{indent}won", rate(wins, games))]
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ import shutil
 import struct
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-
-from ..ui.words import plural
 
 WAL_MAGIC = (0x377F0682, 0x377F0683)  # little- / big-endian checksums
 WAL_HEADER = 32
@@ -28,19 +27,55 @@ class WalScan:
     lost: int = 0  # transactions cut off (each one journal change); -1: some, count unknown
 
 
+class Found(Enum):
+    """What the start-up check can find (``companion.ui.journal_words`` says each in words)."""
+
+    NO_STATE_DIR = "no state dir"              # the state directory cannot be made
+    EMPTY_READ_BACK = "empty, read back"       # a 0-byte file whose games the WAL still held
+    EMPTY_NEW = "empty, new"                   # a 0-byte file: its games are gone
+    DAMAGED_STUCK = "damaged, not moved"       # damaged and could not be moved aside
+    DAMAGED_KEPT = "damaged, kept"             # damaged, moved aside, a new journal started
+    NOT_WRITABLE = "not writable"              # read (or not) but never written this run
+    COPIED = "copied"                          # the last run's files, copied before the check
+    WAL_CUT = "wal cut"                        # the WAL's tail was cut: ``count`` actions lost
+    WAL_DAMAGED = "wal damaged"                # the WAL could not be read at all
+    WAL_MISSING = "wal missing"                # no WAL after a stop that was not clean
+    SPARE_UNREADABLE = "spare unreadable"      # a spare journal that could not be read
+    SPARE_BACK = "spare back"                  # a spare's ``count`` held actions written back
+    SPARE_KEPT = "spare kept"                  # a spare that no longer fits, kept aside
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the start-up check found, as facts; the fields a kind has no use for stay
+    empty."""
+
+    kind: Found
+    file: str = ""              # the file (or directory) it is about
+    error: str = ""             # what SQLite or the OS said
+    reason: str = ""            # the short reason ("read-only", "disk full")
+    kept: str = ""              # the name something was kept as
+    files: tuple[str, ...] = ()  # what a kept folder holds
+    count: int = 0              # actions lost or written back
+    checkpoint: str | None = None  # the last save point the file holds ("round 2")
+    place: str = ""             # a spare's place ("USB stick")
+    readable: bool = False      # a journal that cannot be written can still be read
+
+
 @dataclass
 class StartupReport:
-    """What the start-up check found and did, in words for the log and the About screen."""
+    """What the start-up check found and did, as facts for the log and the About screen."""
 
-    findings: list[str] = field(default_factory=list)
-    note: str | None = None  # the one short line the screen shows at start
+    findings: list[Finding] = field(default_factory=list)
+    note: Finding | None = None  # the one the screen shows at start
     kept: str | None = None  # the name a damaged journal was moved aside to
     kept_files: tuple[str, ...] = ()  # what that folder holds, when it is one
 
-    def add(self, finding: str, note: str | None = None) -> None:
+    def add(self, finding: Finding, *, tell: bool = True) -> None:
+        """Keep ``finding``; with ``tell``, the first such is shown on the screen at start."""
         self.findings.append(finding)
-        if note and self.note is None:
-            self.note = note
+        if tell and self.note is None:
+            self.note = finding
 
 
 def _checksum(data: bytes, big: bool, s0: int, s1: int) -> tuple[int, int]:
@@ -157,8 +192,7 @@ def settle_copy(copy: Path | None, report: StartupReport) -> None:
     files = sorted(p.name for p in kept.iterdir())
     report.kept = f"{kept.name}/"
     report.kept_files = tuple(files)
-    report.findings.append(f"the journal files as the last run left them ({', '.join(files)}) "
-                           f"were copied before the check to {kept.name}/")
+    report.add(Finding(Found.COPIED, kept=report.kept, files=report.kept_files), tell=False)
 
 
 def move_aside(path: Path) -> Path:
@@ -179,23 +213,10 @@ def wal_findings(report: StartupReport, scan: WalScan, clean: str | None,
     ``clean`` is "1" after a clean close, "0" while a box has the journal open; ``checkpoint``
     names the last point the database file itself holds (e.g. "round 2").
     """
-    after = past(checkpoint) if checkpoint else "since the last save point"
-    play = f"play {past(checkpoint)}" if checkpoint else "recent play"
     if scan.lost > 0:
         # Only commits still visible past the damage are counted: a cut may have taken more.
-        n = f"at least {plural(scan.lost, 'action')}"
-        report.add(f"journal.db-wal was cut or damaged: {n} played "
-                   f"{past(checkpoint or 'the last save point')} lost; everything before the damage "
-                   "was kept", note=f"Journal cut: {n} lost")
+        report.add(Finding(Found.WAL_CUT, count=scan.lost, checkpoint=checkpoint))
     elif scan.lost < 0:
-        report.add(f"journal.db-wal is damaged and was not read: actions {after} may be lost",
-                   note=f"Log bad: {play} may be lost")
+        report.add(Finding(Found.WAL_DAMAGED, checkpoint=checkpoint))
     elif not scan.present and clean == "0":
-        report.add(f"journal.db-wal is missing after an unclean stop: actions {after} "
-                   "may be lost", note=f"Log gone: {play} may be lost")
-
-
-def past(label: str) -> str:
-    """"after round 2" for a save point's name; a name that already says it ("after round 2",
-    the scoreboard stage of Makan Mania) is not given a second "after"."""
-    return label if label.startswith("after ") else f"after {label}"
+        report.add(Finding(Found.WAL_MISSING, checkpoint=checkpoint))

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..ui.words import first_upper, plural
 from . import schema
-from .check import StartupReport
+from .check import Finding, StartupReport
 from .health import JournalStatus, Notice
 from .spare import Place, Spare, default_places, merge_back
 from .store import (
@@ -96,8 +95,8 @@ class Journal:
     # ----- opening ------------------------------------------------------------------------
     @classmethod
     def open(cls, state_dir: Path, *, connect: Connect = sqlite3.connect,
-             places: Sequence[Place] | None = None) -> tuple[Journal, str | None]:
-        """Check and open the journal; return it and the one line to show at start (or None).
+             places: Sequence[Place] | None = None) -> tuple[Journal, Finding | None]:
+        """Check and open the journal; return it and what to show at start (or None).
 
         Always returns a journal: one that cannot be written keeps new changes in memory,
         reading the saved games from the file when it can. ``connect`` opens SQLite files
@@ -162,8 +161,7 @@ class Journal:
             self._spare.close(remove=True)
             self._spare = None
         self._checkpoint_wal()
-        said = f"{plural(saved, 'action')} saved" if saved else "writing again"
-        self._notices.append(Notice(("Journal back:", said), error=False, saved=saved))
+        self._notices.append(Notice(error=False, saved=saved))
         return saved
 
     def _run(self, op: Op) -> None:
@@ -225,8 +223,7 @@ class Journal:
             self._mem = memory_copy(None)
         self._reason = reason
         self._start_spare()
-        self._notices.append(Notice((f"{first_upper(reason)}:", self.status.kept_words()),
-                                    error=True))
+        self._notices.append(Notice(error=True, status=self.status))
 
     def _start_spare(self) -> None:
         """Write the journal as held so far to the first place that takes it."""

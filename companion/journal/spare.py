@@ -21,9 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ui.words import plural
 from . import schema
-from .check import StartupReport, aside_name
+from .check import Finding, Found, StartupReport, aside_name
 from .store import Op, Statement, commit, memory_copy
 
 log = logging.getLogger(__name__)
@@ -142,8 +141,8 @@ def merge_back(disk: sqlite3.Connection, journal: Path, places: Sequence[Place],
             _merge_one(disk, journal, path, place, report)
         except (OSError, sqlite3.Error, ValueError, schema.NewerJournal) as exc:
             log.error("spare journal %s could not be merged: %s", path, exc)
-            report.add(f"the spare journal on the {place.name} ({path}) could not be read ({exc});"
-                       " it was left where it is", note=f"Spare on {place.name} unreadable")
+            report.add(Finding(Found.SPARE_UNREADABLE, file=str(path), error=str(exc),
+                               place=place.name))
 
 
 def _merge_one(disk: sqlite3.Connection, journal: Path, path: Path, place: Place,
@@ -173,14 +172,11 @@ def _merge_one(disk: sqlite3.Connection, journal: Path, path: Path, place: Place
         if fits:
             commit(disk, held[skip:])
             path.unlink()
-            said = plural(sum(op.kind in ("action", "undo") for op in held[skip:]), "action")
-            report.add(f"the disk failed in the last run: {said} held on the {place.name} were "
-                       "written back", note=f"Disk failed before: {said} back")
+            count = sum(op.kind in ("action", "undo") for op in held[skip:])
+            report.add(Finding(Found.SPARE_BACK, count=count, place=place.name))
             return
     kept = aside_name(journal.parent, prefix="spare")
     kept.write_bytes(path.read_bytes())
     path.unlink()
     report.kept = kept.name
-    report.add(f"a spare journal on the {place.name} holds play the journal does not, but the"
-               f" journal changed since it was copied; kept as {kept.name}",
-               note=f"Spare kept as {kept.name}")
+    report.add(Finding(Found.SPARE_KEPT, kept=kept.name, place=place.name))

@@ -12,9 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..ui.words import first_upper
 from . import schema
-from .check import StartupReport, copy_before_open, move_aside, scan_wal, settle_copy, wal_findings
+from .check import (
+    Finding,
+    Found,
+    StartupReport,
+    copy_before_open,
+    move_aside,
+    scan_wal,
+    settle_copy,
+    wal_findings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +75,8 @@ def open_files(path: Path, connect: Connect) -> Opened:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        report.add(f"cannot create {path.parent} ({exc.strerror}): play is kept in memory",
-                   note="No state dir: play kept in memory")
-        return _log(Opened(None, memory_copy(None), "no state dir", report))
+        report.add(Finding(Found.NO_STATE_DIR, file=str(path.parent), error=str(exc.strerror)))
+        return Opened(None, memory_copy(None), "no state dir", report)
     copy = copy_before_open(path)
     empty = path.exists() and path.stat().st_size == 0
     wal = scan_wal(path.with_name(path.name + "-wal"))
@@ -86,23 +93,18 @@ def open_files(path: Path, connect: Connect) -> Opened:
         return _settled(copy, opened)
     games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     if empty and games:
-        report.add(f"{path.name} was empty (0 bytes); its games were read back from its WAL")
+        report.add(Finding(Found.EMPTY_READ_BACK, file=path.name), tell=False)
     elif empty:
-        report.add(f"{path.name} was empty (0 bytes): its games are gone; a new journal "
-                   "was started", note="Empty journal file: new one started")
+        report.add(Finding(Found.EMPTY_NEW, file=path.name))
     wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
     return _settled(copy, Opened(disk, None, "", report))
 
 
 def _settled(copy: Path | None, opened: Opened) -> Opened:
     settle_copy(copy, opened.report)
-    return _log(opened)
-
-
-def _log(opened: Opened) -> Opened:
-    for finding in opened.report.findings:
-        log.warning("journal check: %s", finding)
     return opened
+
+
 
 
 def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
@@ -111,13 +113,11 @@ def _replace_damaged(path: Path, exc: sqlite3.Error, report: StartupReport,
     try:
         aside = move_aside(path)
     except OSError as err:
-        report.add(f"{path.name} is damaged ({exc}) and could not be moved aside "
-                   f"({err.strerror}): play is kept in memory",
-                   note="Journal damaged: play kept in memory")
+        report.add(Finding(Found.DAMAGED_STUCK, file=path.name, error=str(exc),
+                           reason=str(err.strerror)))
         return Opened(None, memory_copy(None), "damaged", report)
     report.kept = aside.name
-    report.add(f"{path.name} was damaged ({exc}); kept as {aside.name}, a new journal "
-               "was started", note=f"Journal damaged, kept as {aside.name}")
+    report.add(Finding(Found.DAMAGED_KEPT, file=path.name, error=str(exc), kept=aside.name))
     try:
         disk, _ = open_rw(path, connect)
     except (sqlite3.Error, schema.NewerJournal) as err:
@@ -133,9 +133,8 @@ def _open_readonly(path: Path, exc: BaseException, report: StartupReport,
     mem = memory_copy(source)
     if source is not None:
         source.close()
-    kept = "its saved games can be resumed" if source is not None else "it cannot be read"
-    report.add(f"{path.name} cannot be written ({exc}); {kept}, new play is kept in memory "
-               "and written when it can be", note=f"{first_upper(reason)}: play kept in memory")
+    report.add(Finding(Found.NOT_WRITABLE, file=path.name, error=str(exc), reason=reason,
+                       readable=source is not None))
     return Opened(None, mem, reason, report)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from companion.contract.facts import Line, Seat, played
+from companion.contract.facts import Line, Seat
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec
 
@@ -24,6 +24,26 @@ from ..games.catalog import GAMES
 from ..journal import schema
 from ..journal.store import Op, commit, memory_copy, open_ro
 from . import store
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A player's finished games of one kind."""
+
+    game: str                       # the game's key
+    games: int
+    wins: int
+    best: int | None                # their best score (None: the game keeps none)
+    more: tuple[Line, ...] = ()     # what the game's own stats add for a player
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player's finished games: in all, then per game, the most played first."""
+
+    games: int
+    wins: int
+    per_game: tuple[GameRecord, ...]
 
 
 class HistoryError(Exception):
@@ -132,24 +152,20 @@ class Book:
             f"SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 {but} GROUP BY name "
             "ORDER BY COUNT(*) DESC, name", args)]
 
-    def player_lines(self, name: str, titles: dict[str, str],
-                     games: dict[str, GameSpec] = GAMES) -> list[Line]:
-        """A player's games, wins, win rate and best score, in all and per game (named as
-        ``titles`` names them)."""
+    def player_record(self, name: str, games: dict[str, GameSpec] = GAMES) -> PlayerRecord:
+        """A player's games and wins, in all and per game (the most played first), with the
+        best score and what the game's own stats add."""
         but, args = _people(games)
         rows = self.read(
             "SELECT game, COUNT(*), SUM(winner), MAX(score), AVG(score) FROM summary_players "
             f"WHERE bot = 0 {but} AND name = ? GROUP BY game", (*args, name))
-        total, wins = sum(r[1] for r in rows), sum(r[2] for r in rows)
-        lines = played("All games", total, wins)
+        per_game = []
         for key, games_n, won, best, average in sorted(rows, key=lambda r: -r[1]):
-            lines += played(titles.get(key, key), games_n, won)
-            if best is not None:
-                lines.append(Line("  best score", str(best)))
             stats = games[key].stats if key in games else None
-            if stats is not None and stats.player is not None:
-                lines += stats.player(self.read, name, average)
-        return lines
+            more = stats.player(self.read, name, average) \
+                if stats is not None and stats.player is not None else []
+            per_game.append(GameRecord(key, games_n, won, best, tuple(more)))
+        return PlayerRecord(sum(r[1] for r in rows), sum(r[2] for r in rows), tuple(per_game))
 
 
 def _people(games: dict[str, GameSpec]) -> tuple[str, tuple[str, ...]]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from companion.contract.facts import Line, Stats
 from companion.records.history import Book, reading
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen
+from companion.ui.words import player_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +40,8 @@ class StatsScreen(MenuScreen):
 
     def _player(self, name: str) -> None:
         shorts = {key: spec.short for key, spec in self.app.games.items()}
-        self._show(f"Stats {name}", lambda book: book.player_lines(name, shorts))  # fits any name
+        # "Stats Name" fits any name
+        self._show(f"Stats {name}", lambda book: player_lines(book.player_record(name), shorts))
 
     def _opener(self, title: str, stats: Stats) -> Callable[[], None]:
         return lambda: self._show(title, lambda book: stats.lines(book.read))

@@ -4,6 +4,13 @@ Pure: importing it loads no font, so the rules and the phone page can use it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from companion.contract.facts import Line
+
+if TYPE_CHECKING:
+    from companion.records.history import PlayerRecord
+
 # Nouns whose plural is not the singular plus "s".
 _IRREGULAR = {"die": "dice", "dice": "dice", "person": "people"}
 
@@ -22,3 +29,25 @@ def first_upper(text: str) -> str:
     """``text`` with its first letter a capital and the rest as written: "I/O error", where
     ``str.capitalize`` would lower the rest ("I/o error")."""
     return text[:1].upper() + text[1:]
+
+
+def rate(wins: int, games: int) -> str:
+    """ "1 of 4 (25%)": wins and the win rate, whole percent, for a row labelled "won"."""
+    return f"{wins} of {games} ({round(100 * wins / games) if games else 0}%)"
+
+
+def played(label: str, games: int, wins: int, indent: str = "  ") -> list[Line]:
+    """Two labelled rows: how many games, then how many were won."""
+    return [Line(label, plural(games, "game")), Line(f"{indent}won", rate(wins, games))]
+
+
+def player_lines(record: PlayerRecord, titles: dict[str, str]) -> list[Line]:
+    """A player's games, wins, win rate and best score, in all and per game (named as
+    ``titles`` names them)."""
+    lines = played("All games", record.games, record.wins)
+    for game in record.per_game:
+        lines += played(titles.get(game.game, game.game), game.games, game.wins)
+        if game.best is not None:
+            lines.append(Line("  best score", str(game.best)))
+        lines += game.more
+    return lines

@@ -46,6 +46,8 @@ from companion.records.export import (
     when,
 )
 from companion.records.history import Book, HistoryError, open_book
+from companion.ui.journal_words import kept_words
+from companion.ui.words import player_lines
 
 from . import update
 from .auth import COOKIE, SESSION_S, Pairing
@@ -100,8 +102,9 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
         journal = health_file.read(health_dir)
+        failing = journal if journal and not journal.ok else None
         return HTMLResponse(env.get_template(name).render(
-            **context, failing=journal if journal and not journal.ok else None),
+            **context, failing=failing, failing_kept=kept_words(failing) if failing else ""),
             status_code=status, headers=HEADERS)
 
     def unpaired(request: Request, message: str = "", status: int = 401) -> Response:
@@ -216,7 +219,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
             people = b.players()
             games = b.games(limit=100)
             return {"games": games, "people": [
-                (name, b.player_lines(name, TITLES)) for name, _ in people[:12]],
+                (name, player_lines(b.player_record(name), TITLES)) for name, _ in people[:12]],
                 "stats": [(stats.title or f"{spec.short}: {stats.heading}", stats.lines(b.read))
                           for spec in GAMES.values() if (stats := spec.stats) is not None],
                 "links": log_links(b, games)}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.contract.facts import UNNAMED, Line, Read, Seat, Stats, Summary, played
+from companion.contract.facts import UNNAMED, Line, Read, Seat, Stats, Summary
 from companion.contract.rules import Action
+from companion.ui.words import played
 
 from .rules import KEY
 

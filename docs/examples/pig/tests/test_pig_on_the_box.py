@@ -26,6 +26,7 @@ from companion.records.store import import_game
 from companion.screens.stats import StatsScreen
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens, run_steps
+from companion.ui.words import player_lines
 from companion.web.live import live
 
 HERE = Path(__file__).resolve().parent.parent
@@ -115,7 +116,7 @@ def test_a_finished_game_shows_in_history_and_stats(box, tmp_path):
         (played,) = book.games()
         assert played.game == "pig" and played.headline == "Ana 105 – Ben 41 – Cai 21"
         assert ("Ana", 1) in book.players()
-        lines = book.player_lines("Ana", {"pig": SPEC.short})
+        lines = player_lines(book.player_record("Ana"), {"pig": SPEC.short})
         assert [(line.label, line.value) for line in lines[2:4]] == [("Pig", "1 game"),
                                                                        ("  won", "1 of 1 (100%)")]
         rows = SPEC.stats.lines(book.read)
