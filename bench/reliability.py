@@ -82,7 +82,7 @@ def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mo
         journal_store.log.disabled = True
     box = SimBox(state_dir, seed=seed)
     app = box.app
-    note = " ".join(app._toast[0]) if app._toast else ""
+    note = " ".join(app.screens.toast_lines) if app.screens.toast_lines else ""
     asked = box.screen.name() == "ResumeScreen"
     if asked:
         box.press("OK")
@@ -103,9 +103,9 @@ def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mo
         if mode in ("replace", "delete") and steps == 20:
             faults.replace_own_journal(app, mode)
             say(replaced=mode)
-        if not told and not app.journal.status.ok and app._toast:
+        if not told and not app.journal.status.ok and app.screens.toast_lines:
             told = True
-            say(told=" ".join(app._toast[0]))  # what the box said when the disk failed
+            say(told=" ".join(app.screens.toast_lines))  # what the box said when the disk failed
         _report(app)
 
 

@@ -111,7 +111,7 @@ def test_a_display_write_error_is_counted_and_retried(box):
 
     display.show = flaky_show
     box.press("DOWN")
-    assert box.app.display_errors == 1 and box.app.running
+    assert box.app.panel.display_errors == 1 and box.app.running
     box.press("DOWN")
-    assert box.app.display_errors == 1
+    assert box.app.panel.display_errors == 1
     assert box.frame() == box.app.last_frame

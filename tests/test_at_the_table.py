@@ -33,7 +33,7 @@ def test_a_new_game_beside_a_saved_one_says_resume_is_there(box):
     """Choosing a game that has a saved one says so, so nobody starts it again by mistake."""
     run_steps(box, ("game:makan", "OK", "OK~", "OK"))     # set up, then leave it saved
     run_steps(box, ("menu:Makan",))
-    assert box.app._toast[0] == ["Saved: round 1", "BACK, then Resume"]
+    assert box.app.screens.toast_lines == ["Saved: round 1", "BACK, then Resume"]
 
 
 def test_the_readme_recommends_the_real_size_terminal_first():

@@ -35,7 +35,7 @@ def played(box, pattern=None, since=0.0):
 
 def toast(box) -> str:
     """The toast on screen now, its lines joined."""
-    return " ".join(box.app._toast[0]) if box.app._toast else ""
+    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
 
 
 def assert_at(times, expected):

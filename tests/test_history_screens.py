@@ -72,7 +72,7 @@ def test_an_unfinished_game_is_marked_and_points_to_saved_games(box):
 def test_export_without_a_drive_says_so(box, monkeypatch):
     monkeypatch.setattr("companion.screens.history.removable_drive", lambda: None)
     run_steps(box, ("seed:examples", "menu:History", "menu:Export"))
-    assert box.app._toast[0] == ["No USB drive:", "plug one in, then OK"]
+    assert box.app.screens.toast_lines == ["No USB drive:", "plug one in, then OK"]
 
 
 def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
@@ -82,7 +82,7 @@ def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
     run_steps(box, ("seed:examples", "menu:History", "menu:Export"))
     names = sorted(p.name for p in drive.iterdir())
     assert len(names) == 2 and names[0].endswith(".bgsplay") and names[1].endswith(".csv")
-    assert box.app._toast[0][0] == "Saved to STICK:"
+    assert box.app.screens.toast_lines[0] == "Saved to STICK:"
 
 
 def test_the_first_export_asks_who_is_me_once(box, monkeypatch, tmp_path):
@@ -138,5 +138,5 @@ def test_a_play_imported_from_a_play_file_shows_its_result_without_actions(box):
     rows = box.screen.rows()
     assert ("Result", "won R3") in rows and ("Mira ★", "") not in rows  # the table's one result
     box.press("OK")                                         # Final screens
-    assert box.app._toast[0] == ["An imported play:", "no actions to show"]
+    assert box.app.screens.toast_lines == ["An imported play:", "no actions to show"]
     assert isinstance(box.screen, GameScreen) and box.app.errors == 0

@@ -205,7 +205,8 @@ def test_the_box_offers_the_saved_game_of_a_read_only_journal(tmp_path, monkeypa
     try:
         assert box.screen.name() == "ResumeScreen"
         assert box.screen.question == "Resume Tally, at 3?"
-        assert " ".join(box.app._toast[0]) == "Read-only: play kept in memory", "the warning is seen"
+        # the warning is seen
+        assert " ".join(box.app.screens.toast_lines) == "Read-only: play kept in memory"
         assert "⚠" in box.app.status_icons()
         box.press("OK")
         assert box.app.session.game_id == game and box.app.session.state == 3

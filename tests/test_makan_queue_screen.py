@@ -169,7 +169,7 @@ def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
     box = walked("queue-pay")
     assert box.screen.options == ["1 die", "1 coin"]
     run_steps(box, ("OK",))
-    assert box.app._toast[0] == ["Bandung", "bought, paid 1 die"]
+    assert box.app.screens.toast_lines == ["Bandung", "bought, paid 1 die"]
     cai = walked("queue", "+1", "ACTION", "OK", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
     assert cai.screen.lines == ["Kopi O", "needs 1 coin, has 0"]
 

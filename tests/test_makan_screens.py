@@ -105,7 +105,7 @@ def undo_restores(box, undone: str, *buttons: str) -> None:
     assert len(box.app.session.actions) == count + 1, buttons
     box.press("BACK", long=True)
     assert state(box) == before and len(box.app.session.actions) == count
-    assert " ".join(box.app._toast[0]) == f"Undone: {undone}"
+    assert " ".join(box.app.screens.toast_lines) == f"Undone: {undone}"
     assert box.screen is box.app.game_root
     press(box, "+3", *buttons)
     assert len(box.app.session.actions) == count + 1
@@ -192,7 +192,7 @@ def test_undoing_the_setup_leaves_no_game_behind(box):
     box.press("BACK", long=True)
     app = box.app
     assert app.session is None and isinstance(box.screen, SetupScreen)
-    assert " ".join(app._toast[0]).startswith("Undone: ")
+    assert " ".join(app.screens.toast_lines).startswith("Undone: ")
     assert app.saved_games() == [] and app.journal.history() == []
     assert app.journal.read("SELECT COUNT(*) FROM game_players") == [(0,)]
     assert app.journal.roster()[:2] == ["Ana", "Ben"]      # the names stay offered

@@ -184,7 +184,7 @@ def test_first_player_is_a_setting_and_does_not_start(box):
     """Issue 14, point 13: starting is its own row; "First player Arthur" only says the rule."""
     run_steps(box, ("game:miams", "menu:First"))
     assert box.app.session is None
-    assert box.app._toast[0] == ["Solo rules:", "Arthur plays first"]
+    assert box.app.screens.toast_lines == ["Solo rules:", "Arthur plays first"]
     run_steps(box, ("menu:Start game",))
     assert box.app.session.actions[0]["type"] == "setup"
 

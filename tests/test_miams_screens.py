@@ -126,7 +126,7 @@ def test_refused_undo_names_arthurs_roll(box):
     started(box)
     box.press("ACTION")
     box.press("BACK", long=True)
-    assert " ".join(box.app._toast[0]) == "Can't undo: Arthur's roll"
+    assert " ".join(box.app.screens.toast_lines) == "Can't undo: Arthur's roll"
 
 
 @pytest.mark.parametrize("name", sorted(SPEC.walk))

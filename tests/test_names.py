@@ -61,7 +61,7 @@ def test_a_typed_name_plays_and_is_offered_first_at_the_next_setup_after_a_resta
 
 
 def toast(box: SimBox) -> str:
-    return " ".join(box.app._toast[0]) if box.app._toast else ""
+    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
 
 
 def test_a_recent_name_is_picked_and_a_duplicate_refused(tmp_path):

@@ -41,7 +41,7 @@ def leave(box: SimBox) -> None:
 
 
 def toast(box: SimBox) -> str:
-    return " ".join(box.app._toast[0]) if box.app._toast else ""
+    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
 
 
 def fill_disk(box: SimBox) -> None:

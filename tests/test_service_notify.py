@@ -102,7 +102,7 @@ def test_the_loop_sends_ready_then_pings_on_its_own_deadlines(listener, tmp_path
     box = SimBox(tmp_path / "state")
     notifier = Notifier(path, watchdog_usec=2_000_000)
     supervise(box.app, notifier)
-    assert box.app.frames_shown >= 1
+    assert box.app.panel.frames_shown >= 1
     assert receive(sock) == ["READY=1", "STATUS=showing the home menu"]
     box.app.pump()
     sock.setblocking(False)

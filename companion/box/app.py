@@ -2,9 +2,10 @@
 
 The loop waits for the next event or the next deadline (a point on the clock, never a
 per-tick counter), turns pin edges into presses and presses into the top screen's calls, and
-hands sensor events to the game. This module owns the loop, its deadlines, input and settings;
-:class:`App` also takes the screen stack (:mod:`.stack`), the game session and its journal
-(:mod:`.session`) and the idle panel and drawing (:mod:`.panel`). It implements
+hands sensor events to the game. This module owns the loop, its deadlines and input;
+:class:`App` holds the parts that own the rest: the screen stack (:mod:`.stack`), the game
+session and its journal (:mod:`.session`), the idle panel and drawing (:mod:`.panel`) and the
+settings (:mod:`.settings`). It implements
 :class:`companion.contract.spec.Table`, all that screens may use.
 """
 
@@ -16,13 +17,13 @@ import logging
 import queue
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from companion.contract.rules import RuleError
+from companion.contract.rules import Action, RuleError
 from companion.contract.spec import GameSpec, Screen, Session
 from firmware_bridge.events import (
     DiceSettled,
@@ -37,14 +38,16 @@ from hardware.buttons import PinEdge
 
 from ..config import Config
 from ..games.catalog import GAMES
-from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
-from ..journal import health_file
+from ..input import ButtonEvent, SensorStatus
 from ..journal.check import Finding
 from ..journal.journal import Journal
+from ..saved_games import SavedEntry
 from ..ui.journal_words import note_text
+from ..ui.widgets import ConfirmScreen
 from .events import Call, Stop
 from .panel import Panel
-from .session import GameSession, SavedGames
+from .session import GameSession
+from .settings import BoxSettings
 from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
@@ -71,9 +74,11 @@ class _Decoded:
     event: ButtonEvent
 
 
-class App(ScreenStack, GameSession, Panel):
+class App:
     """The box. Screens get it as their :class:`~companion.contract.spec.Table`: dispatch, undo,
-    push/pop, toast, beep, schedule."""
+    push/pop, toast, beep, schedule. It owns the loop, its deadlines, input and settings, and
+    holds the parts that own the rest: the screen stack (``screens``), the game session and its
+    journal (``game``) and the panel (``panel``)."""
 
     def __init__(
         self,
@@ -91,103 +96,141 @@ class App(ScreenStack, GameSession, Panel):
         self.clock = hardware.clock
         self.events = events
         self.config = config
-        self.journal = journal
         self.rng = rng or random.Random()
         self.state_dir = state_dir
         self.games = GAMES if games is None else games
         self.sensor = SensorStatus(configured=bool(config.sensor.port))
-        self.settings = self._load_settings()
-        self.decoder = PressDecoder(
-            PressTiming(long_press_s=self.settings["long_press_s"], debounce_s=0.03)
-        )
-        self.stack: list[Screen] = []
-        self.session: Session | None = None
-        self._saved = SavedGames()
-        self._retrying = False
-        self._played_at = 0.0
-        self.health_dir = health_file.runtime_dir()
-        self._published_health = ""
-        self.game_root: Screen | None = None
-        self.frame_listeners: list[Callable[[Image.Image], None]] = []
-        self.frames_shown = 0
+        self.screens = ScreenStack(self.clock, self.beep)
+        self.game = GameSession(self, self.screens, journal, self.games, self.clock, self.schedule)
+        self.box_settings = BoxSettings(config, self.games, hardware, self.game)
+        self.settings = self.box_settings.values
+        self.decoder = self.box_settings.decoder
+        self.panel = Panel(hardware, config, self.settings, self.sensor, self.screens,
+                           lambda: self.journal_ok, self._recover)
         self.errors = 0  # unexpected exceptions recovered from (tests expect none)
-        self.display_errors = 0
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
-        self._toast: tuple[list[str], float] | None = None
-        self._notice_until = float("-inf")
-        self._toast_next: list[str] | None = None
-        self._last_input = self.clock.now()
-        self._idle = "awake"  # awake | dim | blank
         self._swallow: set[str] = set()  # buttons whose press only woke the screen
         self._running = False
         self._startup_note = journal_note
-        self.last_frame: Image.Image | None = None
-        self._dirty = True  # something may have changed the frame since it was last drawn
 
-    # ----- settings -----------------------------------------------------------------------
-    def _load_settings(self) -> dict[str, Any]:
-        settings = {
-            "volume": self.config.buzzer.volume,
-            "contrast": self.config.display.contrast,
-            "long_press_s": float(self.config.buttons.long_press_s),
-        }
-        settings.update({k: v for k, v in self._saved_settings().items() if k in settings})
-        return settings
+    # ----- what the parts own, as the screens and the tests read it -----------------------
+    @property
+    def stack(self) -> list[Screen]:
+        return self.screens.screens
 
+    @property
+    def game_root(self) -> Screen | None:
+        return self.screens.game_root
+
+    @property
+    def session(self) -> Session | None:
+        return self.game.session
+
+    @property
+    def journal(self) -> Journal | None:
+        return self.game.journal
+
+    @property
+    def journal_ok(self) -> bool:
+        return self.game.journal_ok
+
+    def push(self, screen: Screen) -> None:
+        self.screens.push(screen)
+
+    def pop(self) -> None:
+        self.screens.pop()
+
+    def pop_to(self, screen: Screen | None) -> None:
+        self.screens.pop_to(screen)
+
+    def replace(self, screen: Screen) -> None:
+        self.screens.replace(screen)
+
+    def toast(self, *lines: str, error: bool = False) -> None:
+        self.screens.toast(*lines, error=error)
+
+    def notice(self, *lines: str, error: bool = False) -> None:
+        self.screens.notice(*lines, error=error)
+
+    def refuse(self, reason: str) -> None:
+        self.screens.refuse(reason)
+
+    def beep(self, pattern: str) -> None:
+        self.hardware.buzzer.play(pattern)
+
+    def dispatch(self, action: Action) -> bool:
+        return self.game.dispatch(action)
+
+    def undo(self) -> bool:
+        return self.game.undo()
+
+    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
+        return self.game.new_game(spec, first_action)
+
+    def saved_games(self) -> list[SavedEntry]:
+        return self.game.saved_games()
+
+    def resume(self, game_id: int | None = None) -> None:
+        self.game.resume(game_id)
+
+    def discard(self, game_id: int | None) -> None:
+        self.game.discard(game_id)
+
+    def roster_names(self) -> list[str]:
+        return self.game.roster_names()
+
+    def journal_health(self) -> tuple[str, str | None]:
+        return self.game.journal_health()
+
+    def journal_saved_words(self) -> str:
+        return self.game.journal_saved_words()
+
+    def in_game(self) -> bool:
+        return self.session is not None and self.screens.shows_game()
+
+    def go_home(self, ask: bool = False) -> None:
+        """Back to the home menu; a running game stays saved and can be resumed there."""
+        def leave() -> None:
+            if self.game_root is not None and self.session is not None:
+                self.game_root.on_leave()  # e.g. the Café pauses a running round
+            self.game.leave()
+            self.screens.home_only()
+
+        session = self.session
+        if ask and self.in_game() and session and not session.spec.is_finished(session.state):
+            self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
+        else:
+            leave()
+
+    # ----- the panel ----------------------------------------------------------------------
+    @property
+    def idle_state(self) -> str:
+        return self.panel.idle_state
+
+    @property
+    def last_frame(self) -> Image.Image | None:
+        return self.panel.last_frame
+
+    @property
+    def frame_listeners(self) -> list[Callable[[Image.Image], None]]:
+        return self.panel.frame_listeners
+
+    def status_icons(self) -> str:
+        return self.panel.status_icons()
+
+    def render(self) -> Image.Image:
+        return self.panel.render()
+
+    # ----- settings (owned by BoxSettings) -----------------------------------------------
     def saved_settings(self) -> dict[str, Any]:
-        """The settings set on the box or the phone page that override the config's (About
-        lists them, as ``companion doctor`` does)."""
-        return self._saved_settings()
-
-    def _saved_settings(self) -> dict[str, Any]:
-        """The journal's settings (set here or on the phone page) that pass the config's checks;
-        the house rules among them go into the config's game sections, which setups read."""
-        from .. import settings as store
-        from ..games.catalog import config_sections
-
-        if self.journal is None:
-            return {}
-        try:
-            rows = self.journal.settings()
-        except Exception:  # a settings row we cannot read must not stop the box
-            log.exception("could not read saved settings")
-            return {}
-        fields = store.settable(config_sections(self.games))
-        valid = {}
-        for key, value in rows.items():
-            if key in fields:
-                try:
-                    valid[key] = store.check(fields[key], value)
-                except store.ConfigError:
-                    log.warning("saved setting %s = %r left out: it fails its check", key, value)
-        store.apply_games(self.config, valid, fields)
-        return valid
+        return self.box_settings.saved()
 
     def follow_settings(self) -> bool:
-        """What the phone page set since the last look: used at once, as if set here (a game in
-        progress keeps its setup's options). True when the frame may show a change."""
-        saved = self._saved_settings()
-        changed = False
-        for key in ("volume", "contrast", "long_press_s"):
-            if key in saved and saved[key] != self.settings[key]:
-                self._use_setting(key, saved[key])
-                changed = True
-        return changed
+        return self.box_settings.follow()
 
     def change_setting(self, key: str, value: Any) -> None:
-        """Apply a setting now and keep it across restarts."""
-        self._use_setting(key, value)
-        self._journal_write(lambda j: j.save_setting(key, value))
-
-    def _use_setting(self, key: str, value: Any) -> None:
-        self.settings[key] = value
-        if key == "volume":
-            self.hardware.buzzer.set_volume(value)
-        elif key == "contrast":
-            self.hardware.display.set_contrast(value)
-        elif key == "long_press_s":
-            self.decoder.timing = replace(self.decoder.timing, long_press_s=value)
+        self.box_settings.change(key, value)
 
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
@@ -196,14 +239,14 @@ class App(ScreenStack, GameSession, Panel):
 
         self.hardware.buzzer.set_volume(self.settings["volume"])
         self.hardware.display.set_contrast(self.settings["contrast"])
-        self.stack = [HomeScreen(self)]
+        self.screens.start(HomeScreen(self))
         saved = self.saved_games()
         if saved:
             self.push(ResumeScreen(self, saved))
         if self._startup_note:
             self.notice(note_text(self._startup_note), error=True)
         if self.journal is not None:
-            self._journal_news()
+            self.game.journal_news()
             self.every(SETTINGS_S, self.follow_settings)
         self._running = True
         self.render()
@@ -228,7 +271,7 @@ class App(ScreenStack, GameSession, Panel):
             if event is not None:
                 self._handle(event)
             self._fire_due()
-            self.redraw()
+            self.panel.redraw()
 
     def pump(self) -> None:
         """Handle every queued event and every deadline due now, without blocking (tests)."""
@@ -241,7 +284,7 @@ class App(ScreenStack, GameSession, Panel):
                 break
             self._handle(event)
         self._fire_due()
-        self.redraw()
+        self.panel.redraw()
 
     def stop(self) -> None:
         self._running = False
@@ -257,14 +300,13 @@ class App(ScreenStack, GameSession, Panel):
 
         if self.journal is not None:
             self.journal.close()
-        self.stack = [PoweredOffScreen(self, message)]
-        self._toast = None
+        self.screens.only(PoweredOffScreen(self, message))
         self.hardware.display.set_power(True)
         self.render()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
-        self._dirty = True
+        self.screens.dirty = True
         try:
             self._dispatch_event(event)
         except Exception:
@@ -277,11 +319,8 @@ class App(ScreenStack, GameSession, Panel):
         """
         log.exception("unexpected error during %s", where)
         self.errors += 1
-        home = self.stack[0] if self.stack else None
-        if home is not None:
-            self.stack = [home]
-            self.game_root = None
-            home.on_enter()
+        if self.stack:
+            self.screens.home_only()
         self.toast("Sorry, that went wrong.", "The game is saved.", error=True)
 
     def _dispatch_event(self, event: object) -> None:
@@ -324,8 +363,8 @@ class App(ScreenStack, GameSession, Panel):
         candidates = [
             self._timers[0].at if self._timers else None,
             self.decoder.next_deadline(),
-            self._toast[1] if self._toast else None,
-            self._idle_deadline(),
+            self.screens.toast_ends,
+            self.panel.idle_deadline(),
         ]
         return min((c for c in candidates if c is not None), default=None)
 
@@ -341,21 +380,19 @@ class App(ScreenStack, GameSession, Panel):
             if not timer.cancelled:
                 try:
                     if timer.fn() is not False:
-                        self._dirty = True
+                        self.screens.dirty = True
                 except Exception:
-                    self._dirty = True
+                    self.screens.dirty = True
                     self._recover(f"timer {timer.fn!r}")
-        if self._toast and now >= self._toast[1]:
-            self.clear_toast(now)
-        self._update_idle(now)
+        ends = self.screens.toast_ends
+        if ends is not None and now >= ends:
+            self.screens.clear_toast(now)
+        self.panel.update_idle(now)
 
     # ----- input --------------------------------------------------------------------------
     def _on_edge(self, edge: PinEdge) -> None:
-        if edge.pressed:
-            if self._idle != "awake":
-                self._swallow.add(edge.button)  # this press only wakes the screen
-                self._wake()
-            self._last_input = edge.at
+        if edge.pressed and self.panel.woken_by(edge.at):
+            self._swallow.add(edge.button)  # this press only wakes the screen
         for event in self.decoder.feed(edge):
             if event.button not in self._swallow:
                 self._on_button(event)
@@ -363,8 +400,9 @@ class App(ScreenStack, GameSession, Panel):
             self._swallow.discard(edge.button)
 
     def _on_button(self, event: ButtonEvent) -> None:
-        self._last_input = self.clock.now()
-        self.clear_toast(self._last_input)
+        now = self.clock.now()
+        self.panel.touched(now)
+        self.screens.clear_toast(now)
         top = self.stack[-1]
         if event.button == "OK" and event.kind == "long" and not top.owns_long_ok:
             self.go_home(ask=True)
@@ -378,7 +416,7 @@ class App(ScreenStack, GameSession, Panel):
             self.refuse(str(exc))
             return
         if not handled and event.button == "BACK":
-            self.back()
+            self.screens.back()
 
     def _on_sensor(self, event: object) -> None:
         if isinstance(event, SensorOnline):

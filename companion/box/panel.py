@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from companion.contract.spec import Screen
-
 from ..input import SensorStatus
 from ..ui.canvas import compose
 
@@ -18,6 +16,7 @@ if TYPE_CHECKING:
     from hardware.bundle import Hardware
 
     from ..config import Config
+    from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
 
@@ -25,71 +24,81 @@ DIM_CONTRAST = 8
 
 
 class Panel:
-    """Idle state and frames; part of :class:`companion.box.app.App`."""
+    """The panel's idle state and the frames drawn on it, owned here; the app holds it."""
 
-    hardware: Hardware
-    config: Config
-    settings: dict[str, Any]
-    sensor: SensorStatus
-    stack: list[Screen]
-    frame_listeners: list[Callable[[Image.Image], None]]
-    frames_shown: int
-    display_errors: int
-    last_frame: Image.Image | None
-    _dirty: bool
-    _toast: tuple[list[str], float] | None
-    _last_input: float
-    _idle: str
-
-    if TYPE_CHECKING:  # the session's, read here to draw the ⚠ icon
-        @property
-        def journal_ok(self) -> bool: ...
+    def __init__(self, hardware: Hardware, config: Config, settings: dict[str, Any],
+                 sensor: SensorStatus, screens: ScreenStack, journal_ok: Callable[[], bool],
+                 recover: Callable[[str], None]) -> None:
+        self._hardware = hardware
+        self._config = config
+        self._settings = settings  # the app's, as set on the box or the phone
+        self._sensor = sensor
+        self._screens = screens
+        self._journal_ok = journal_ok  # the ⚠ icon shows while changes do not reach the disk
+        self._recover = recover  # a screen that fails to draw is a bug the app recovers from
+        self.frame_listeners: list[Callable[[Image.Image], None]] = []
+        self.frames_shown = 0
+        self.display_errors = 0
+        self.last_frame: Image.Image | None = None
+        self._last_input = hardware.clock.now()
+        self._idle = "awake"  # awake | dim | blank
 
     def _keeps_awake(self) -> bool:
-        return any(getattr(screen, "keeps_awake", False) for screen in self.stack)
+        return any(getattr(screen, "keeps_awake", False) for screen in self._screens.screens)
 
-    def _idle_deadline(self) -> float | None:
+    def idle_deadline(self) -> float | None:
         if self._keeps_awake() or self._idle == "blank":
             return None
-        minutes = self.config.display.dim_after_min if self._idle == "awake" else (
-            self.config.display.blank_after_min
+        minutes = self._config.display.dim_after_min if self._idle == "awake" else (
+            self._config.display.blank_after_min
         )
         return self._last_input + minutes * 60
 
-    def _update_idle(self, now: float) -> None:
+    def update_idle(self, now: float) -> None:
         if self._keeps_awake():
             if self._idle != "awake":
-                self._wake()
+                self.wake()
             self._last_input = now
             return
         idle_s = now - self._last_input
-        if self._idle == "awake" and idle_s >= self.config.display.dim_after_min * 60:
+        if self._idle == "awake" and idle_s >= self._config.display.dim_after_min * 60:
             self._idle = "dim"
-            self._dirty = True
-            self.hardware.display.set_contrast(DIM_CONTRAST)
-        if self._idle == "dim" and idle_s >= self.config.display.blank_after_min * 60:
+            self._screens.dirty = True
+            self._hardware.display.set_contrast(DIM_CONTRAST)
+        if self._idle == "dim" and idle_s >= self._config.display.blank_after_min * 60:
             self._idle = "blank"
-            self._dirty = True
-            self.hardware.display.set_power(False)
+            self._screens.dirty = True
+            self._hardware.display.set_power(False)
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         self._idle = "awake"
-        self._dirty = True
-        self.hardware.display.set_power(True)
-        self.hardware.display.set_contrast(self.settings["contrast"])
+        self._screens.dirty = True
+        self._hardware.display.set_power(True)
+        self._hardware.display.set_contrast(self._settings["contrast"])
 
     @property
     def idle_state(self) -> str:
         return self._idle
 
+    def woken_by(self, at: float) -> bool:
+        """A press at ``at``: True when it only woke a dimmed or blank panel."""
+        woke = self._idle != "awake"
+        if woke:
+            self.wake()
+        self._last_input = at
+        return woke
+
+    def touched(self, at: float) -> None:
+        """Input at ``at``: the idle time starts again."""
+        self._last_input = at
 
     def status_icons(self) -> str:
         icons = ""
-        if self.sensor.configured:
-            icons += "◎" if self.sensor.online else "⊘"
-        if self.settings["volume"] == 0:
+        if self._sensor.configured:
+            icons += "◎" if self._sensor.online else "⊘"
+        if self._settings["volume"] == 0:
             icons += "🔇"
-        if not self.journal_ok:
+        if not self._journal_ok():
             icons += "⚠"
         return icons
 
@@ -99,24 +108,24 @@ class Panel:
         The loop calls this after every wake; a wake with nothing done (a test moving the
         virtual clock in small steps, a deadline already handled) draws nothing.
         """
-        if self._dirty:
+        if self._screens.dirty:
             self.render()
 
     def render(self) -> Image.Image:
         """Draw the top screen; the display skips the write when nothing changed."""
-        self._dirty = False
-        top = self.stack[-1]
-        toast = self._toast[0] if self._toast else None
+        self._screens.dirty = False
+        top = self._screens.top
+        toast = self._screens.toast_lines
         try:
             image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
         except Exception:
             self._recover(f"drawing {top.name()}")
-            top = self.stack[-1]
-            toast = self._toast[0] if self._toast else None
+            top = self._screens.top
+            toast = self._screens.toast_lines
             image = compose(top.title, self.status_icons(), top.hint, top.draw, toast)
         self.last_frame = image
         try:
-            written = self.hardware.display.show(image)
+            written = self._hardware.display.show(image)
         except Exception:  # a loose wire or a bus error: log it and try again with the next frame
             self.display_errors += 1
             if self.display_errors in (1, 10, 100) or self.display_errors % 1000 == 0:

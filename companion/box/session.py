@@ -8,11 +8,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import Action, RuleError
-from companion.contract.spec import GameSpec, Screen, Session
+from companion.contract.spec import GameSpec, Session
 
 from ..journal import health_file
 from ..journal.journal import Journal, JournalError
@@ -21,8 +22,10 @@ from ..saved_games import SavedEntry, players_text
 from ..ui.journal_words import kept_text, notice_lines, saved_words, status_text
 
 if TYPE_CHECKING:
-    from hardware.bundle import Hardware
+    from companion.contract.spec import Table
     from hardware.ports import Clock
+
+    from .stack import ScreenStack
 
 log = logging.getLogger(__name__)
 
@@ -30,21 +33,25 @@ RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 
 class GameSession:
-    """The game being played, the saved ones and the journal; part of
-    :class:`companion.box.app.App`."""
+    """The game being played, the saved ones and the journal, owned here; the app holds it
+    and shows the game through the screen stack it is given."""
 
-    hardware: Hardware
-    clock: Clock
-    games: dict[str, GameSpec]
-    journal: Journal | None
-    stack: list[Screen]
-    game_root: Screen | None
-    session: Session | None
-    _saved: SavedGames
-    _retrying: bool
-    _played_at: float  # wall-clock time of the last action (for a game kept only in memory)
-    health_dir: Path | None  # where the phone page reads the journal's health (None: nowhere)
-    _published_health: str
+    def __init__(self, table: Table, screens: ScreenStack, journal: Journal | None,
+                 games: dict[str, GameSpec], clock: Clock,
+                 schedule: Callable[[float, Callable[[], bool | None]], object]) -> None:
+        self._table = table  # what the game's screens are built with
+        self._screens = screens
+        self._games = games
+        self._clock = clock
+        self._schedule = schedule
+        self.journal = journal
+        self.session: Session | None = None
+        self._saved = SavedGames()
+        self._retrying = False
+        self._played_at = 0.0  # wall-clock time of the last action (for a game kept only in memory)
+        # Where the phone page reads the journal's health (None: nowhere).
+        self.health_dir: Path | None = health_file.runtime_dir()
+        self._published_health = ""
 
     @property
     def journal_ok(self) -> bool:
@@ -67,14 +74,14 @@ class GameSession:
     def saved_games(self) -> list[SavedEntry]:
         """Every unfinished game, the one played last first (see :mod:`.saved_games`)."""
         try:
-            entries, broken = self._saved.list(self.journal, self.games, self.session,
+            entries, broken = self._saved.list(self.journal, self._games, self.session,
                                                self._played_at)
         except JournalError as exc:
-            self.notice("Saved games:", str(exc), error=True)
+            self._screens.notice("Saved games:", str(exc), error=True)
             return []
         for game_id in broken:  # kept in history, no longer offered
-            self._journal_write(lambda j, game_id=game_id: j.discard(game_id))
-            self.notice("Saved game could not", "be replayed; in history", error=True)
+            self.write(partial(Journal.discard, game_id=game_id))
+            self._screens.notice("Saved game could not", "be replayed; in history", error=True)
         return entries
 
     def resume(self, game_id: int | None = None) -> None:
@@ -82,23 +89,29 @@ class GameSession:
         session = self.session
         if game_id is not None and (session is None or session.game_id != game_id):
             try:
-                saved = self.journal.load(game_id)
-                spec = self.games[saved.game]
+                saved = self._writer().load(game_id)
+                spec = self._games[saved.game]
                 session = Session(spec, game_id, list(saved.actions), spec.replay(saved.actions))
             except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
                 log.warning("could not resume game %s: %r", game_id, exc)
-                self.refuse("That game could not be resumed")
+                self._screens.refuse("That game could not be resumed")
                 return
             self.session = session
         if session is not None:
-            self._show_game()
+            self._show_game(session)
+
+    def leave(self) -> None:
+        """The table leaves for the home menu: a finished game is over with, a running one
+        stays to be resumed."""
+        if self.session and self.session.spec.is_finished(self.session.state):
+            self.session = None
 
     def discard(self, game_id: int | None) -> None:
         """The table drops a saved game; the journal keeps it in history as abandoned."""
         if self.session is not None and self.session.game_id == game_id:
             self.session = None
         if game_id is not None:
-            self._journal_write(lambda j: j.discard(game_id))
+            self.write(lambda j: j.discard(game_id))
 
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
         """Start ``spec``; every other unfinished game stays saved."""
@@ -110,7 +123,7 @@ class GameSession:
             try:
                 state = spec.apply(state, first_action)
             except RuleError as exc:
-                self.refuse(str(exc))
+                self._screens.refuse(str(exc))
                 return False
             actions.append(first_action)
         game_id = None
@@ -119,16 +132,14 @@ class GameSession:
             for action in actions:
                 self.journal.append(game_id, action, spec.is_undoable(action))
                 self.journal.record_players(game_id, self._seat_names(action))  # the roster
-            self._journal_news()
+            self.journal_news()
         self._played_at = time.time()
         self.session = Session(spec, game_id, actions, state)
-        self._show_game()
+        self._show_game(self.session)
         return True
 
-    def _show_game(self) -> None:
-        self.game_root = self.session.spec.play(self)
-        self.stack = [self.stack[0], self.game_root]
-        self.game_root.on_enter()
+    def _show_game(self, session: Session) -> None:
+        self._screens.show_game(session.spec.play(self._table))
 
     # ----- play ---------------------------------------------------------------------------
     def dispatch(self, action: Action) -> bool:
@@ -143,22 +154,22 @@ class GameSession:
         try:
             new_state = session.spec.apply(session.state, action)
         except RuleError as exc:
-            self.refuse(str(exc))
+            self._screens.refuse(str(exc))
             return False
         spec = session.spec
         if session.game_id is not None:
+            journal = self._writer()
             finishes = spec.is_finished(new_state)
-            self.journal.append(session.game_id, action, spec.is_undoable(action),
-                                finishes=finishes)
+            journal.append(session.game_id, action, spec.is_undoable(action), finishes=finishes)
             stage = spec.describe(session.state)
             if not finishes and spec.describe(new_state) != stage:
-                self.journal.checkpoint(stage)
-            self._journal_news()
+                journal.checkpoint(stage)
+            self.journal_news()
         self._played_at = time.time()
         session.actions.append(action)
         session.state = new_state
         if session.game_id is not None and session.spec.is_finished(new_state):
-            self._journal_write(lambda j: history_store.on_finish(j, session))
+            self.write(lambda j: history_store.on_finish(j, session))
         return True
 
     def undo(self) -> bool:
@@ -166,14 +177,14 @@ class GameSession:
         what was undone; rolls the table asked for stay."""
         session = self.session
         if session is None or not session.actions:
-            self.toast("Nothing to undo")
+            self._screens.toast("Nothing to undo")
             return False
         count, also = session.spec.last_step(session.actions)
         last = session.actions[-count]
         if not session.spec.is_undoable(last):
             # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
             before = session.spec.replay(session.actions[:-count])
-            self.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
+            self._screens.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
             return False
         if count == len(session.actions) and last.get("type") == "setup":
             self._withdraw(session, last)
@@ -184,38 +195,35 @@ class GameSession:
         # What the box adds with the undo (the Café's clock as it reads now) is journaled in
         # the same change, so a power cut right after it never resumes from an older reading.
         state, added = before, []
-        for action in spec.after_undo(before, self.clock.now()):
+        for action in spec.after_undo(before, self._clock.now()):
             state = spec.apply(state, action)
             added.append(action)
         finishes = spec.is_finished(state)
-        if session.game_id is not None:
-            self._journal_write(lambda j: j.pop_last(
-                session.game_id, count=count, reopens=was_finished,
+        if (game_id := session.game_id) is not None:
+            self.write(lambda j: j.pop_last(
+                game_id, count=count, reopens=was_finished,
                 then=[(action, spec.is_undoable(action)) for action in added], finishes=finishes))
         session.actions[-count:] = added
         session.state = state
         if session.game_id is not None and finishes:
-            self._journal_write(lambda j: history_store.on_finish(j, session))
-        while self.stack[-1] is not self.game_root and len(self.stack) > 1:
-            self.stack.pop()
-        if self.game_root is not None:
-            self.game_root.on_state_changed()
-        self.toast(f"Undone: {spec.describe_action(last, before)}{also}")
-        self.beep("ok")
+            self.write(lambda j: history_store.on_finish(j, session))
+        self._screens.game_changed()
+        self._screens.toast(f"Undone: {spec.describe_action(last, before)}{also}")
+        self._table.beep("ok")
         return True
 
     def _withdraw(self, session: Session, setup: Action) -> None:
         """Undoing the setup takes the whole game back: it leaves no trace in the journal (no
         "round 0" to resume, no dropped game in history, nobody credited with it) and the
         table is at that game's setup again."""
-        if session.game_id is not None:
-            self._journal_write(lambda j: j.forget(session.game_id))
+        if (game_id := session.game_id) is not None:
+            self.write(lambda j: j.forget(game_id))
         spec = session.spec
-        self.session = self.game_root = None
-        self.stack = [self.stack[0]]
-        self.push(spec.new_game(self))
-        self.toast(f"Undone: {spec.describe_action(setup, spec.initial_state())}", "Set up again")
-        self.beep("ok")
+        self.session = None
+        self._screens.start(self._screens.home)
+        self._screens.push(spec.new_game(self._table))
+        self._screens.toast(f"Undone: {spec.describe_action(setup, spec.initial_state())}", "Set up again")
+        self._table.beep("ok")
 
     # ----- the roster of recent players ---------------------------------------------------
     def roster_names(self) -> list[str]:
@@ -235,36 +243,43 @@ class GameSession:
                 if isinstance(p, dict) and isinstance(p.get("name"), str)]
 
     # ----- journal health -----------------------------------------------------------------
-    def _journal_write(self, write: Callable[[Journal], None]) -> None:
+    def write(self, write: Callable[[Journal], None]) -> None:
         """One change to the journal (never raises), then what it has to say."""
         if self.journal is not None:
             write(self.journal)
-            self._journal_news()
+            self.journal_news()
 
-    def _journal_news(self) -> None:
+    def journal_news(self) -> None:
         """Show the journal's newest change of health; while it holds changes in memory,
         keep a retry on the loop."""
-        notice = self.journal.take_notice()
+        journal = self._writer()
+        notice = journal.take_notice()
         if notice is not None:
-            self.notice(*notice_lines(notice), error=notice.error)
-        self._publish_health()
-        if not self.journal.status.ok and not self._retrying:
+            self._screens.notice(*notice_lines(notice), error=notice.error)
+        self._publish_health(journal)
+        if not journal.status.ok and not self._retrying:
             self._retrying = True
-            self.schedule(self.clock.now() + RETRY_S, self._retry_journal)
+            self._schedule(self._clock.now() + RETRY_S, self._retry_journal)
 
-    def _publish_health(self) -> None:
+    def _publish_health(self, journal: Journal) -> None:
         """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
         if self.health_dir is None:
             return
-        text = health_file.as_text(self.journal.status)
+        text = health_file.as_text(journal.status)
         if text != self._published_health:
             health_file.publish(self.health_dir, text)
             self._published_health = text
 
     def _retry_journal(self) -> None:
         self._retrying = False
-        self.journal.retry()
-        self._journal_news()
+        self._writer().retry()
+        self.journal_news()
+
+    def _writer(self) -> Journal:
+        """The journal, which a game with an id (or a retry) implies."""
+        if self.journal is None:
+            raise RuntimeError("no journal")
+        return self.journal
 
 
 def _entry(spec: GameSpec, game_id: int | None, state: Any, last_at: float) -> SavedEntry:
@@ -287,8 +302,9 @@ class SavedGames:
         """
         entries: list[SavedEntry] = []
         broken: list[int] = []
-        listed = journal.saved_games() if journal is not None else []
-        for summary in listed:
+        if journal is None:
+            return _in_memory(entries, session, session_at), broken
+        for summary in journal.saved_games():
             spec = games.get(summary.game)
             if spec is None:
                 continue
@@ -307,7 +323,13 @@ class SavedGames:
                     continue
                 self._cache[summary.id] = cached
             entries.append(cached[1])
-        if session is not None and session.game_id is None \
-                and not session.spec.is_finished(session.state):
-            entries.insert(0, _entry(session.spec, None, session.state, session_at))
-        return entries, broken
+        return _in_memory(entries, session, session_at), broken
+
+
+def _in_memory(entries: list[SavedEntry], session: Session | None,
+               session_at: float) -> list[SavedEntry]:
+    """``entries`` with the unfinished game kept only in memory first, if there is one."""
+    if session is not None and session.game_id is None \
+            and not session.spec.is_finished(session.state):
+        entries.insert(0, _entry(session.spec, None, session.state, session_at))
+    return entries

@@ -1,16 +1,16 @@
-"""The screen stack: push, pop and replace screens, leave a game for the home menu, and the
-short messages over them (toasts, refusals, beeps)."""
+"""The screen stack: push, pop and replace screens, the game's root among them, and the short
+messages over them (toasts, notices, refusals). It owns the screens and the toast; the app
+holds it and asks it, and so does the game session (to show a game, or to drop what covers
+the game's root after an undo)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from companion.contract.spec import Screen, Session
-
-from ..ui.widgets import ConfirmScreen
+from companion.contract.spec import Screen
 
 if TYPE_CHECKING:
-    from hardware.bundle import Hardware
     from hardware.ports import Clock
 
 TOAST_S = 2.5
@@ -18,93 +18,124 @@ NOTICE_S = 4.0  # a journal warning stays this long whatever else is said meanwh
 
 
 class ScreenStack:
-    """The stack of screens, the home menu at the bottom; part of :class:`companion.box.app.App`."""
+    """The stack of screens, the home menu at the bottom, and the toast over the top one."""
 
-    hardware: Hardware
-    clock: Clock
-    stack: list[Screen]
-    game_root: Screen | None
-    session: Session | None
-    _toast: tuple[list[str], float] | None
-    _notice_until: float  # while the toast is a notice, no other toast replaces it
-    _toast_next: list[str] | None  # the toast that waits for the notice to end
-    _dirty: bool  # the frame must be drawn again (see Panel.redraw)
+    def __init__(self, clock: Clock, beep: Callable[[str], None]) -> None:
+        self._clock = clock
+        self._beep = beep
+        self.screens: list[Screen] = []
+        self.game_root: Screen | None = None  # the running game's screen, when it is shown
+        self._toast: tuple[list[str], float] | None = None
+        self._notice_until = float("-inf")  # while the toast is a notice, no toast replaces it
+        self._toast_next: list[str] | None = None  # the toast that waits for the notice to end
+        self.dirty = True  # the frame must be drawn again (see Panel.redraw)
+
+    @property
+    def top(self) -> Screen:
+        return self.screens[-1]
+
+    @property
+    def home(self) -> Screen:
+        return self.screens[0]
+
+    # ----- the screens --------------------------------------------------------------------
+    def start(self, home: Screen) -> None:
+        """The home menu alone, not entered (it is drawn as it was made)."""
+        self.screens = [home]
+        self.game_root = None
+        self.dirty = True
+
+    def only(self, screen: Screen) -> None:
+        """``screen`` alone (the last frame before power-off), not entered; no toast over it."""
+        self.start(screen)
+        self._toast = None
 
     def push(self, screen: Screen) -> None:
-        self._dirty = True
-        self.stack.append(screen)
+        self.dirty = True
+        self.screens.append(screen)
         screen.on_enter()
 
     def pop(self) -> None:
-        self._dirty = True
-        if len(self.stack) > 1:
-            self.stack.pop()
-            self.stack[-1].on_enter()
+        self.dirty = True
+        if len(self.screens) > 1:
+            self.screens.pop()
+            self.screens[-1].on_enter()
 
     def pop_to(self, screen: Screen | None) -> None:
         """Pop the screens above ``screen`` (a flow's questions, a menu left open), each revealed
         one entered as :meth:`pop` does; never the home menu."""
-        while self.stack[-1] is not screen and len(self.stack) > 1:
+        while self.screens[-1] is not screen and len(self.screens) > 1:
             self.pop()
 
     def replace(self, screen: Screen) -> None:
-        self._dirty = True
-        self.stack[-1] = screen
+        self.dirty = True
+        self.screens[-1] = screen
         screen.on_enter()
 
     def back(self) -> None:
         """BACK on a screen that did not use it: leave it, but never the game's root."""
-        top = self.stack[-1]
-        if top is self.game_root:
+        if self.top is self.game_root:
             self.toast("Hold BACK to undo", "Hold OK for the menu")
         else:
             self.pop()
 
-    def in_game(self) -> bool:
-        return self.session is not None and self.game_root in self.stack
+    def home_only(self) -> None:
+        """Back to the home menu, entered; no game shown."""
+        self.dirty = True
+        self.start(self.home)
+        self.home.on_enter()
 
-    def go_home(self, ask: bool = False) -> None:
-        """Back to the home menu; a running game stays saved and can be resumed there."""
-        home = self.stack[0]
+    def show_game(self, root: Screen) -> None:
+        """The game's root screen over the home menu, entered."""
+        self.dirty = True
+        self.screens = [self.home, root]
+        self.game_root = root
+        root.on_enter()
 
-        def leave() -> None:
-            self._dirty = True
-            if self.game_root is not None and self.session is not None:
-                self.game_root.on_leave()  # e.g. the Café pauses a running round
-            self.stack = [home]
-            self.game_root = None
-            if self.session and self.session.spec.is_finished(self.session.state):
-                self.session = None
-            home.on_enter()
+    def game_changed(self) -> None:
+        """The game's state changed under the screens (an undo): those above its root go,
+        unentered (they were about the state that is gone), and the root rebuilds."""
+        self.dirty = True
+        while self.screens[-1] is not self.game_root and len(self.screens) > 1:
+            self.screens.pop()
+        if self.game_root is not None:
+            self.game_root.on_state_changed()
 
-        running = self.in_game() and not self.session.spec.is_finished(self.session.state)
-        if ask and running:
-            self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
-        else:
-            leave()
+    def shows_game(self) -> bool:
+        return self.game_root is not None and self.game_root in self.screens
+
+    # ----- the toast ----------------------------------------------------------------------
+    @property
+    def toast_lines(self) -> list[str] | None:
+        """The lines over the screen now, if any."""
+        return self._toast[0] if self._toast else None
+
+    @property
+    def toast_ends(self) -> float | None:
+        return self._toast[1] if self._toast else None
 
     def toast(self, *lines: str, error: bool = False) -> None:
         """Show up to two short lines over the screen for a moment (after a notice showing)."""
         wrapped = _wrap_all(lines)
-        now = self.clock.now()
+        now = self._clock.now()
         if now < self._notice_until:
             self._toast_next = wrapped
         else:
             self._toast = (wrapped, now + TOAST_S)
-        self._dirty = True
+        self.dirty = True
         if error:
-            self.beep("error")
+            self._beep("error")
 
     def notice(self, *lines: str, error: bool = False) -> None:
         """A message no toast or press hides for :data:`NOTICE_S` (the journal's health)."""
-        now = self.clock.now()
+        now = self._clock.now()
         if now >= self._notice_until and self._toast is not None:
             self._toast_next = self._toast[0]  # e.g. "Undone: ..." shown after the notice
         self._notice_until = now + NOTICE_S
         self._toast = (_wrap_all(lines), self._notice_until)
-        self._dirty = True
+        self.dirty = True
         if error:
-            self.beep("error")
+            self._beep("error")
 
     def clear_toast(self, now: float) -> None:
         """A press or the toast's time ends it; a notice only its time, then the toast that
@@ -113,15 +144,11 @@ class ScreenStack:
             return
         waiting, self._toast_next = self._toast_next, None
         self._toast = (waiting, now + TOAST_S) if waiting else None
-        self._dirty = True
+        self.dirty = True
 
     def refuse(self, reason: str) -> None:
         """An illegal choice: a two-line reason and an error beep; nothing changes."""
         self.toast(reason, error=True)
-
-    def beep(self, pattern: str) -> None:
-        self.hardware.buzzer.play(pattern)
-
 
 
 def _wrap_all(lines: tuple[str, ...]) -> list[str]:
