@@ -19,12 +19,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
 from companion.contract.rules import Action, RuleError
-from companion.contract.spec import GameSpec, Screen, Session
+from companion.contract.spec import BoxTable, GameSpec, Screen, Session
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -146,6 +146,12 @@ class App:
 
     def replace(self, screen: Screen) -> None:
         self.screens.replace(screen)
+
+    def pop_to_game(self) -> None:
+        self.screens.pop_to(self.screens.game_root)
+
+    def on_top(self, screen: Screen) -> bool:
+        return self.screens.top is screen
 
     def toast(self, *lines: str, error: bool = False) -> None:
         self.screens.toast(*lines, error=error)
@@ -434,3 +440,8 @@ class App:
             return  # bookkeeping for the settings screen; nothing for a game to do
         for screen in {id(s): s for s in (self.stack[-1], self.game_root) if s}.values():
             screen.on_sensor(event)
+
+
+if TYPE_CHECKING:  # mypy checks that the app is all the screens are promised
+    def _as_table(app: App) -> BoxTable:
+        return app

@@ -168,8 +168,10 @@ class Scheduled(Protocol):
 
 
 class Table(Protocol):
-    """What a screen may ask of the box: the game session and its actions, the screen stack,
-    toasts and beeps, the clock and deadlines, the RNG for box rolls, settings, the sensor."""
+    """What a game's screen may ask of the box: to play an action, to say something, to move
+    between screens, the clock and deadlines, the box's dice, the config and the sensor.
+
+    The screen stack itself is not here: a screen pushes, pops and asks whether it is on top."""
 
     # Read-only for a screen (properties, so the box may hold richer types behind them).
     @property
@@ -179,21 +181,13 @@ class Table(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def settings(self) -> dict[str, Any]: ...    # volume, contrast, long_press_s as set on the box
-    @property
     def sensor(self) -> SensorStatus: ...
     @property
-    def games(self) -> dict[str, GameSpec]: ...
+    def games(self) -> dict[str, GameSpec]: ...  # a setup starts its own game by its key
     @property
     def session(self) -> Session | None: ...
     @property
-    def stack(self) -> list[Screen]: ...
-    @property
-    def game_root(self) -> Screen | None: ...
-    @property
-    def journal_ok(self) -> bool: ...
-    @property
-    def state_dir(self) -> Path | None: ...
+    def state_dir(self) -> Path | None: ...      # where a game may keep a file of its own
 
     def dispatch(self, action: Action) -> bool:
         """Apply a game action: refused with a reason, or journaled and then shown."""
@@ -214,13 +208,19 @@ class Table(Protocol):
     def pop_to(self, screen: Screen | None) -> None:
         """Pop the screens above ``screen``, back to it (never the home menu)."""
 
+    def pop_to_game(self) -> None:
+        """Pop the screens above the game's root screen (a menu left open is over with)."""
+
     def replace(self, screen: Screen) -> None: ...
 
-    def go_home(self, ask: bool = False) -> None:
-        """Back to the home menu; a running game stays saved."""
+    def on_top(self, screen: Screen) -> bool:
+        """``screen`` is the one shown (no question or menu over it)."""
 
     def in_game(self) -> bool:
         """A game is running and its root screen is on the stack."""
+
+    def go_home(self, ask: bool = False) -> None:
+        """Back to the home menu; a running game stays saved."""
 
     def schedule(self, at: float, fn: Callable[[], None]) -> Scheduled:
         """Call ``fn`` on the loop thread once the clock reaches ``at``."""
@@ -228,11 +228,26 @@ class Table(Protocol):
     def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
         """Start ``spec``, journaling ``first_action`` (its setup) when given."""
 
-    def saved_games(self) -> list[SavedEntry]:
-        """Every unfinished game, the one played last first."""
-
     def resume(self, game_id: int | None = None) -> None:
         """Continue saved game ``game_id`` (None: the game in memory)."""
+
+    def roster_names(self) -> list[str]:
+        """Names of recent players, the last used first (empty without a journal)."""
+
+
+class BoxTable(Table, Protocol):
+    """What the box's own screens (home, saved games, settings, history, About) ask besides:
+    the stack they draw over, the settings, the saved games and the journal's health."""
+
+    @property
+    def settings(self) -> dict[str, Any]: ...    # volume, contrast, long_press_s as set on the box
+    @property
+    def stack(self) -> list[Screen]: ...
+    @property
+    def journal_ok(self) -> bool: ...
+
+    def saved_games(self) -> list[SavedEntry]:
+        """Every unfinished game, the one played last first."""
 
     def discard(self, game_id: int | None) -> None:
         """Drop a saved game from the resume list (it stays in history)."""
@@ -249,9 +264,6 @@ class Table(Protocol):
 
     def saved_settings(self) -> dict[str, Any]:
         """The settings set on the box or the phone page, over the config's."""
-
-    def roster_names(self) -> list[str]:
-        """Names of recent players, the last used first (empty without a journal)."""
 
 
 class Screen:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from companion.contract.facts import Seat
 from companion.contract.rules import Action
@@ -28,8 +28,11 @@ from companion.ui.words import plural
 from .me import ask_me, who_is_me
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
-    from companion.input import ButtonEvent
+    import random
+
+    from companion.config import Config
+    from companion.contract.spec import BoxTable, Table
+    from companion.input import ButtonEvent, SensorStatus
 
 LIST_LINES = 5  # rows of a menu between the title and the hint
 LIMIT = 50  # games the list shows, the last first
@@ -37,7 +40,7 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 READ_ONLY = ("Read-only:", "a game from history")
 
 
-def short_name(app: Table, key: str) -> str:
+def short_name(app: BoxTable, key: str) -> str:
     """A game's short name, or its key for a game this box does not know."""
     spec = app.games.get(key)
     return spec.short if spec else key
@@ -69,21 +72,70 @@ class _Never:
 
 
 class ReadOnlyTable:
-    """The box as a recorded game's screens see it: everything of ``app`` but the game, which
-    is a replayed state that no press can change."""
+    """The box as a recorded game's screens see it (a :class:`Table`): the box's screens, words
+    and settings, but the game is a replayed state that no press can change and the clock
+    stands at the moment shown."""
 
-    def __init__(self, app: Table, spec: GameSpec, actions: list[Action]) -> None:
+    def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
         self._app = app
         self.session = Session(spec, None, list(actions), spec.replay(actions))
         self.clock = _Frozen(moment(actions))
-        self.game_root: Screen | None = None
-        self.resumable = None
+        self._root: Screen | None = None
         self.origin = app.stack[-1] if app.stack else None  # where leaving the game returns
         self.quiet = True  # a screen's own bookkeeping while it is built says nothing
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._app, name)
+    # ----- what the box has, as it is ------------------------------------------------------
+    @property
+    def rng(self) -> random.Random:
+        return self._app.rng
 
+    @property
+    def config(self) -> Config:
+        return self._app.config
+
+    @property
+    def sensor(self) -> SensorStatus:
+        return self._app.sensor
+
+    @property
+    def games(self) -> dict[str, GameSpec]:
+        return self._app.games
+
+    @property
+    def state_dir(self) -> Path | None:
+        return self._app.state_dir
+
+    def refuse(self, reason: str) -> None:
+        self._app.refuse(reason)
+
+    def toast(self, *lines: str, error: bool = False) -> None:
+        self._app.toast(*lines, error=error)
+
+    def beep(self, pattern: str) -> None:
+        self._app.beep(pattern)
+
+    def push(self, screen: Screen) -> None:
+        self._app.push(screen)
+
+    def pop(self) -> None:
+        self._app.pop()
+
+    def pop_to(self, screen: Screen | None) -> None:
+        self._app.pop_to(screen)
+
+    def pop_to_game(self) -> None:
+        self._app.pop_to(self._root)
+
+    def replace(self, screen: Screen) -> None:
+        self._app.replace(screen)
+
+    def on_top(self, screen: Screen) -> bool:
+        return self._app.on_top(screen)
+
+    def roster_names(self) -> list[str]:
+        return self._app.roster_names()
+
+    # ----- what a recorded game cannot do --------------------------------------------------
     def dispatch(self, action: Action) -> bool:
         if not self.quiet:
             self._app.toast(*READ_ONLY)
@@ -107,17 +159,19 @@ class ReadOnlyTable:
     def resume(self, game_id: int | None = None) -> None:
         self._app.toast(*READ_ONLY)
 
-    def abandon_resumable(self) -> None:
-        pass
-
     def screen(self) -> Screen:
         """The game's own root screen for the state held."""
         self.quiet = True
         screen = self.session.spec.play(self)
         screen.on_enter()
         self.quiet = False
-        self.game_root = screen
+        self._root = screen
         return screen
+
+
+if TYPE_CHECKING:  # mypy checks that a recorded game's screens get all a Table promises
+    def _as_table(table: ReadOnlyTable) -> Table:
+        return table
 
 
 def moment(actions: list[Action]) -> float:
@@ -132,7 +186,9 @@ def moment(actions: list[Action]) -> float:
 class HistoryScreen(MenuScreen):
     """The last games (date, game, result) with Stats and Export first; OK opens one."""
 
-    def __init__(self, app: Table) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "History", [])
         self.games: list[Played] = []
 
@@ -200,9 +256,11 @@ def result(played: Played) -> str:
 class GameScreen(InfoScreen):
     """One game: its result, length and players, then its final screens and its replay."""
 
+    app: BoxTable
+
     hint = "▲▼ move  OK open"
 
-    def __init__(self, app: Table, played: Played) -> None:
+    def __init__(self, app: BoxTable, played: Played) -> None:
         self.played = played
         self.seats: list[Seat] = []
         self.facts: list[tuple[str, str]] = []
@@ -260,7 +318,9 @@ class GameScreen(InfoScreen):
 class StepScreen(Screen):
     """The game replayed action by action with its own screens: OK next, BACK previous."""
 
-    def __init__(self, app: Table, spec: GameSpec, actions: list[Action]) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
         super().__init__(app)
         self.spec, self.actions = spec, actions
         # Where each step ends: after every action the table made or saw; the box's silent

@@ -11,7 +11,7 @@ from companion.ui.widgets import MenuItem, MenuScreen, Screen, is_down, is_press
 from companion.ui.words import plural
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
     from companion.input import ButtonEvent
     from companion.saved_games import SavedEntry
 
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 class HomeScreen(MenuScreen):
     """Resume (when games are saved), one entry per game, Settings, About."""
 
-    def __init__(self, app: Table) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "Table Companion", [])
         self.on_enter()
 
@@ -77,10 +79,12 @@ class ResumeScreen(Screen):
     """"Resume Makan Mania, round 3?" — one press to carry on after a power cut; with several
     games saved, ▼ shows them all."""
 
+    app: BoxTable
+
     title = "Resume?"
     owns_long_ok = True
 
-    def __init__(self, app: Table, saved: list[SavedEntry]) -> None:
+    def __init__(self, app: BoxTable, saved: list[SavedEntry]) -> None:
         super().__init__(app)
         self.newest = saved[0]
         self.others = len(saved) - 1

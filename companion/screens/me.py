@@ -14,19 +14,19 @@ from companion.records import roster
 from companion.ui.widgets import ChoiceScreen
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
 
 NOBODY = "None of these"
 
 
-def who_is_me(app: Table) -> tuple[bool, roster.Player | None, list[roster.Player]]:
+def who_is_me(app: BoxTable) -> tuple[bool, roster.Player | None, list[roster.Player]]:
     """(whether the box asked, the player marked "me", the roster), or RosterError."""
     with roster.connect(app.state_dir) as conn:
         asked, _ = roster.me_row(lambda sql, args: conn.execute(sql, args).fetchall())
         return asked, roster.me(conn), roster.players(conn)
 
 
-def ask_me(app: Table, then: Callable[[], None]) -> None:
+def ask_me(app: BoxTable, then: Callable[[], None]) -> None:
     """Ask who the user is, mark the answer, then ``then()``; without a roster to ask from,
     ``then()`` at once."""
     if app.state_dir is None:
@@ -58,7 +58,7 @@ def ask_me(app: Table, then: Callable[[], None]) -> None:
                           selected))
 
 
-def me_label(app: Table) -> str:
+def me_label(app: BoxTable) -> str:
     """The Settings line's value: the marked player, "-" for nobody or not asked yet."""
     if app.state_dir is None:
         return "-"

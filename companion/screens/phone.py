@@ -26,7 +26,7 @@ from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
     from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,9 @@ def qr_modules(text: str) -> list[list[bool]] | None:
 class PhoneMenu(MenuScreen):
     """Pair a phone, or forget every paired phone."""
 
-    def __init__(self, app: Table) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "Phone", [])
         self.on_enter()
 
@@ -82,7 +84,7 @@ class PhoneMenu(MenuScreen):
         app.push(ConfirmScreen(app, "Forget phones", "Every paired phone must pair again.", forget))
 
 
-def paired_phones(app: Table) -> list[phones.Phone]:
+def paired_phones(app: BoxTable) -> list[phones.Phone]:
     """The phones the page lists as paired (none without a journal)."""
     if app.state_dir is None:
         return []
@@ -97,7 +99,9 @@ def paired_phones(app: Table) -> list[phones.Phone]:
 class PhonesScreen(MenuScreen):
     """Each paired phone (its browser, last seen); OK on one forgets it, after a yes."""
 
-    def __init__(self, app: Table) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "Paired phones", [])
         self.on_enter()
 
@@ -128,10 +132,12 @@ class PhonesScreen(MenuScreen):
 class PairScreen(Screen):
     """The QR code on the left, the PIN on the right; OK makes a new pair, BACK closes."""
 
+    app: BoxTable
+
     title = ""
     hint = ""
 
-    def __init__(self, app: Table) -> None:
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app)
         self.offer: pairing.Offer | None = None
         self.modules: list[list[bool]] | None = None

@@ -12,7 +12,7 @@ from companion.ui.font import SMALL
 from companion.ui.widgets import ConfirmScreen, Screen, is_press, step_selection
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
     from companion.input import ButtonEvent
     from companion.saved_games import SavedEntry
 
@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 class SavedGamesScreen(Screen):
     """Two lines a game: "Makan Mania   today 14:05" and "round 2 · Ana, Ben, Cy"."""
 
+    app: BoxTable
+
     title = "Saved games"
     hint = "OK resume  ◆ discard"
 
-    def __init__(self, app: Table) -> None:
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app)
         self.selected = 0
         self.entries: list[SavedEntry] = []

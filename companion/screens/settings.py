@@ -15,13 +15,15 @@ from companion.ui.widgets import (
 )
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
 
 VOLUME_NAMES = ("Mute", "Quiet", "Medium", "Loud")
 
 
 class SettingsScreen(MenuScreen):
-    def __init__(self, app: Table) -> None:
+
+    app: BoxTable
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "Settings", [])
         self.on_enter()
 

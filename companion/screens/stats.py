@@ -14,10 +14,10 @@ from companion.ui.words import player_lines
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
 
 
-def read_lines(app: Table, read: Callable[[Book], list[Line]]) -> list[tuple[str, str]]:
+def read_lines(app: BoxTable, read: Callable[[Book], list[Line]]) -> list[tuple[str, str]]:
     """The rows ``read`` makes from the journal now; one row saying so when there are none."""
     lines = reading(app.state_dir, read, [])
     return [(line.label, line.value) for line in lines] or [("No games yet", "")]
@@ -26,7 +26,9 @@ def read_lines(app: Table, read: Callable[[Book], list[Line]]) -> list[tuple[str
 class StatsScreen(MenuScreen):
     """Players (the most played first), then one entry per game."""
 
-    def __init__(self, app: Table) -> None:
+    app: BoxTable
+
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app, "Stats", [])
 
     def on_enter(self) -> None:

@@ -12,17 +12,19 @@ from companion.ui.font import SMALL
 from companion.ui.widgets import Screen, is_down, is_up
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.spec import BoxTable
     from companion.input import ButtonEvent
 
 
 class AboutScreen(Screen):
     """Version, state directory, config path; UP/DOWN scroll."""
 
+    app: BoxTable
+
     title = "About"
     hint = "▲▼ scroll  BACK menu"
 
-    def __init__(self, app: Table) -> None:
+    def __init__(self, app: BoxTable) -> None:
         super().__init__(app)
         self.offset = 0
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
@@ -87,9 +89,11 @@ def fit_path(path: str, width: int = WIDTH - 2) -> str:
 class PoweredOffScreen(Screen):
     """What stays on the panel after the service stops."""
 
+    app: BoxTable
+
     title = "Table Companion"
 
-    def __init__(self, app: Table, message: str) -> None:
+    def __init__(self, app: BoxTable, message: str) -> None:
         super().__init__(app)
         self.message = message
 

@@ -78,9 +78,10 @@ class SetupScreen(MenuScreen):
             # "Roll all 4 dice once": the setup roll, never a Double Trouble.
             action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]
         app = self.app
-        if app.game_root is self:
+        if app.in_game():
             # A saved game that never got its setup (journals from before the setup became
-            # final): set this one up rather than starting another.
+            # final), shown by this screen as its root: set this one up rather than starting
+            # another. (A setup opened from the home menu is no game's root: none is shown.)
             if app.dispatch(action):
                 app.resume()
             return

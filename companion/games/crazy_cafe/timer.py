@@ -139,7 +139,7 @@ class RoundClock:
 
     def _show_times_up(self) -> None:
         app = self.app
-        app.pop_to(app.game_root)  # a menu left open is over with the round
+        app.pop_to_game()  # a menu left open is over with the round
         app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 

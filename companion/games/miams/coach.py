@@ -202,7 +202,7 @@ class OddsScreen(Screen):
     def on_sensor(self, event: Any) -> None:
         """Dice settling while the odds are shown are the reroll: the odds follow them, one
         reroll fewer."""
-        if not isinstance(event, DiceSettled) or self.app.stack[-1] is not self:
+        if not isinstance(event, DiceSettled) or not self.app.on_top(self):
             return
         whites = self._sensor_whites()
         if whites is None or self.table is None:

@@ -152,7 +152,7 @@ class PlayScreen(Screen):
             return
         if "red" not in event.kinds:
             return
-        if self.view != "sheet" or self.app.stack[-1] is not self:
+        if self.view != "sheet" or not self.app.on_top(self):
             return
         face = event.faces[event.kinds.index("red")]
         if face in RED:
@@ -166,9 +166,9 @@ class PlayScreen(Screen):
         reds = [face for face, kind in zip(event.faces, event.kinds, strict=False) if kind == "red"]
         self.dice = (*whites, *reds)
         crosses = whites.count("cross")
-        if self.stepper is not None and self.app.stack[-1] is self.stepper:
+        if self.stepper is not None and self.app.on_top(self.stepper):
             self.stepper.value = crosses
-        elif self.app.stack[-1] is self:
+        elif self.app.on_top(self):
             self._show("dice")
 
     def _show(self, view: str) -> None:
