@@ -265,9 +265,9 @@ def example_toml(games: GameSchemas | None = None) -> str:
     for name, schema in SCHEMA.items():
         lines.append(f"[{name}]")
         lines += _example_lines(schema)
-    for name, schema in sorted((games or {}).items()):
+    for name, game_schema in sorted((games or {}).items()):
         lines.append(f"[games.{name}]")
-        lines += _example_lines(schema)
+        lines += _example_lines(game_schema)
     return "\n".join(lines)
 
 

@@ -76,8 +76,8 @@ class PressDecoder:
                 state.next_repeat = edge.at + self.timing.repeat_delay_s
                 return [ButtonEvent(edge.button, "short")]
             return []
-        del self._held[edge.button]
-        if edge.button in REPEATING or held.long_fired:
+        released = self._held.pop(edge.button)
+        if edge.button in REPEATING or released.long_fired:
             return []
         return [ButtonEvent(edge.button, "short")]
 

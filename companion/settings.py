@@ -105,7 +105,8 @@ def current(cfg: Config, overrides: Mapping[str, Any], fields: Mapping[str, Sett
         if key in overrides:
             out[key] = (overrides[key], True)
         elif setting.game is not None:
-            out[key] = (cfg.games.get(setting.game, {}).get(setting.name, setting.field.default), False)
+            section: dict[str, Any] = cfg.games.get(setting.game, {})
+            out[key] = (section.get(setting.name, setting.field.default), False)
         else:
             out[key] = (cfg.sections[setting.section][setting.name], False)
     return out

@@ -65,9 +65,10 @@ class Parser:
                     continue
                 raw = raw[cut:]
             if raw.rfind(b"$") != 0:  # noise before the line, or a cut-off one: the slow path
-                raw = self._start_of_line(raw)
-                if raw is None:
+                start = self._start_of_line(raw)
+                if start is None:
                     continue
+                raw = start
             else:
                 self._in_garbage = False
             if len(raw) >= max_line:  # with its "\n", the line is over the limit

@@ -43,7 +43,8 @@ def _record(cls: type) -> type:
     def hash_(self: tuple) -> int:
         return hash((cls.__name__, *self))
 
-    cls.__eq__, cls.__ne__, cls.__hash__ = eq, ne, hash_
+    for name, method in (("__eq__", eq), ("__ne__", ne), ("__hash__", hash_)):
+        setattr(cls, name, method)
     return cls
 
 

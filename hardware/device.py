@@ -10,6 +10,7 @@ from .buttons import GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer, gpio_buzzer
 from .clock import MonotonicClock
 from .display import SH1106_COLUMN_OFFSET, PageDiffDisplay
+from .ports import Buzzer
 
 
 class HardwareError(Exception):
@@ -52,6 +53,7 @@ def build(config: Any, post: Callable[[PinEdge], None]) -> Hardware:
         display.close()
         raise HardwareError(f"buttons: {exc}. Check the [buttons] pins and that no other "
                             "program holds them (`companion doctor`).") from exc
+    buzzer: Buzzer
     if config.buzzer.kind == "none":
         buzzer = RecordingBuzzer(clock.now, config.buzzer.volume)
     else:

@@ -127,3 +127,9 @@ def test_state_dir_is_taken_after_the_roster_verb_too(tmp_path, capsys):
     assert code == 0 and out.strip().endswith("Cai: 1 game")
     code, out, _ = run(capsys, "history", "roster", "list", "--state-dir", str(tmp_path))
     assert code == 0 and "Cai" in out
+
+
+def test_a_box_without_a_journal_has_no_roster_to_change():
+    """The "me" question on a box that keeps no journal says so rather than failing."""
+    with pytest.raises(roster.RosterError, match="keeps no journal"), roster.connect(None):
+        pass

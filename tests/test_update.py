@@ -310,3 +310,14 @@ def test_the_command_says_what_it_needs(capsys):
     assert main(["update"]) == 2
     assert "name a release file, or --rollback" in capsys.readouterr().err
     assert main(["update", "--boot-check"]) == 0  # no /opt/companion/trial.json here
+
+
+def test_a_release_whose_release_json_is_a_folder_is_refused_with_the_reason(tmp_path):
+    """A file whose release.json is a folder (a hand-made tar) says so, never a traceback."""
+    odd = tmp_path / "odd.release"
+    with tarfile.open(odd, "w") as archive:
+        folder = tarfile.TarInfo("release.json")
+        folder.type = tarfile.DIRTYPE
+        archive.addfile(folder)
+    with pytest.raises(release.ReleaseError, match=r"release\.json is not a file"):
+        release.unpack_release(odd, tmp_path / "into")

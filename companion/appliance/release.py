@@ -226,8 +226,11 @@ def unpack_release(release: Path, into: Path) -> dict:
         members = {member.name: member for member in archive.getmembers()}
         if "release.json" not in members:
             raise ReleaseError(f"{release.name} has no release.json: not a release file")
+        manifest_file = archive.extractfile(members["release.json"])
+        if manifest_file is None:  # a directory or a link by that name
+            raise ReleaseError(f"{release.name}: release.json is not a file")
         try:
-            manifest = json.load(archive.extractfile(members["release.json"]))
+            manifest = json.load(manifest_file)
             files = dict(manifest["files"])
             version = str(manifest["version"])
         except (ValueError, KeyError, TypeError) as exc:

@@ -59,13 +59,13 @@ def build_app(
             log.warning(note_text(note))
         backfill_journal(opened)  # an older journal's finished games get their summaries
     if sim:
-        from hardware import sim as backend
+        from hardware import sim as simulated
 
-        hardware = backend.build(cfg, events.put, virtual_clock=virtual_clock)
+        hardware = simulated.build(cfg, events.put, virtual_clock=virtual_clock)
     else:
-        from hardware import device as backend
+        from hardware import device as real
 
-        hardware = backend.build(cfg, events.put)
+        hardware = real.build(cfg, events.put)
     if cfg.sensor.port:
         start_sensor(cfg, hardware, events.put)
     return App(hardware, events, cfg, opened, journal_note=note, rng=random.Random(seed),

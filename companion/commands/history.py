@@ -223,9 +223,9 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         with opened(args.file) as stream:
             numbered = list(read_actions(text_lines(stream, args.file), args.file))
     except SystemExit as exc:
-        return int(exc.code)
+        return exc.code if isinstance(exc.code, int) else 1
     except (OSError, UnicodeDecodeError, TooLarge) as exc:
-        return _fail(unreadable(args.file, exc))
+        return _fail(unreadable(args.file, exc) or str(exc))
     state = spec.initial_state()
     for number, action in numbered:
         try:

@@ -66,13 +66,16 @@ def handle(args: argparse.Namespace) -> int:
 def show_on_default_panel(title: str, message: str) -> None:
     """Best effort: tell the table why the box is not starting, on a panel at the default
     address, since a box that exits with a blank screen looks dead."""
-    from companion.ui.canvas import compose
+    from companion.ui.canvas import Canvas, compose
     from hardware.device import open_oled
     from hardware.display import OledDisplay
 
     try:
         display = OledDisplay(open_oled(config_module.parse({}).display))
-        display.show(compose(title, "", "", lambda canvas: canvas.paragraph(message, 1)))
+        def body(canvas: Canvas) -> None:
+            canvas.paragraph(message, 1)
+
+        display.show(compose(title, "", "", body))
         display.close()
     except Exception as exc:  # no panel there either: stderr already has the message
         log.debug("no panel for the error message: %s", exc)

@@ -86,10 +86,11 @@ def open_files(path: Path, connect: Connect) -> Opened:
         if isinstance(exc, sqlite3.DatabaseError) and _looks_corrupt(exc) and path.exists():
             return _settled(copy, _replace_damaged(path, exc, report, connect))
         opened = _open_readonly(path, exc, report, connect)
-        marks: dict[str, str] = {}
+        left: dict[str, str] = {}  # the marks the last run left
         with contextlib.suppress(sqlite3.Error):  # a newer journal may keep them elsewhere
-            marks = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
-        wal_findings(report, wal, marks.get("clean"), marks.get("checkpoint"))
+            if opened.mem is not None:
+                left = dict(opened.mem.execute("SELECT key, value FROM marks").fetchall())
+        wal_findings(report, wal, left.get("clean"), left.get("checkpoint"))
         return _settled(copy, opened)
     games = disk.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     if empty and games:

@@ -89,7 +89,7 @@ def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None =
     out = {}
     for key, spec in games.items():
         if "bgg_id" in spec.config:
-            section = config.games.get(key, {}) if config is not None else {}
+            section: dict[str, Any] = config.games.get(key, {}) if config is not None else {}
             default = section.get("bgg_id", spec.config["bgg_id"].default)
             out[key] = int(overrides.get(f"games.{key}.bgg_id", default))
     return out
@@ -224,9 +224,10 @@ def _play(book: Book, people: People, games: Mapping[str, GameSpec], listed: Pla
         return _imported_play(people, played, spec, imported, uid, links)
     cooperative = bool(spec and spec.cooperative)
     if final is None:  # unfinished: the setup's names, no result
-        found = [_seated(people, links, i, name) for i, name in enumerate(named)]
+        sitting = [_seated(people, links, i, name) for i, name in enumerate(named)]
         return Play(played, spec, uid, "", 0,
-                    tuple(PlaySeat(p, None, False, i == 0, 0, i + 1) for i, p in enumerate(found)))
+                    tuple(PlaySeat(p, None, False, i == 0, 0, i + 1) for i, p in enumerate(sitting)))
+    found: list[tuple[Person, int | None, bool, bool]]  # (who, score, won, started)
     if cooperative:  # the whole table: its seated names, else the user; one shared result
         won = any(s.winner for s in seats)
         table = [_seated(people, links, i, name) for i, name in enumerate(named)]

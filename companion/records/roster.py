@@ -60,8 +60,11 @@ def clean_name(name: str) -> str:
 
 
 @contextlib.contextmanager
-def connect(where: str | Path) -> Iterator[sqlite3.Connection]:
-    """The journal at ``where`` opened for a roster change (never created, never migrated)."""
+def connect(where: str | Path | None) -> Iterator[sqlite3.Connection]:
+    """The journal at ``where`` opened for a roster change (never created, never migrated);
+    None is a box that keeps no journal."""
+    if where is None:
+        raise RosterError("this box keeps no journal")
     path = journal_path(where)
     if not path.exists():
         raise RosterError(f"no journal at {path}")

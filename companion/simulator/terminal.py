@@ -62,6 +62,8 @@ def _to_cells(image: Image.Image, dots: tuple[tuple[int, ...], ...],
     """The frame as lines of character cells; ``dots[x][y]`` is the bit a lit pixel at (x, y)
     of a cell adds, and ``glyph`` turns a cell's bits into its character."""
     pixels = image.convert("1").load()
+    if pixels is None:  # Pillow gives no pixel access only for an image with no data
+        return []
     width, height = image.size
     rows = []
     for top in range(0, height, len(dots[0])):

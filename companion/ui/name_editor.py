@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from companion.contract.spec import Screen, Table
 from companion.input import ButtonEvent
@@ -50,7 +51,7 @@ class NamePicker(MenuScreen):
         names = unique_names([current, *app.roster_names(), *COMMON_NAMES])
         names = [n for n in names if len(n) <= limit and SMALL.width(n) <= WIDTH]
         names.sort(key=lambda n: bool(_taken_reason(n, self.taken)))  # stable: recent first
-        self.items = [MenuItem(n, lambda n=n: self._pick(n),
+        self.items = [MenuItem(n, partial(self._pick, n),
                                "taken" if _taken_reason(n, self.taken) else "") for n in names]
         self.items.append(MenuItem(NEW_NAME, self._new))
 

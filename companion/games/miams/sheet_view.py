@@ -75,8 +75,8 @@ def draw_row_page(canvas: Canvas, layout: Row, marks: str, row: int) -> None:
     if marked >= size:
         line = f"Full: {layout.end}♥ each time"
     else:
-        bonus = layout.bonuses[marked].label()
-        line = f"Next: #{marked + 1}, {layout.hearts[marked]}♥" + (f" +{bonus}" if bonus else "")
+        earned = layout.bonuses[marked].label()
+        line = f"Next: #{marked + 1}, {layout.hearts[marked]}♥" + (f" +{earned}" if earned else "")
     canvas.center(BONUS_Y + LINE_H + 1, line)
 
 
