@@ -25,7 +25,8 @@ class SimDisplay(OledDisplay):
     def __init__(self, rotate: int = 0) -> None:
         from luma.core.device import dummy
 
-        super().__init__(dummy(width=128, height=64, rotate=rotate, mode="1"))
+        self._dummy = dummy(width=128, height=64, rotate=rotate, mode="1")  # its last image
+        super().__init__(self._dummy)
         self._rotate = rotate
         self.listeners: list[Callable[[Any], None]] = []
         self.panel: OledDisplay | None = None
@@ -71,16 +72,16 @@ class SimDisplay(OledDisplay):
         """What the panel shows now (black when blanked)."""
         from PIL import Image
 
-        if not self.powered or self.device.image is None:
+        if not self.powered or self._dummy.image is None:
             return Image.new("1", (self.width, self.height), 0)
-        return self.device.image
+        return self._dummy.image
 
     def save_png(self, path: str, scale: int = 1) -> None:
         from PIL import Image
 
         image = self.frame().convert("1")
         if scale > 1:
-            image = image.resize((image.width * scale, image.height * scale), Image.NEAREST)
+            image = image.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
         image.save(path)
 
     def close(self) -> None:

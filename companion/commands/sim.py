@@ -18,6 +18,8 @@ from companion.simulator.terminal import (
     app_keyboard,
     rendering_for,
 )
+from hardware.buzzer import RecordingBuzzer
+from hardware.sim import SimDisplay
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,9 +47,11 @@ def handle(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     app = build_app(cfg, sim=True, state_dir=args.state_dir, seed=args.seed)
     panel = TerminalPanel()
-    display = app.hardware.display
+    display, buzzer = app.hardware.display, app.hardware.buzzer
+    if not isinstance(display, SimDisplay) or not isinstance(buzzer, RecordingBuzzer):
+        raise TypeError("build_app(sim=True) builds the simulated display and buzzer")
     display.listeners.append(panel.paint)
-    app.hardware.buzzer.listeners.append(
+    buzzer.listeners.append(
         lambda pattern: panel.set_status(f"♪ {pattern}" + ("\a" if pattern == "alarm" else ""))
     )
     fd = sys.stdin.fileno()

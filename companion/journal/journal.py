@@ -169,7 +169,7 @@ class Journal:
         if self._mem is None:
             if not self._lost_file():
                 try:
-                    commit(self._disk, [op])
+                    commit(self._file(), [op])
                     self._identity = file_identity(self.path)  # a commit may checkpoint
                     return
                 except sqlite3.Error as exc:
@@ -181,7 +181,7 @@ class Journal:
 
     def _hold(self, op: Op) -> None:
         """Apply ``op`` in memory and on the spare, after the ones held before it."""
-        commit(self._mem, [op])
+        commit(self._memory(), [op])
         self._held.append(op)
         if self._spare is not None:
             try:
@@ -225,10 +225,22 @@ class Journal:
         self._start_spare()
         self._notices.append(Notice(error=True, status=self.status))
 
+    def _file(self) -> sqlite3.Connection:
+        """The file open for writing, which a journal not holding changes in memory has."""
+        if self._disk is None:
+            raise RuntimeError("the journal file is not open")
+        return self._disk
+
+    def _memory(self) -> sqlite3.Connection:
+        """The copy in memory, which a journal holding changes has."""
+        if self._mem is None:
+            raise RuntimeError("the journal holds nothing in memory")
+        return self._mem
+
     def _start_spare(self) -> None:
         """Write the journal as held so far to the first place that takes it."""
         try:
-            self._spare = Spare.start(self.path, self._mem, self._held, self._places)
+            self._spare = Spare.start(self.path, self._memory(), self._held, self._places)
         except sqlite3.Error:
             log.exception("could not start a spare journal")
             self._spare = None
@@ -375,7 +387,7 @@ class Journal:
 
     # ----- reading ------------------------------------------------------------------------
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        conn = self._mem if self._mem is not None else self._disk
+        conn = self._mem if self._mem is not None else self._file()
         try:
             return conn.execute(sql, args).fetchall()
         except sqlite3.ProgrammingError:
@@ -436,7 +448,3 @@ def forget_summary_sql(game_id: int) -> list[Statement]:
 
 def _presses(ops: list[Op]) -> int:
     return sum(op.kind in PRESSES for op in ops)
-
-
-
-

@@ -257,8 +257,8 @@ class Sheet:
                 for tie in TIES
             },
         }
-        for name, value in derived.items():
-            object.__setattr__(self, name, value)  # frozen: set once, at construction
+        for name, table in derived.items():
+            object.__setattr__(self, name, table)  # frozen: set once, at construction
 
     def to_data(self) -> dict[str, Any]:
         """The sheet in file form (what the setup action carries, so replays never read files)."""

@@ -176,8 +176,8 @@ def order(state: State) -> tuple[int, ...]:
 
 
 def _table_order(players: tuple[Player, ...]) -> tuple[int, ...]:
-    seated = [i for i, p in enumerate(players) if p.table is not None]
-    return tuple(sorted(seated, key=lambda i: players[i].table))
+    seated = [(p.table, i) for i, p in enumerate(players) if p.table is not None]
+    return tuple(i for _, i in sorted(seated))
 
 
 def current(state: State) -> int | None:
@@ -209,6 +209,8 @@ def pending_jump(state: State) -> tuple[int, int, tuple[int, ...]] | None:
     if state.phase != "jumps" or not state.jumps:
         return None
     jumper = holder(state, state.jumps[0])
+    if jumper is None:  # a jump is queued only for a tray that plays
+        return None
     target = JUMP_TARGETS[state.jumps[0]]
     seq = state.queue  # the table order, kept since the last seat was taken
     k = seq.index(jumper)
