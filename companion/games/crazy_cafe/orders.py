@@ -26,7 +26,7 @@ def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:
         app.beep("ok")
         if state.phase != "running":  # the last open order: the round is done, say so
             app.push(TimesUpScreen(app, state.rounds[-1]))
-        elif state.to_roll and state.setup.dice == "box":
+        elif state.to_roll and rules.setup_of(state).dice == "box":
             roll_freed(app)
 
 
@@ -38,7 +38,7 @@ def start_order_done(app: Table) -> None:
         return
 
     def with_side(side: str) -> None:
-        if state.setup.dice == "manual":
+        if rules.setup_of(state).dice == "manual":
             _order_done(app, side, None)
         else:
             app.push(DicePickScreen(app, side))
@@ -63,7 +63,7 @@ class TableScreen(ShowsClock, MenuScreen):
 
     def __init__(self, app: Table) -> None:
         super().__init__(app, "Dice & orders", [])
-        self.hint = "OK change  ◆ roll dice" if _state(app).setup.dice == "box" else (
+        self.hint = "OK change  ◆ roll dice" if rules.setup_of(_state(app)).dice == "box" else (
             "OK change  BACK back")
         self.on_enter()
 
@@ -74,7 +74,7 @@ class TableScreen(ShowsClock, MenuScreen):
             self.items = []
             return
         items: list[MenuItem] = []
-        if state.setup.dice != "manual":
+        if rules.setup_of(state).dice != "manual":
             for i in range(4):
                 face = FACE_LABELS.get(state.faces[i] or "", "?")
                 items.append(MenuItem(f"Die {i + 1} {face}", self._toggle(i),
@@ -108,7 +108,7 @@ class TableScreen(ShowsClock, MenuScreen):
         return correct
 
     def on_button(self, event: ButtonEvent) -> bool:
-        if is_press(event, "ACTION") and _state(self.app).setup.dice == "box":
+        if is_press(event, "ACTION") and rules.setup_of(_state(self.app)).dice == "box":
             self.app.pop()
             _reroll(self.app)
             return True

@@ -132,7 +132,7 @@ def _setup(state: CafeState, action: Action) -> CafeState:
 
 def _roll(state: CafeState, action: Action) -> CafeState:
     """A roll of the box or a sensor reading: the setup roll, a reroll, or freed dice."""
-    setup = _setup_of(state)
+    setup = setup_of(state)
     if setup.dice == "manual":
         raise RuleError("Manual dice: the box\nknows no faces")
     kind = action.get("kind")
@@ -194,7 +194,7 @@ def _read_faces(
 
 def _double(state: CafeState, action: Action) -> CafeState:
     """Manual dice: the table rerolled the unused dice and reports a double."""
-    setup = _setup_of(state)
+    setup = setup_of(state)
     if not setup.double_trouble:
         raise RuleError("Double Trouble\nis off")
     _require_running(state)
@@ -212,7 +212,7 @@ def _double_trouble(state: CafeState) -> CafeState:
 
 
 def _place(state: CafeState, action: Action) -> CafeState:
-    if _setup_of(state).dice == "manual":
+    if setup_of(state).dice == "manual":
         raise RuleError("Manual dice: the box\ndoes not track dice")
     if state.phase not in ("running", "paused"):
         raise RuleError("Start the round first")
@@ -235,7 +235,7 @@ def _round_start(state: CafeState, action: Action) -> CafeState:
     # starts from a fresh roll, so the doubles an earlier round saw are forgotten even when
     # the journal holds no preparation roll (sensor dice read late, or none read at all).
     return replace(state, phase="running", light=laid_out, dark=0,
-                   deadline=at + _setup_of(state).round_seconds, remaining=0.0,
+                   deadline=at + setup_of(state).round_seconds, remaining=0.0,
                    placed=(False,) * 4, to_roll=(), counted=(), rounds=(*state.rounds, log))
 
 
@@ -295,7 +295,7 @@ def _order_done(state: CafeState, action: Action) -> CafeState:
     _require_running(state)
     side = action.get("side", "light")
     _check_side(state, side, "fulfilled")
-    mode = _setup_of(state).dice
+    mode = setup_of(state).dice
     freed: tuple[int, ...] = ()
     if mode != "manual":
         dice = action.get("dice")
@@ -364,13 +364,15 @@ def _end_round(state: CafeState, how: str, left_s: float | None) -> CafeState:
         return replace(state, phase="finished", remaining=0.0,
                        result="won" if open_orders == 0 else "lost", **common)
     return replace(state, phase="ready", round=state.round + 1, carried=state.carried + open_orders,
-                   remaining=_setup_of(state).round_seconds, **common)
+                   remaining=setup_of(state).round_seconds, **common)
 
 
 # ----- small checks ----------------------------------------------------------------------------
 
-def _setup_of(state: CafeState) -> Setup:
-    assert state.setup is not None  # apply() refuses everything but setup before it
+def setup_of(state: CafeState) -> Setup:
+    """The game's setup, which every state but the first has (apply() refuses all but the
+    setup before it)."""
+    assert state.setup is not None
     return state.setup
 
 

@@ -10,7 +10,7 @@ from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 
 from .options import BAR, CONFIG
-from .rules import CafeState, time_left
+from .rules import CafeState, setup_of, time_left
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
@@ -43,6 +43,8 @@ def mmss(seconds: float) -> str:
 
 
 def _state(app: Table) -> CafeState:
+    if app.session is None:
+        raise RuntimeError("a Café screen without a game")
     return app.session.state
 
 
@@ -84,7 +86,7 @@ ACTION_VERB = {"box": "roll", "sensor": "done", "manual": "done"}
 
 def action_verb(state: CafeState) -> str:
     """The word for a short ACTION press in the running round."""
-    setup = state.setup
+    setup = setup_of(state)
     if setup.dice == "manual" and setup.double_trouble:
         return "double"
     return ACTION_VERB[setup.dice]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +74,7 @@ class SetupScreen(MenuScreen):
     def __init__(self, app: Table) -> None:
         super().__init__(app, "Makan Mania setup", [])
         # The data files are read here, not at import: a bad file is shown, never a crash.
-        settings = app.config.games.get(KEY, {})
+        settings: dict[str, Any] = app.config.games.get(KEY, {})
         self.problem = ""
         try:
             self.tray_cards = data.load_trays(settings.get("trays") or data.TRAYS_FILE)
@@ -122,7 +123,7 @@ class SetupScreen(MenuScreen):
 
     def action(self) -> dict[str, Any]:
         """The setup action these choices make, with the [games.makan] house rules."""
-        settings = self.app.config.games.get(KEY, {})
+        settings: dict[str, Any] = self.app.config.games.get(KEY, {})
         options = {k: v for k, v in settings.items() if k in rules.Options.CHOICES or k == "coin_supply"}
         ability = {t.colour: t.ability for t in self.tray_cards}
         players = [{"name": n, "tray": t, "ability": ability[t]}
@@ -160,7 +161,8 @@ class SetupScreen(MenuScreen):
         self.on_enter()
 
     def _pick_trays(self) -> None:
-        names, picked = self.names(), []
+        names = self.names()
+        picked: list[str] = []  # the colours chosen so far, in order
 
         def ask(k: int) -> None:
             free = [t for t in self.tray_cards if t.colour not in picked[:k]]
@@ -197,7 +199,7 @@ class NamesScreen(MenuScreen):
 
     def on_enter(self) -> None:
         names = self.chosen.names[:self.chosen.count]
-        self.items = [MenuItem(f"Player {i + 1}:", lambda i=i: self._edit(i), name)
+        self.items = [MenuItem(f"Player {i + 1}:", partial(self._edit, i), name)
                       for i, name in enumerate(names)]
         self.items.append(MenuItem("Done ▶", self.app.pop))
 
