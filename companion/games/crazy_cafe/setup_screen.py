@@ -13,6 +13,8 @@ from .rules import KINDS
 from .view import BAR, DICE_NAMES, mmss, setting
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from companion.contract.spec import Table
 
 
@@ -25,6 +27,11 @@ class SetupScreen(MenuScreen):
     """Start first, then the choices: The Next Level, special menus, dice, round length."""
 
     wraps = False
+    # The choices (_CHOICES), kept per table between visits.
+    double_trouble: bool
+    special_menus: bool
+    dice: str
+    seconds: int
 
     def __init__(self, app: Table) -> None:
         super().__init__(app, f"{BAR} · setup", [])
@@ -45,7 +52,7 @@ class SetupScreen(MenuScreen):
             MenuItem("Round", self._next_length, mmss(self.seconds)),
         ]
 
-    def _toggle(self, name: str) -> Any:
+    def _toggle(self, name: str) -> Callable[[], None]:
         def flip() -> None:
             setattr(self, name, not getattr(self, name))
             self.on_enter()
