@@ -249,9 +249,12 @@ def unpack_release(release: Path, into: Path) -> dict:
         # Each checked file is written out by name: nothing of the archive's owners, modes or
         # links applies (Debian 12's Python 3.11.2 has no extraction filter to say so).
         for name in wanted:
+            source = archive.extractfile(members[name])
+            if source is None:  # only for what is not a file, which the check above refused
+                raise ReleaseError(f"{release.name}: {name} is not a file")
             target = into / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.extractfile(members[name]) as source, open(target, "wb") as out:
+            with source, open(target, "wb") as out:
                 shutil.copyfileobj(source, out)
     for name, digest in files.items():
         if sha256(into / name) != digest:
