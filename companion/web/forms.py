@@ -35,7 +35,8 @@ async def small_form(request: Request, limit: int = FORM_BYTES, fields: int = 64
                      strict: bool = False) -> dict[str, str]:
     """The request's URL-encoded form, read whole before anything is decided; FormRefused when
     it is bigger than ``limit`` bytes or has more than ``fields`` fields. Undecodable bytes
-    become U+FFFD, or, ``strict``, refuse the form (a value that is kept must be the text sent)."""
+    become U+FFFD and empty fields are left out; ``strict`` (a form whose every field is kept
+    as sent), undecodable bytes refuse the form and empty fields are kept."""
     too_big = FormRefused("the form is too big", 413)
     declared = request.headers.get("content-length", "")
     if declared.isascii() and declared.isdigit() and len(declared) < 12 and int(declared) > limit:
@@ -47,7 +48,8 @@ async def small_form(request: Request, limit: int = FORM_BYTES, fields: int = 64
             raise too_big
     errors = "strict" if strict else "replace"
     try:
-        pairs = parse_qsl(body.decode("utf-8", errors), max_num_fields=fields, errors=errors)
+        pairs = parse_qsl(body.decode("utf-8", errors), keep_blank_values=strict,
+                          max_num_fields=fields, errors=errors)
     except UnicodeDecodeError:
         raise FormRefused("the form is not UTF-8 text: nothing was saved", 400) from None
     except ValueError:      # more fields than a form of this page has

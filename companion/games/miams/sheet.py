@@ -439,4 +439,3 @@ def sheet_files(folder: Path | str) -> list[Path]:
     if not str(folder) or not Path(folder).is_dir():
         return []
     return sorted(Path(folder).glob("*.toml"))
-
