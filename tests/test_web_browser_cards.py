@@ -9,29 +9,19 @@ import pytest
 from companion import box_config, cards, pairing
 from companion.doctor.checks import check_cards, check_games
 from companion.games.catalog import GAMES
-from companion.simulator.simbox import SimBox
-from tests.test_web_browser import browser, css, shoot, wait_for  # noqa: F401 (the fixture)
-from tests.web_process import WebProcess
 
-
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    """A simulated box and `companion web` on one state directory, and the browser paired."""
-    state = tmp_path_factory.mktemp("cards-table")
-    box = SimBox(state)
-    web = WebProcess(state)
-    yield box, web
-    web.close()
-    box.close()
+# The browser, and a simulated box with `companion web` on one state directory (this module's own).
+from tests.test_web_browser import browser, css, shoot, table, wait_for  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
 def paired(browser, table):  # noqa: F811
-    _, web = table
+    """The browser paired with this module's box: (the browser, the box, the page)."""
+    box, web = table
     browser.delete_all_cookies()
     browser.get(f"{web.base}/pair?t={pairing.offer(web.state_dir).token}")
     assert css(browser, "#live"), "not paired"
-    return browser
+    return browser, box, web
 
 
 def field_error(driver, key: str) -> str:
@@ -78,29 +68,29 @@ def press_save(driver) -> None:
     driver.execute_script("arguments[0].click()", css(driver, "#card-form button")[0])
 
 
-def test_a_tray_form_refuses_a_wrong_name_then_saves_and_the_box_and_doctor_agree(paired, table):
-    box, web = table
-    open_card_form(paired, web, "Makan Mania: Trays")
-    assert "stand-in" in css(paired, "#card-stand-ins")[0].text   # the guesses said as such
-    assert css(paired, "label[for='tray[0].ability'] .tag")[0].text == "stand-in"
-    assert not css(paired, "label[for='tray[1].ability'] .tag")  # black's is the rulebook's
-    type_into(paired, "tray[0].name", "Red ¤")
-    press_save(paired)
-    said = field_error(paired, "tray[0].name")
+def test_a_tray_form_refuses_a_wrong_name_then_saves_and_the_box_and_doctor_agree(paired):
+    driver, box, web = paired
+    open_card_form(driver, web, "Makan Mania: Trays")
+    assert "stand-in" in css(driver, "#card-stand-ins")[0].text   # the guesses said as such
+    assert css(driver, "label[for='tray[0].ability'] .tag")[0].text == "stand-in"
+    assert not css(driver, "label[for='tray[1].ability'] .tag")  # black's is the rulebook's
+    type_into(driver, "tray[0].name", "Red ¤")
+    press_save(driver)
+    said = field_error(driver, "tray[0].name")
     assert said == loader_message("makan", "trays", lambda d: d["tray"][0].update(name="Red ¤"))
-    paired.execute_script("arguments[0].scrollIntoView({block: 'center'})",
-                          css(paired, "[id='tray[0].name']")[0])
-    shoot(paired, "cards-refused")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})",
+                          css(driver, "[id='tray[0].name']")[0])
+    shoot(driver, "cards-refused")
     assert not cards.from_phone(web.state_dir, GAMES)        # nothing saved
-    type_into(paired, "tray[0].name", "Rouge")
+    type_into(driver, "tray[0].name", "Rouge")
     # Chosen as a tap on the list would (a click on the open list would only close it).
-    paired.execute_script("arguments[0].value = 'true'", css(paired, "[id='tray[0].printed']")[0])
-    press_save(paired)
-    done, _ = wait_for(lambda: css(paired, "p.done"), 5)
-    assert done and "Saved Trays" in done[0].text, [e.text for e in css(paired, ".error")]
-    assert css(paired, "[id='tray[0].name']")[0].get_attribute("value") == "Rouge"
-    assert not css(paired, "label[for='tray[0].ability'] .tag")  # checked now
-    shoot(paired, "cards")
+    driver.execute_script("arguments[0].value = 'true'", css(driver, "[id='tray[0].printed']")[0])
+    press_save(driver)
+    done, _ = wait_for(lambda: css(driver, "p.done"), 5)
+    assert done and "Saved Trays" in done[0].text, [e.text for e in css(driver, ".error")]
+    assert css(driver, "[id='tray[0].name']")[0].get_attribute("value") == "Rouge"
+    assert not css(driver, "label[for='tray[0].ability'] .tag")  # checked now
+    shoot(driver, "cards")
     box.advance(1.5)                                          # the box's look for changes
     from companion.games.makan_mania.setup_screen import SetupScreen
 
@@ -108,21 +98,21 @@ def test_a_tray_form_refuses_a_wrong_name_then_saves_and_the_box_and_doctor_agre
     cfg = box_config.load(None)
     assert "makan trays" in check_cards(cfg, web.state_dir).detail
     doctor = next(f for f in check_games(cfg) if f.check == "makan")
-    shown = css(paired, "#card-findings li")[0].text
+    shown = css(driver, "#card-findings li")[0].text
     assert doctor.detail in shown and "red" not in doctor.detail.split(":")[-1]
 
 
 def test_a_sheet_value_the_loader_refuses_is_shown_next_to_it_and_a_good_one_is_the_next_game(
-        paired, table):
-    box, web = table
-    open_card_form(paired, web, "Miams solo: Sheet")
-    type_into(paired, "rows.yums.end", "0")
-    press_save(paired)
-    said = field_error(paired, "rows.yums.end")
+        paired):
+    driver, box, web = paired
+    open_card_form(driver, web, "Miams solo: Sheet")
+    type_into(driver, "rows.yums.end", "0")
+    press_save(driver)
+    said = field_error(driver, "rows.yums.end")
     assert said == loader_message("miams", "sheet", lambda d: d["rows"]["yums"].update(end=0))
-    type_into(paired, "rows.yums.end", "5")
-    press_save(paired)
-    assert wait_for(lambda: css(paired, "p.done"), 5)[0]
+    type_into(driver, "rows.yums.end", "5")
+    press_save(driver)
+    assert wait_for(lambda: css(driver, "p.done"), 5)[0]
     box.advance(1.5)
     from companion.games.miams.setup_screen import SetupScreen
 
