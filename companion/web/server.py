@@ -148,6 +148,16 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         name = "table_part.html" if view == "table" else "live_part.html"
         return env.get_template(name).render(g=data, b=board(data))
 
+    rendered: dict[str, tuple[int, str]] = {}   # view -> (the watch's change count, its part)
+
+    def changed_html(view: str) -> str:
+        """The part as of the change the watch saw last, rendered once for all the streams it
+        woke (three pages watching cost one render a change, not three)."""
+        cached = rendered.get(view)
+        if cached is None or cached[0] != watch.changes:
+            cached = rendered[view] = (watch.changes, live_html(view))
+        return cached[1]
+
     async def checked_form(request: Request, sid: str, **limits: Any) -> dict[str, str] | Response:
         """A posted form, read whole, whose CSRF token is this session's; else the refusal
         (``limits``: :func:`small_form`'s, for a bigger form)."""
@@ -197,7 +207,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
                 changed = await watch.wait(KEEPALIVE_S)
                 if await request.is_disconnected() or pairing.session_id(cookie) != sid:
                     return      # gone, or this phone was forgotten meanwhile
-                html = live_html(view) if changed else sent
+                html = changed_html(view) if changed else sent
                 if html != sent:    # a roster or a phone's "last seen" changes no Live part
                     sent = html
                     yield f"event: live\ndata: {json.dumps({'html': html})}\n\n"
