@@ -89,8 +89,11 @@ def write_atomic(path: Path, text: str, check: Callable[[Path], None] | None = N
         os.replace(part, path)
     finally:
         part.unlink(missing_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:            # the rename is durable once its folder is
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    try:            # the rename is durable once its folder is flushed
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    except OSError:  # a file system that cannot flush a folder (some of a stick's): renamed all the same
+        pass
