@@ -207,3 +207,16 @@ def test_a_miams_game_in_progress_keeps_the_sheet_it_started_with(box):
     later = SetupScreen(box.app)
     later._start()
     assert box.app.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 9
+
+
+def test_a_sheet_saved_on_the_phone_is_called_a_stand_in_on_the_box_while_it_says_so(box):
+    """The box's setup screen says "Stand-in values" for the sheet the phone saved, until the
+    sheet is marked as copied from the printed one."""
+    from companion.games.miams.setup_screen import SetupScreen
+
+    _save(box, ("miams", "sheet"), "rows.yums.end", "9")           # still stand_in = true
+    box.advance(1.5)
+    assert SetupScreen(box.app).stand_ins[0]
+    _save(box, ("miams", "sheet"), "stand_in", "false")
+    box.advance(1.5)
+    assert not SetupScreen(box.app).stand_ins[0]
