@@ -60,7 +60,8 @@ def phone_copy(state_dir: Path, game: str, card: CardFile) -> Path:
 
 
 def from_phone(state_dir: Path | None, games: Mapping[str, GameSpec]) -> list[tuple[GameSpec, CardFile]]:
-    """The card files the phone saved a copy of."""
+    """The card files the phone saved a copy of; OSError when the state directory cannot be
+    read (``companion doctor`` run by another user)."""
     return [] if state_dir is None else [(spec, card) for spec, card in declared(games)
                                          if phone_copy(state_dir, spec.key, card).is_file()]
 

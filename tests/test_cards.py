@@ -220,3 +220,12 @@ def test_a_sheet_saved_on_the_phone_is_called_a_stand_in_on_the_box_while_it_say
     _save(box, ("miams", "sheet"), "stand_in", "false")
     box.advance(1.5)
     assert not SetupScreen(box.app).stand_ins[0]
+
+
+def test_a_state_directory_the_doctor_cannot_read_is_a_warning_not_a_traceback(tmp_path, monkeypatch):
+    def refused(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_file", refused)
+    found = check_cards(box_config.load(None), tmp_path)
+    assert found.level == "warn" and "Permission denied" in found.detail and "sudo" in found.fix

@@ -150,7 +150,10 @@ class App(ScreenStack, GameSession, Panel):
             return {}
         # The card files saved on the phone page, read by the next setup (a game in progress
         # carries its own in its setup action).
-        cards.apply(self.config, self.state_dir, self.games, self._card_paths)
+        try:
+            cards.apply(self.config, self.state_dir, self.games, self._card_paths)
+        except OSError as exc:  # the state directory unreadable: the files read so far stay
+            log.warning("card files saved on the phone not looked at: %s", exc)
         try:
             rows = self.journal.settings()
         except Exception:  # a settings row we cannot read must not stop the box

@@ -273,7 +273,11 @@ def check_cards(cfg: config_module.Config, directory: Path) -> Finding:
     which ``cfg`` is pointed at, as the box's own config is)."""
     from .. import cards
 
-    used = cards.apply(cfg, directory, GAMES)
+    try:
+        used = cards.apply(cfg, directory, GAMES)
+    except OSError as exc:
+        return Finding("cards", WARN, f"cannot look for card files saved on the phone: {exc}",
+                       "run `sudo companion doctor`, or check the state directory's permissions")
     return Finding("cards", OK, "saved on the phone, used over config.toml: " + ", ".join(
         f"{spec.key} {card.key} ({cards.phone_copy(directory, spec.key, card)})"
         for spec, card in used) if used else "none saved on the phone: config.toml's or the stand-ins")
