@@ -102,7 +102,7 @@ class App:
         self.sensor = SensorStatus(configured=bool(config.sensor.port))
         self.screens = ScreenStack(self.clock, self.beep)
         self.game = GameSession(self, self.screens, journal, self.games, self.clock, self.schedule)
-        self.box_settings = BoxSettings(config, self.games, hardware, self.game)
+        self.box_settings = BoxSettings(config, self.games, hardware, self.game, state_dir)
         self.settings = self.box_settings.values
         self.decoder = self.box_settings.decoder
         self.panel = Panel(hardware, config, self.settings, self.sensor, self.screens,

@@ -7,11 +7,14 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .. import cards
 from .. import settings as store
 from ..games.catalog import config_sections
 from ..input import PressDecoder, PressTiming
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from companion.contract.spec import GameSpec
     from hardware.bundle import Hardware
 
@@ -26,11 +29,13 @@ class BoxSettings:
     on the phone, which go into the config's game sections."""
 
     def __init__(self, config: Config, games: dict[str, GameSpec], hardware: Hardware,
-                 game: GameSession) -> None:
+                 game: GameSession, state_dir: Path | None) -> None:
         self._config = config
         self._games = games
         self._hardware = hardware
         self._game = game  # whose journal keeps the settings
+        self._state_dir = state_dir
+        self._card_paths = cards.installer_paths(config, games)  # config.toml's
         self.values: dict[str, Any] = {
             "volume": config.buzzer.volume,
             "contrast": config.display.contrast,
@@ -47,6 +52,12 @@ class BoxSettings:
         journal = self._game.journal
         if journal is None:
             return {}
+        # The card files saved on the phone page, read by the next setup (a game in progress
+        # carries its own in its setup action).
+        try:
+            cards.apply(self._config, self._state_dir, self._games, self._card_paths)
+        except OSError as exc:  # the state directory unreadable: the files read so far stay
+            log.warning("card files saved on the phone not looked at: %s", exc)
         try:
             rows = journal.settings()
         except Exception:  # a settings row we cannot read must not stop the box

@@ -61,6 +61,8 @@ class SetupScreen(MenuScreen):
         # the configured sheet (or the stand-in), then the sheets folder's files that load
         self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
                                 if p != first and not _load_problem(load_sheet, p, "Sheet"))]
+        # which of them still say they are stand-ins (a sheet saved on the phone page too)
+        self.stand_ins = [path == DEFAULT_SHEET or _says_stand_in(path) for path in self.sheets]
         self.sheet_index = 0
         if self.problem:
             self.hint = "see companion doctor"
@@ -76,7 +78,7 @@ class SetupScreen(MenuScreen):
 
     def draw(self, canvas: Canvas) -> None:
         # the rows above the one or two lines of warning, scrolling when they do not fit
-        warning = 2 if self.problem else 1 if self.sheets[self.sheet_index] == DEFAULT_SHEET else 0
+        warning = 2 if self.problem else 1 if self.stand_ins[self.sheet_index] else 0
         rows = Canvas(canvas.image, canvas.top, canvas.bottom - warning * LINE_H)
         draw_list(rows, [i.label for i in self.items], [i.detail for i in self.items], self.selected)
         if self.problem:
@@ -84,7 +86,7 @@ class SetupScreen(MenuScreen):
             where, problem = self.problem.split(": ", 1)
             canvas.center(3 * LINE_H + 1, f"⚠ {where}:")
             canvas.center(4 * LINE_H + 1, problem)
-        elif self.sheets[self.sheet_index] == DEFAULT_SHEET:
+        elif self.stand_ins[self.sheet_index]:
             canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
 
     @staticmethod
@@ -145,6 +147,14 @@ def _worded(exc: ConfigError, what: str) -> str:
     elif "missing" in exc.problem:
         problem = f"{key} missing"
     return f"{what} {Path(exc.path).name}: {problem}"
+
+
+def _says_stand_in(path: Path) -> bool:
+    """Whether a sheet file that loads is marked ``stand_in = true``."""
+    try:
+        return load_sheet(path).stand_in
+    except ConfigError:
+        return False
 
 
 def _load_problem(load: Any, path: Path, what: str) -> str:
