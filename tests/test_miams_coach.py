@@ -180,11 +180,19 @@ def test_arthurs_sheet_a_row_a_page(box):
     assert play.view == "turn"
 
 
-def test_first_player_is_a_setting_and_does_not_start(box):
-    """Issue 14, point 13: starting is its own row; "First player Arthur" only says the rule."""
-    run_steps(box, ("game:miams", "menu:First"))
-    assert box.app.session is None
-    assert box.app._toast[0] == ["Solo rules:", "Arthur plays first"]
+def test_first_player_reads_as_a_fact_not_a_choice(box, monkeypatch):
+    """"The AI plays first.": who starts is no setting, so the setup screen says it as a line of
+    text, not as a row with a value that looks like a choice (issue 24, item 13)."""
+    from tests.test_screens import shown
+
+    run_steps(box, ("game:miams",))
+    setup = box.screen
+    assert [item.label for item in setup.items] == ["Start game", "Difficulty", "Sheet"]
+    drawn, _ = shown(box, monkeypatch)
+    assert "Arthur plays first" in drawn
+    for _ in range(4):  # ▼ stops on the last setting (no wrap to Start)
+        box.press("DOWN")
+    assert setup.items[setup.selected].label == "Sheet"
     run_steps(box, ("menu:Start game",))
     assert box.app.session.actions[0]["type"] == "setup"
 
