@@ -212,7 +212,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     """Issue 24, item 13: "As soon as a player has filled all 50 Hearts of their Hearts track,
     take turns until everyone has taken the same number of turns": once Arthur's roll fills
     his 50, the screen says the player's coming turn is the last; the space circled reads as a
-    place ("circle #3"), apart from its hearts."""
+    place ("3rd space"), apart from its hearts."""
     from companion.games.miams import QUIET_TURN, STARTED
     from tests.test_screens import shown
 
@@ -224,7 +224,26 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
             break
         assert box.screen.title.startswith("Miams · Arthur #")
         drawn, _ = shown(box, monkeypatch)
-        assert any(": circle #" in text or "row full" in text for text in drawn)
+        assert any(text.endswith(("st space", "nd space", "rd space", "th space", "row full"))
+                   for text in drawn)
         run_steps(box, QUIET_TURN[1:])
     assert box.app.session.state.arthur.hearts >= 50
     assert box.screen.title == "Miams · last turn!"
+
+
+def test_the_space_circled_is_a_place_apart_from_its_hearts(box, monkeypatch):
+    """Issue 24, item 13: "Circle the leftmost free box ... Fill as many Hearts on your Hearts
+    track as the value of the space you circled." The space printed with a number is its value;
+    its place is said as an ordinal ("4th space"), so "+2♥" is the only number of hearts."""
+    from companion.ui.words import ordinal
+    from tests.test_screens import shown
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd"]
+    started(box)
+    box.press("OK")
+    box.press("UP")           # the red die typed in: Marshmallow, Yums on the stand-in tile
+    box.press("OK")
+    drawn, _ = shown(box, monkeypatch)
+    assert "Yums: 1st space" in drawn and "+3♥" in drawn
+    assert not any("#" in text for text in drawn if not text.startswith("Miams ·"))

@@ -22,3 +22,10 @@ def first_upper(text: str) -> str:
     """``text`` with its first letter a capital and the rest as written: "I/O error", where
     ``str.capitalize`` would lower the rest ("I/o error")."""
     return text[:1].upper() + text[1:]
+
+
+def ordinal(number: int) -> str:
+    """A place in words a table cannot take for a value: "1st", "2nd", "3rd", "11th", "22nd"."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{({1: 'st', 2: 'nd', 3: 'rd'}).get(number % 10, 'th')}"

@@ -16,7 +16,7 @@ from companion.ui.widgets import (
     is_up,
     step_selection,
 )
-from companion.ui.words import plural
+from companion.ui.words import ordinal, plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
@@ -272,8 +272,9 @@ class PlayScreen(Screen):
         circled = turn.marks[0]
         skewer = SKEWER_SHORT[SKEWERS[circled.row]]
         canvas.center(0, f"Red die: {options.tile.names[turn.face]}")
-        # "#3" is the space's place in its row, apart from the hearts it gives ("+4♥" below)
-        where = "row full" if circled.space < 0 else f"circle #{circled.space + 1}"
+        # the space's place as an ordinal ("3rd space"), never a bare number a table could take
+        # for the hearts printed in it; the hearts it gives follow as "+4♥"
+        where = "row full" if circled.space < 0 else f"{ordinal(circled.space + 1)} space"
         canvas.center(LINE_H, f"{skewer}: {where}")
         gain = f"+{circled.hearts}♥"
         if circled.stars:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
-from companion.ui.words import plural
+from companion.ui.words import ordinal, plural
 
 from . import odds, rules
 from .sheet import SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
@@ -76,7 +76,7 @@ def draw_row_page(canvas: Canvas, layout: Row, marks: str, row: int) -> None:
         line = f"Full: {layout.end}♥ each time"
     else:
         bonus = layout.bonuses[marked].label()
-        line = f"Next: #{marked + 1}, {layout.hearts[marked]}♥" + (f" +{bonus}" if bonus else "")
+        line = f"Next: {ordinal(marked + 1)}, {layout.hearts[marked]}♥" + (f" +{bonus}" if bonus else "")
     canvas.center(BONUS_Y + LINE_H + 1, line)
 
 
