@@ -247,3 +247,70 @@ def test_the_space_circled_is_a_place_apart_from_its_hearts(box, monkeypatch):
     drawn, _ = shown(box, monkeypatch)
     assert "Yums: 1st space" in drawn and "+3♥" in drawn
     assert not any("#" in text for text in drawn if not text.startswith("Miams ·"))
+
+
+NAMED_TILE = """name = "My tile"
+stand_in = false
+[faces]
+fruit1 = "pair"
+fruit2 = "three"
+fruit3 = "full_house"
+fruit4 = "four"
+fruit5 = "straight"
+marshmallow = "yums"
+[names]
+fruit3 = "Strawberry"
+"""
+
+
+def test_the_red_die_is_named_as_the_table_named_its_fruits(tmp_path, monkeypatch):
+    """Issue 24, item 13: "The solo mini-board indicates which skewer is scored", and a die's
+    faces are pictures the rulebook does not name: the tile file's [names] name them, on the
+    box and the phone's live view; a fruit left unnamed shows as a stand-in ("Stand-in 1"),
+    never as a fruit it may not be, and the die typed in is picked with the skewer beside it."""
+    from companion.games.miams import live
+    from tests.test_screens import shown
+
+    tile = tmp_path / "tile.toml"
+    tile.write_text(NAMED_TILE, encoding="utf-8")
+    box = SimBox(tmp_path / "state", cfg=config.parse({"games": {"miams": {"tile": str(tile)}}}))
+    try:
+        run_steps(box, ("game:miams",))
+        drawn, _ = shown(box, monkeypatch)
+        assert "⚠ Stand-in values" in drawn          # the sheet is still the stand-in
+        run_steps(box, ("menu:Start",))
+        box.press("OK")                              # type in the physical red die
+        choice = box.screen
+        assert choice.options == ["Stand-in 1", "Stand-in 2", "Strawberry", "Stand-in 4",
+                                  "Stand-in 5", "Marshmallow"]
+        assert choice.details == ["Pair", "3-kind", "Full", "4-kind", "Straight", "Yums"]
+        drawn, cut = shown(box, monkeypatch)
+        assert cut == [] and "Strawberry" in drawn and "Full" in drawn
+        box.press("DOWN")
+        box.press("DOWN")
+        box.press("OK")
+        drawn, _ = shown(box, monkeypatch)
+        assert "Red die: Strawberry" in drawn and "Full house: 1st space" in drawn
+        game = box.app.session
+        view = live.data(game.state, SPEC, [])
+        assert view["roll_words"] == "Strawberry → Full house"
+        assert ("Roll", "Strawberry → Full house") in view["board"]["facts"]
+    finally:
+        box.close()
+
+
+def test_a_real_sheet_with_the_stand_in_tile_warns_of_the_tile(tmp_path, monkeypatch):
+    """The stand-in tile's faces map to invented skewers: with a sheet of the table's own and
+    no tile of its own, the setup screen says "⚠ Stand-in tile"."""
+    from tests.test_screens import shown
+
+    sheet = tmp_path / "mine.toml"
+    sheet.write_text(DEFAULT_SHEET.read_text(encoding="utf-8").replace(
+        "stand_in = true", "stand_in = false"), encoding="utf-8")
+    box = SimBox(tmp_path / "state", cfg=config.parse({"games": {"miams": {"sheet": str(sheet)}}}))
+    try:
+        run_steps(box, ("game:miams",))
+        drawn, cut = shown(box, monkeypatch)
+        assert "⚠ Stand-in tile" in drawn and "⚠ Stand-in values" not in drawn and cut == []
+    finally:
+        box.close()

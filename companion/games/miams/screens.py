@@ -23,7 +23,7 @@ from firmware_bridge.faces import RED
 from . import coach, rules
 from .setup_screen import TITLE, SetupScreen
 from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
-from .sheet_view import draw_overview, draw_row_page
+from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
@@ -187,15 +187,18 @@ class PlayScreen(Screen):
             self.on_state_changed()
 
     def _ask_face(self) -> None:
+        """The red die's faces by the tile's names, each with the skewer it scores: a table
+        whose fruits are not named yet ("Stand-in 3") picks by its mini-board's skewer."""
         tile = self.state.options.tile
         labels = [tile.names[f] for f in RED]
+        skewers = [OVERVIEW_NAMES[SKEWERS[tile.skewer_of[f]]] for f in RED]
 
         def chosen(index: int) -> None:
             self.app.pop()
             self._roll(RED[index], "hand")
 
         self.app.push(ChoiceScreen(self.app, f"{TITLE} · red die", "Arthur's die shows:",
-                                   labels, chosen))
+                                   labels, chosen, details=skewers))
 
     def _ask_crosses(self) -> None:
         app = self.app

@@ -60,6 +60,8 @@ class SetupScreen(MenuScreen):
                 first = DEFAULT_SHEET
         if cfg.tile and not self.problem:
             self.problem = _load_problem(load_tile, Path(cfg.tile), "Tile")
+        # a real sheet played with the stand-in tile (or a tile still marked stand-in) says so too
+        self.tile_stand_in = not cfg.tile or bool(self.problem) or load_tile(cfg.tile).stand_in
         # the configured sheet (or the stand-in), then the sheets folder's files that load
         self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
                                 if p != first and not _load_problem(load_sheet, p, "Sheet"))]
@@ -88,6 +90,8 @@ class SetupScreen(MenuScreen):
             canvas.center(3 * LINE_H + 1, FIRST_PLAYER)
             if self.sheets[self.sheet_index] == DEFAULT_SHEET:
                 canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
+            elif self.tile_stand_in:
+                canvas.center(4 * LINE_H + 1, "⚠ Stand-in tile")
 
     @staticmethod
     def _sheet_label(path: Path) -> str:
