@@ -255,6 +255,34 @@ def test_end_when_the_player_fills_fifty():
     assert state.phase == "score" and state.turns == state.player_turns == 2
 
 
+def test_the_track_question_matters_only_once_the_track_could_be_full():
+    """"Fill as many Hearts on your Hearts track as the value of the space you circled." and
+    "If you had already crossed off or circled all spaces of the row, you still obtain hearts:
+    as many as the value at the end of the row." One space a turn: on the test sheet (20
+    hearts at most, the Yums row's second space) no track is full before the 3rd turn."""
+    state = roll(start(), "fruit1")
+    assert rules.richest(state.options.sheet) == 20
+    assert not rules.player_may_fill(state)                   # turn 1: 20 hearts at most
+    state = roll(player(state), "fruit1")
+    assert not rules.player_may_fill(state)                   # turn 2: 40
+    assert rules.player_may_fill(state, most=25)              # a richer space of the player's own
+    state = roll(player(state), "fruit1")
+    assert rules.player_may_fill(state)                       # turn 3: 60 ≥ 50
+    assert not rules.may_fill_by(7, 7) and rules.may_fill_by(8, 7)
+
+
+def test_arthurs_fifty_make_the_players_turn_the_last():
+    """"As soon as a player has filled all 50 Hearts of their Hearts track, take turns until
+    everyone has taken the same number of turns." Arthur plays first: once his roll fills his
+    track the player's turn is the last, whatever their track, so it is not asked about."""
+    state = with_arthur(start(), ("", "", "", "", "", ""), hearts=45)
+    assert not rules.is_last_turn(state)                      # his turn: not the player's
+    state = roll(state, "marshmallow")
+    assert rules.is_last_turn(state) and rules.describe(state) == "your last turn 1"
+    assert not rules.player_may_fill(state, most=50)
+    assert player(state).phase == "score"
+
+
 def test_game_goes_on_while_nobody_has_fifty():
     """"The game ends when a player has filled all 50 Hearts of their Hearts track." """
     state = turn(start(), "marshmallow")

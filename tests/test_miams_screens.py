@@ -10,6 +10,7 @@ from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps
+from companion.ui.widgets import ChoiceScreen, StepperScreen
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 from tests.conftest import assert_golden
@@ -56,8 +57,7 @@ def test_box_roll_then_players_turn_and_undo(box):
     box.press("OK")           # to the crosses stepper
     box.press("UP")
     box.press("UP")
-    box.press("OK")           # 2 crosses
-    box.press("OK")           # "Not full yet"
+    box.press("OK")           # 2 crosses (turn 1: no track can be full yet, nothing more asked)
     assert actions(box)[-1] == {"type": "player", "crosses": 2, "filled": False}
     assert len(state(box).gift) >= 2
     assert state(box).phase == "arthur" and box.screen is screen and screen.view == "sheet"
@@ -68,17 +68,46 @@ def test_box_roll_then_players_turn_and_undo(box):
 
 
 def test_quiet_turn_takes_two_presses(box):
-    """The player's turn in two presses when nothing special happened: no cross, track not full."""
+    """The player's turn in two presses when nothing special happened (no cross, track not
+    full): the crosses, then "Not full yet", once the track could be full (turn 8 on the
+    stand-in sheet)."""
+    from companion.games.miams import ASKED_FROM, quiet_turns
+
     screen = started(box)
+    run_steps(box, quiet_turns(ASKED_FROM - 1))
     box.press("ACTION")
     box.press("OK")
     assert screen.view == "cross"
     count = len(actions(box))
     box.press("OK")
     box.press("OK")
+    assert box.screen.prompt == "Your hearts track:"
     box.press("OK")
     assert len(actions(box)) == count + 1
     assert actions(box)[-1] == {"type": "player", "crosses": 0, "filled": False}
+
+
+def test_the_hearts_track_is_asked_about_only_when_it_could_be_full(box):
+    """Issue 24, item 13: "Fill as many Hearts on your Hearts track as the value of the space
+    you circled" and "The game ends when a player has filled all 50 Hearts": one space a turn,
+    so on the stand-in sheet (7 hearts at most a space) no track is full before the 8th turn;
+    until then OK on the crosses ends the turn, one press."""
+    from companion.games.miams import ASKED_FROM
+
+    screen = started(box)
+    most = rules.richest(state(box).options.sheet)
+    assert most == 7 and ASKED_FROM == 8
+    for turn in range(1, ASKED_FROM + 1):
+        run_steps(box, ("ACTION", "OK", "OK"))
+        assert isinstance(box.screen, StepperScreen)
+        box.press("OK")
+        asked = isinstance(box.screen, ChoiceScreen)
+        assert asked == (turn * most >= 50), turn
+        if asked:
+            assert box.screen.options == ["Not full yet", "All 50 filled"]
+            box.press("OK")
+        assert box.screen is screen and state(box).player_turns == turn
+        assert actions(box)[-1] == {"type": "player", "crosses": 0, "filled": False}
 
 
 def test_hand_entered_red_die_can_be_undone(box):
@@ -110,8 +139,10 @@ def test_sensor_red_die_is_arthurs_roll(box):
 def test_player_fills_fifty_then_scores_and_result(box):
     """"As soon as a player has filled all 50 Hearts ... take turns until everyone has taken the
     same number of turns." Then "Count your score and the AI's"."""
+    from companion.games.miams import FILLED_ASKED
+
     screen = started(box)
-    run_steps(box, ("ACTION", "OK", "OK", "OK", "DOWN", "OK"))
+    run_steps(box, (*FILLED_ASKED, "DOWN", "OK"))
     assert state(box).phase == "score" and screen.view == "final"
     run_steps(box, ("OK", "OK", "UP", "UP", "OK"))  # hearts 50 (filled), stars 2
     assert actions(box)[-1] == {"type": "score", "hearts": 50, "stars": 2}
@@ -213,22 +244,34 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     take turns until everyone has taken the same number of turns": once Arthur's roll fills
     his 50, the screen says the player's coming turn is the last; the space circled reads as a
     place ("3rd space"), apart from its hearts."""
-    from companion.games.miams import QUIET_TURN, STARTED
+    from companion.games.miams import STARTED, quiet_turns
     from tests.test_screens import shown
 
     run_steps(box, STARTED)
-    for _ in range(40):
+    for turn in range(1, 41):
         run_steps(box, ("ACTION",))
         state = box.app.session.state
         if state.arthur.hearts >= 50:
             break
         assert box.screen.title.startswith("Miams · Arthur #")
+        assert SPEC.describe(state) == f"your turn {turn}"
         drawn, _ = shown(box, monkeypatch)
         assert any(text.endswith(("st space", "nd space", "rd space", "th space", "row full"))
                    for text in drawn)
-        run_steps(box, QUIET_TURN[1:])
+        run_steps(box, quiet_turns(1, turn)[1:])
     assert box.app.session.state.arthur.hearts >= 50
     assert box.screen.title == "Miams · last turn!"
+    # every screen of that turn says so, and the phone's live view too
+    assert SPEC.describe(box.app.session.state) == f"your last turn {turn}"
+    box.press("OK")
+    drawn, cut = shown(box, monkeypatch)
+    assert box.screen.title == "Miams · last turn!" and "This is your last turn" in drawn
+    assert cut == []
+    box.press("OK")
+    assert box.screen.title == "Miams · last turn!"      # the crosses on the dice
+    box.press("OK")                                       # the game ends whatever the track
+    assert box.app.session.state.phase == "score"
+    assert actions(box)[-1] == {"type": "player", "crosses": 0, "filled": False}
 
 
 def test_the_space_circled_is_a_place_apart_from_its_hearts(box, monkeypatch):

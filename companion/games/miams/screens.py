@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from companion.input import ButtonEvent
 
 OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
+LAST_TURN = f"{TITLE} · last turn!"   # every screen of the player's last turn
 
 __all__ = ["TITLE", "PlayScreen", "SetupScreen", "marks_text"]
 
@@ -70,12 +71,12 @@ class PlayScreen(Screen):
             self.hint = "◆ roll  OK die  ▼ rows"
         elif self.view == "turn":
             # "As soon as a player has filled all 50 Hearts ... take turns until everyone has
-            # taken the same number of turns": Arthur's 50 make the player's next turn the last.
-            last = state.arthur.hearts >= HEARTS_TRACK
-            self.title = f"{TITLE} · last turn!" if last else f"{TITLE} · Arthur #{state.turns}"
+            # taken the same number of turns": Arthur's 50 make the player's next turn the last,
+            # and every screen of that turn says so.
+            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · Arthur #{state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
-            self.title = f"{TITLE} · your sheet"
+            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · your sheet"
             self.hint = "OK turn ▼ odds ▲ sheet"
         elif self.view == "final":
             self.title = f"{TITLE} · game over"
@@ -87,7 +88,7 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
             self.hint = "▲▼ row  OK back"
         elif self.view == "dice":
-            self.title = f"{TITLE} · your dice"
+            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · your dice"
             self.hint = "OK next ▼ odds ▲ sheet"
 
     # ----- input -----
@@ -201,8 +202,11 @@ class PlayScreen(Screen):
                                    labels, chosen, details=skewers))
 
     def _ask_crosses(self) -> None:
+        """The crosses on the player's dice, then whether their track is full: asked only when
+        it could be (rules.player_may_fill), so an early quiet turn is one press."""
         app = self.app
-        turn = self.state.player_turns + 1
+        state = self.state
+        title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · you #{state.player_turns + 1}"
 
         def filled(crosses: int, index: int) -> None:
             app.pop()
@@ -213,13 +217,15 @@ class PlayScreen(Screen):
                     app.toast(f"Arthur crosses {marks_text(gift)}")
 
         def crosses_set(crosses: int) -> None:
-            app.replace(ChoiceScreen(app, f"{TITLE} · you #{turn}", "Your hearts track:",
+            if not rules.player_may_fill(self.state, max(self.coach.hearts)):
+                filled(crosses, 0)
+                return
+            app.replace(ChoiceScreen(app, title, "Your hearts track:",
                                      ["Not full yet", "All 50 filled"],
                                      lambda index: filled(crosses, index)))
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
-        self.stepper = StepperScreen(app, f"{TITLE} · you #{turn}", "Crosses on your dice",
-                                     start, 0, 5, crosses_set)
+        self.stepper = StepperScreen(app, title, "Crosses on your dice", start, 0, 5, crosses_set)
         app.push(self.stepper)
 
     def _ask_score(self) -> None:
@@ -259,6 +265,8 @@ class PlayScreen(Screen):
         elif view == "cross":
             canvas.paragraph("Arthur crosses too: cross one space on your sheet", 0)
             canvas.center(3 * LINE_H + 2, "(as for one ✗ face)")
+            if rules.is_last_turn(state):
+                canvas.center(4 * LINE_H + 2, "This is your last turn")
         elif view == "dice":
             self._draw_dice(canvas, options)
         elif view == "final":
