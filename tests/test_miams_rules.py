@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.contract.rules import RuleError
-from companion.games.miams import rules
+from companion.games.miams import ending, rules
 from firmware_bridge.faces import RED
 
 # A small sheet whose numbers make each rule visible (rows in rulebook order).
@@ -261,14 +261,14 @@ def test_the_track_question_matters_only_once_the_track_could_be_full():
     as many as the value at the end of the row." One space a turn: on the test sheet (20
     hearts at most, the Yums row's second space) no track is full before the 3rd turn."""
     state = roll(start(), "fruit1")
-    assert rules.richest(state.options.sheet) == 20
-    assert not rules.player_may_fill(state)                   # turn 1: 20 hearts at most
+    assert ending.richest(state.options.sheet) == 20
+    assert not ending.player_may_fill(state)                   # turn 1: 20 hearts at most
     state = roll(player(state), "fruit1")
-    assert not rules.player_may_fill(state)                   # turn 2: 40
-    assert rules.player_may_fill(state, most=25)              # a richer space of the player's own
+    assert not ending.player_may_fill(state)                   # turn 2: 40
+    assert ending.player_may_fill(state, most=25)              # a richer space of the player's own
     state = roll(player(state), "fruit1")
-    assert rules.player_may_fill(state)                       # turn 3: 60 ≥ 50
-    assert not rules.may_fill_by(7, 7) and rules.may_fill_by(8, 7)
+    assert ending.player_may_fill(state)                       # turn 3: 60 ≥ 50
+    assert not ending.may_fill_by(7, 7) and ending.may_fill_by(8, 7)
 
 
 def test_arthurs_fifty_make_the_players_turn_the_last():
@@ -276,10 +276,10 @@ def test_arthurs_fifty_make_the_players_turn_the_last():
     everyone has taken the same number of turns." Arthur plays first: once his roll fills his
     track the player's turn is the last, whatever their track, so it is not asked about."""
     state = with_arthur(start(), ("", "", "", "", "", ""), hearts=45)
-    assert not rules.is_last_turn(state)                      # his turn: not the player's
+    assert not ending.is_last_turn(state)                      # his turn: not the player's
     state = roll(state, "marshmallow")
-    assert rules.is_last_turn(state) and rules.describe(state) == "your last turn 1"
-    assert not rules.player_may_fill(state, most=50)
+    assert ending.is_last_turn(state) and rules.describe(state) == "your last turn 1"
+    assert not ending.player_may_fill(state, most=50)
     assert player(state).phase == "score"
 
 

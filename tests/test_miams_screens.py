@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion import box_config as config
-from companion.games.miams import SPEC, rules
+from companion.games.miams import SPEC, ending, rules
 from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET
 from companion.simulator.simbox import SimBox
@@ -95,7 +95,7 @@ def test_the_hearts_track_is_asked_about_only_when_it_could_be_full(box):
     from companion.games.miams import ASKED_FROM
 
     screen = started(box)
-    most = rules.richest(state(box).options.sheet)
+    most = ending.richest(state(box).options.sheet)
     assert most == 7 and ASKED_FROM == 8
     for turn in range(1, ASKED_FROM + 1):
         run_steps(box, ("ACTION", "OK", "OK"))
@@ -265,7 +265,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     assert SPEC.describe(box.app.session.state) == f"your last turn {turn}"
     box.press("OK")
     drawn, cut = shown(box, monkeypatch)
-    assert box.screen.title == "Miams · last turn!" and "This is your last turn" in drawn
+    assert box.screen.title == "Miams · last turn!" and "Then your last turn!" in drawn
     assert cut == []
     box.press("OK")
     assert box.screen.title == "Miams · last turn!"      # the crosses on the dice

@@ -10,7 +10,7 @@ from companion.contract.facts import Example
 from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.spec import GameSpec, Lazy
 
-from . import doctor, live, records, rules
+from . import doctor, ending, live, records, rules
 from .sheet import HEARTS_TRACK
 
 CONFIG = {
@@ -50,7 +50,7 @@ MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
 # sheet, whose richest space is worth 7 hearts, from the 8th turn; before it, one press.
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
 ASKED_FROM = next(turn for turn in range(1, HEARTS_TRACK + 1)
-                  if rules.may_fill_by(turn, rules.richest(rules.DEFAULT_SHEET)))
+                  if ending.may_fill_by(turn, ending.richest(rules.DEFAULT_SHEET)))
 
 
 def quiet_turns(count: int, first: int = 1) -> tuple[str, ...]:
@@ -88,6 +88,8 @@ SPEC = GameSpec.from_rules(
         "munchies-sheet": (*MUNCHIES, *quiet_turns(4)),
         "row-full": (*MUNCHIES, *quiet_turns(3), "ACTION"),
         "cascade": (*STARTED, *quiet_turns(10), "ACTION"),
+        # the screenshot box's Arthur (seed 7) fills his 50 on his 21st roll: the last turn
+        "last-turn": (*STARTED, *quiet_turns(20), "ACTION", "OK"),
         "munchies-gift": (*MUNCHIES, *quiet_turns(1), "ACTION", "OK", "OK", "UP", "UP", "OK"),
         "game-over": (*STARTED, *FILLED_ASKED, "DOWN", "OK"),
         "result": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP", "OK"),

@@ -26,6 +26,7 @@ from companion.contract.rules import Action, RuleError, check_game, clone, flag,
 from companion.ui.words import plural
 from firmware_bridge.faces import RED
 
+from .ending import is_last_turn
 from .sheet import (
     CIRCLE,
     COUNT,
@@ -360,36 +361,6 @@ def _one_of(value: Any, choices: Any) -> bool:
 
 
 # ----- reading the state ------------------------------------------------------------------------
-
-def richest(sheet: Sheet) -> int:
-    """The most hearts one turn can fill on ``sheet``: its richest space or end-of-row value."""
-    return max(max((*row.hearts, row.end)) for row in sheet.rows)
-
-
-def may_fill_by(turn: int, most: int) -> bool:
-    """Can a track be full after ``turn`` turns of at most ``most`` hearts each?
-
-    "Fill as many Hearts on your Hearts track as the value of the space you circled" (or, on a
-    full row, "the value at the end of the row"): circling is the only way hearts fill, one
-    space a turn, so a track holds at most ``turn * most`` hearts."""
-    return turn * most >= HEARTS_TRACK
-
-
-def is_last_turn(state: State) -> bool:
-    """The player's turn is the game's last: Arthur has filled his 50 ("take turns until
-    everyone has taken the same number of turns"; he plays first)."""
-    return state.phase == "player" and state.arthur.hearts >= HEARTS_TRACK
-
-
-def player_may_fill(state: State, most: int = 0) -> bool:
-    """Whether "is your track full?" can matter this turn: the player's track could be full
-    after it (at the sheet's richest value a turn, or ``most``, the richest the player typed in
-    for their own sheet), and the turn is not already the last (then the game ends after it
-    whatever the answer)."""
-    if state.options is None or is_last_turn(state):
-        return False
-    return may_fill_by(state.player_turns + 1, max(most, richest(state.options.sheet)))
-
 
 def is_finished(state: State) -> bool:
     return state.phase == "over"

@@ -20,7 +20,7 @@ from companion.ui.words import ordinal, plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
-from . import coach, rules
+from . import coach, ending, rules
 from .setup_screen import TITLE, SetupScreen
 from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
 from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
@@ -73,10 +73,10 @@ class PlayScreen(Screen):
             # "As soon as a player has filled all 50 Hearts ... take turns until everyone has
             # taken the same number of turns": Arthur's 50 make the player's next turn the last,
             # and every screen of that turn says so.
-            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · Arthur #{state.turns}"
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · Arthur #{state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
-            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · your sheet"
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · your sheet"
             self.hint = "OK turn ▼ odds ▲ sheet"
         elif self.view == "final":
             self.title = f"{TITLE} · game over"
@@ -88,7 +88,7 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
             self.hint = "▲▼ row  OK back"
         elif self.view == "dice":
-            self.title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · your dice"
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · your dice"
             self.hint = "OK next ▼ odds ▲ sheet"
 
     # ----- input -----
@@ -206,7 +206,7 @@ class PlayScreen(Screen):
         it could be (rules.player_may_fill), so an early quiet turn is one press."""
         app = self.app
         state = self.state
-        title = LAST_TURN if rules.is_last_turn(state) else f"{TITLE} · you #{state.player_turns + 1}"
+        title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · you #{state.player_turns + 1}"
 
         def filled(crosses: int, index: int) -> None:
             app.pop()
@@ -217,7 +217,7 @@ class PlayScreen(Screen):
                     app.toast(f"Arthur crosses {marks_text(gift)}")
 
         def crosses_set(crosses: int) -> None:
-            if not rules.player_may_fill(self.state, max(self.coach.hearts)):
+            if not ending.player_may_fill(self.state, max(self.coach.hearts)):
                 filled(crosses, 0)
                 return
             app.replace(ChoiceScreen(app, title, "Your hearts track:",
@@ -264,9 +264,9 @@ class PlayScreen(Screen):
             self._draw_turn(canvas, options, state.last)
         elif view == "cross":
             canvas.paragraph("Arthur crosses too: cross one space on your sheet", 0)
-            canvas.center(3 * LINE_H + 2, "(as for one ✗ face)")
-            if rules.is_last_turn(state):
-                canvas.center(4 * LINE_H + 2, "This is your last turn")
+            # on the last turn that news takes the place of the reminder of why
+            last = ending.is_last_turn(state)
+            canvas.center(3 * LINE_H + 2, "Then your last turn!" if last else "(as for one ✗ face)")
         elif view == "dice":
             self._draw_dice(canvas, options)
         elif view == "final":
