@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 import reliability  # noqa: E402  (bench/ is not a package)
 
 CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", "/var/cache/table-companion"))
+CONSOLES = CACHE / "consoles"  # each machine's last console log
 GUEST_LIB = "/usr/local/lib/companion-test"
 GUEST_PYTHON = "/opt/companion/venv/bin/python"
 GUEST_STATE = "/var/lib/companion"
@@ -108,6 +109,8 @@ class Guest:
         self.proc: subprocess.Popen | None = None
         self.agent: socket.socket | None = None
         self.qmp_file: Any = None
+        self.qmp_replies: queue.Queue = queue.Queue()
+        self.qmp_events: queue.Queue = queue.Queue()
         self.started = 0.0
 
     def command(self) -> list[str]:
@@ -157,6 +160,7 @@ class Guest:
         qmp = self._connect(self.work / "qmp.sock")
         self.qmp_file = qmp.makefile("rw")
         self.qmp_file.readline()  # the greeting
+        threading.Thread(target=self._read_qmp, daemon=True).start()
         self.qmp("qmp_capabilities")
 
     def _connect(self, path: Path) -> socket.socket:
@@ -238,14 +242,29 @@ class Guest:
         _, size, _ = self.sh(f"stat -c %s {shlex.quote(dest)}")
         return size.strip() == str(len(data))
 
+    def _read_qmp(self) -> None:
+        for line in self.qmp_file:
+            with contextlib.suppress(ValueError):
+                message = json.loads(line)
+                (self.qmp_events if "event" in message else self.qmp_replies).put(message)
+
     def qmp(self, execute: str, **arguments: Any) -> dict[str, Any]:
         request = {"execute": execute, **({"arguments": arguments} if arguments else {})}
         self.qmp_file.write(json.dumps(request) + "\n")
         self.qmp_file.flush()
-        while True:
-            reply = json.loads(self.qmp_file.readline())
-            if "event" not in reply:
-                return reply
+        return self.qmp_replies.get(timeout=60)
+
+    def qmp_event(self, event: str, device: str, timeout: float = 60) -> bool:
+        """Whether QEMU announced ``event`` for ``device`` within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.qmp_events.get(timeout=left)
+            except queue.Empty:
+                return False
+            if message["event"] == event and message.get("data", {}).get("device") == device:
+                return True
+        return False
 
     def wait_active(self, unit: str = "companion.service", timeout: float = BOOT_TIMEOUT_S) -> bool:
         deadline = time.monotonic() + timeout
@@ -266,6 +285,8 @@ class Guest:
             self.proc.wait()
         with contextlib.suppress(OSError):
             self.agent.close()
+        with contextlib.suppress(OSError):  # the last boot's console, kept for a failed check
+            shutil.copy(self.work / "console.log", CONSOLES / f"{self.machine}-console.log")
 
     def shutdown(self) -> None:
         """A clean power-off (the disk is in a state to boot again)."""
@@ -353,13 +374,16 @@ def usb_replugs(guest: Guest, sensor: Any, replugs: int) -> dict[str, Any]:
         return figures
     worst = 0.0
     for _ in range(replugs):
-        guest.qmp("device_del", id="dice")
-        if not wait_for(False):
+        unplugged = guest.qmp("device_del", id="dice")
+        # The guest lets go of the device first; QEMU frees it (and its chardev) after.
+        if not wait_for(False) or not guest.qmp_event("DEVICE_DELETED", "dice"):
+            figures["usb_unplug_reply"] = unplugged
             break
         figures["usb_replugs"] += 1
         plugged = time.monotonic()
-        guest.qmp("device_add", driver="usb-serial", id="dice", chardev="sensor", bus="xhci.0")
+        reply = guest.qmp("device_add", driver="usb-serial", id="dice", chardev="sensor", bus="xhci.0")
         if not wait_for(True):
+            figures["usb_plug_reply"] = reply
             continue
         figures["usb_reconnected"] += 1
         worst = max(worst, time.monotonic() - plugged)
@@ -679,6 +703,7 @@ def main(argv: list[str] | None = None) -> int:
     replugs, kills = (3, 3) if args.quick else (10, 50)
     kills = args.kills if args.kills is not None else kills
     began = time.monotonic()
+    CONSOLES.mkdir(parents=True, exist_ok=True)
     figures: dict[str, Any] = {"benchmark": "appliance", "quick": args.quick}
     if not args.no_build:
         figures["image_build_s"] = round(build_image(args.image_dir), 1)
