@@ -357,3 +357,43 @@ def test_a_real_sheet_with_the_stand_in_tile_warns_of_the_tile(tmp_path, monkeyp
         assert "⚠ Stand-in tile" in drawn and "⚠ Stand-in values" not in drawn and cut == []
     finally:
         box.close()
+
+
+def test_crosses_that_would_not_fit_the_toast_are_counted(box):
+    """Found playing a game: three crosses from the player's dice ("each of your crosses grants
+    the AI a cross") made a toast of three lines and the third was dropped unseen; now a gift
+    that does not fit two lines is counted, with where to see it."""
+    from companion.games.miams.screens import gift_text
+    from companion.ui.canvas import TOAST_LINE
+    from companion.ui.font import SMALL
+
+    two = (rules.Mark(2, 2, rules.CROSS, 0, 0, 0), rules.Mark(0, 3, rules.CROSS, 0, 0, 0))
+    three = (*two, rules.Mark(1, 1, rules.CROSS, 0, 1, 0))
+    assert gift_text(two) == "Arthur crosses Full house #3, Pair #4"
+    assert gift_text(three) == "Arthur crosses 3 spaces +★ (▼ rows)"
+    assert len(SMALL.wrap(gift_text(three), TOAST_LINE)) <= 2
+    started(box)
+    run_steps(box, ("ACTION", "OK", "OK", "UP", "UP", "UP", "UP", "UP", "OK"))  # five crosses
+    shown_lines = box.app._toast[0]
+    assert shown_lines and len(SMALL.wrap(" ".join(shown_lines), TOAST_LINE)) <= 2
+    assert " ".join(shown_lines) == gift_text(state(box).gift)
+
+
+def test_a_full_row_never_reads_as_a_bare_count(box, monkeypatch):
+    """Found playing a game: Arthur's overview showed a full Straight row as "6", since
+    "Straight full" is too wide for its column; a full row reads "full" or "6/6"."""
+    from PIL import Image
+
+    from companion.games.miams.sheet_view import draw_overview
+    from companion.ui.canvas import Canvas
+    from tests.test_screens import spying
+
+    started(box)
+    options = state(box).options
+    rows = tuple("x" * len(row.hearts) for row in options.sheet.rows)
+    canvas = Canvas(Image.new("1", (128, 64)), 10, 54)
+    with spying(monkeypatch) as (drawn, cut):
+        draw_overview(canvas, options.sheet, rules.Side(rows, 50, 0))
+    size = len(options.sheet.rows[4].hearts)
+    assert "Straight" in drawn and drawn[drawn.index("Straight") + 1] in ("full", f"{size}/{size}")
+    assert cut == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
 LAST_TURN = f"{TITLE} · last turn!"   # every screen of the player's last turn
 
-__all__ = ["TITLE", "PlayScreen", "SetupScreen", "marks_text"]
+__all__ = ["TITLE", "PlayScreen", "SetupScreen", "gift_text", "marks_text"]
 
 # ----- the game ---------------------------------------------------------------------------------
 
@@ -214,7 +214,7 @@ class PlayScreen(Screen):
                 self.on_state_changed()
                 gift = self.state.gift
                 if gift:
-                    app.toast(f"Arthur crosses {marks_text(gift)}")
+                    app.toast(gift_text(gift))
 
         def crosses_set(crosses: int) -> None:
             if not ending.player_may_fill(self.state, max(self.coach.hearts)):
@@ -328,6 +328,17 @@ class PlayScreen(Screen):
         else:
             verdict = "Tie: Arthur holds on" if mine == his else "Arthur wins!"
         canvas.center(4 * LINE_H, verdict)
+
+
+def gift_text(gift: tuple[rules.Mark, ...]) -> str:
+    """The crosses the player's dice gave Arthur, for a toast of two lines: each space by name,
+    or, when they would not fit, how many and where to see them (his sheet, ▼ on his turn)."""
+    text = f"Arthur crosses {marks_text(gift)}"
+    if len(SMALL.wrap(text, TOAST_LINE)) <= 2:
+        return text
+    stars = sum(m.stars for m in gift)
+    return f"Arthur crosses {plural(len(gift), 'space')}" + (
+        f" +{rules.star_text(stars)}" if stars else "") + " (▼ rows)"
 
 
 def marks_text(marks: tuple[rules.Mark, ...]) -> str:

@@ -35,9 +35,9 @@ def draw_overview(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
         left, right, y = column_box(row)
         marked, size = len(marks[row]), len(layout.hearts)
         name = OVERVIEW_NAMES[layout.skewer]
-        count = "full" if marked >= size else f"{marked}/{size}"
-        if SMALL.width(f"{name} {count}") > right - left - 2:  # a long row: the count alone
-            count = f"{marked}"
+        # a long row's count shortens, but a full row never reads as a bare number ("6")
+        counts = ("full", f"{marked}/{size}") if marked >= size else (f"{marked}/{size}", f"{marked}")
+        count = next((c for c in counts if SMALL.width(f"{name} {c}") <= right - left - 2), counts[-1])
         canvas.text(left + 1, y + 1, name)
         canvas.text(right - 1 - SMALL.width(count), y + 1, count)
     canvas.draw.line((SPLIT, canvas.top, SPLIT, canvas.top + 3 * LINE_H - 1), fill=255)
