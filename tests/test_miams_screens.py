@@ -234,9 +234,11 @@ def test_sensor_reads_back_the_players_dice_and_presets_the_crosses(box):
 
 def test_crosses_are_named_in_words():
     """"Cross off the leftmost free space of its highest least advanced skewer": the screen
-    names the skewer and the space, "3 of a kind #2", not a code."""
+    names the skewer and the space by its place, "3 of a kind 2nd", not a code or a bare number."""
     marks = (rules.Mark(1, 1, rules.CROSS, 0, 0, 1), rules.Mark(0, 4, rules.CROSS, 0, 2, 0))
-    assert marks_text(marks) == "3 of a kind #2, Pair #5 +★★"
+    assert marks_text(marks) == "3 of a kind 2nd, Pair 5th +★★"
+    from companion.games.miams.sheet_view import OVERVIEW_NAMES
+    assert marks_text(marks[:1], OVERVIEW_NAMES) == "3-kind 2nd"   # short, for the token line
 
 
 def test_the_players_last_turn_is_announced(box, monkeypatch):
@@ -369,7 +371,7 @@ def test_crosses_that_would_not_fit_the_toast_are_counted(box):
 
     two = (rules.Mark(2, 2, rules.CROSS, 0, 0, 0), rules.Mark(0, 3, rules.CROSS, 0, 0, 0))
     three = (*two, rules.Mark(1, 1, rules.CROSS, 0, 1, 0))
-    assert gift_text(two) == "Arthur crosses Full house #3, Pair #4"
+    assert gift_text(two) == "Arthur crosses Full house 3rd, Pair 4th"
     assert gift_text(three) == "Arthur crosses 3 spaces +★ (▼ rows)"
     assert len(SMALL.wrap(gift_text(three), TOAST_LINE)) <= 2
     started(box)

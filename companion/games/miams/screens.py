@@ -3,6 +3,7 @@ is in :mod:`.setup_screen`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
@@ -295,9 +296,13 @@ class PlayScreen(Screen):
             # the token itself is discarded; what the table sees is where its crosses went
             token = options.sheet.rows[circled.row].bonuses[circled.space].label()
             crossed = turn.marks[1:]
-            line = f"{token}: ✗ {marks_text(crossed)}" if crossed else f"{token}: no space left"
-            if SMALL.width(line) > WIDTH:  # the sheet (▼) shows where they went
-                line = f"{token}: ✗ {plural(len(crossed), 'space')}"
+            # the spaces by name, else by the overview's short names ("3-kind 2nd"), else
+            # counted: the sheet (▼) shows where they went
+            lines = [f"{token}: ✗ {marks_text(crossed, names)}" for names in (SKEWER_SHORT, OVERVIEW_NAMES)]
+            line = next((text for text in lines if SMALL.width(text) <= WIDTH),
+                        f"{token}: ✗ {plural(len(crossed), 'space')}")
+            if not crossed:
+                line = f"{token}: no space left"
             canvas.center(4 * LINE_H, line)
 
     def _draw_dice(self, canvas: Canvas, options: rules.Options) -> None:
@@ -341,8 +346,9 @@ def gift_text(gift: tuple[rules.Mark, ...]) -> str:
         f" +{rules.star_text(stars)}" if stars else "") + " (▼ rows)"
 
 
-def marks_text(marks: tuple[rules.Mark, ...]) -> str:
-    """Crosses in words, e.g. ``Pair #3, 3 of a kind #1 +★★``: skewer and space, then stars."""
-    text = ", ".join(f"{SKEWER_SHORT[SKEWERS[m.row]]} #{m.space + 1}" for m in marks)
+def marks_text(marks: tuple[rules.Mark, ...], names: Mapping[str, str] = SKEWER_SHORT) -> str:
+    """Crosses in words, e.g. ``Pair 3rd, 3 of a kind 1st +★★``: skewer and the space's place
+    (an ordinal, never a number that could be read as its hearts), then stars."""
+    text = ", ".join(f"{names[SKEWERS[m.row]]} {ordinal(m.space + 1)}" for m in marks)
     stars = sum(m.stars for m in marks)
     return f"{text} +{rules.star_text(stars)}" if stars else text
