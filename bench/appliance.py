@@ -56,8 +56,11 @@ PUT_CHUNK = 1 << 20  # bytes of a file one agent request carries
 PI3B_REVISION = 0xA02082  # a Raspberry Pi 3 Model B (1 GB, Sony UK), as its firmware writes it
 
 
+BEGAN = time.monotonic()
+
+
 def log(message: str) -> None:
-    print(f"appliance: {message}", file=sys.stderr, flush=True)
+    print(f"appliance [{time.monotonic() - BEGAN:.0f} s]: {message}", file=sys.stderr, flush=True)
 
 
 # ----- the image ----------------------------------------------------------------------------
@@ -567,7 +570,9 @@ class PowerCuts:
                 self.guest.kill()
                 break
             victim = self.rng.choice(reliability.PLAYED)
-            runs[victim].play(self.rng.choice((0, *range(1, 80))), self.rng)  # the cut
+            acks = self.rng.choice((0, *range(1, 80)))
+            log(f"power cut {cut + 1} of {kills}: after {acks} of {victim}'s acknowledgements")
+            runs[victim].play(acks, self.rng)  # the cut
             for run in runs.values():
                 run.kill()  # what each game's screen had shown before the cut
             self.figures["fsck_errors"] += fsck_errors(self.disk, 2, self.work)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The base root filesystem of the image: Debian bookworm for arm64 with the packages of
 # image/packages.txt, the small initramfs of image/initramfs-modules, made once by mmdebstrap
-# (under qemu-user-static when the builder is not arm64) and written as a tar file.
+# (under qemu-user-static when the builder is not arm64) and written as a tar file. The
+# initramfs settings and module list are in place before the kernel's package is set up, so
+# the initramfs is built once (under emulation that takes minutes).
 # Called by image/build.sh, which caches the tar under a key of this file and its inputs.
 #
 #   image/base-rootfs.sh OUTPUT.tar
@@ -25,8 +27,7 @@ exec mmdebstrap --arch=arm64 --mode=root --variant=minbase \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     --dpkgopt='path-exclude=/usr/share/info/*' \
     --setup-hook="install -D -m 0644 '$HERE/initramfs.conf' \"\$1/etc/initramfs-tools/conf.d/companion.conf\"" \
-    --customize-hook="sed -e 's/#.*//' -e '/^[[:space:]]*\$/d' '$HERE/initramfs-modules' >\"\$1/etc/initramfs-tools/modules\"" \
-    --customize-hook='chroot "$1" update-initramfs -u -k all' \
+    --setup-hook="mkdir -p \"\$1/usr/share/initramfs-tools/modules.d\" && sed -e 's/#.*//' -e '/^[[:space:]]*\$/d' '$HERE/initramfs-modules' >\"\$1/usr/share/initramfs-tools/modules.d/companion\"" \
     --customize-hook='mkdir -p "$1/usr/share/companion" && chroot "$1" dpkg-query -W -f="\${Package}=\${Version}\n" >"$1/usr/share/companion/packages.lock"' \
     --customize-hook='rm -f "$1/etc/machine-id" "$1/var/lib/dbus/machine-id" && : >"$1/etc/machine-id"' \
     bookworm "$OUTPUT" \

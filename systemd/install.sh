@@ -243,7 +243,8 @@ install_gpio_library() {  # SLOT SOURCE
 # the slot's release.json names the version (for doctor, About and companion update).
 pip_install() {
     local slot=$SLOTS/$1 source lock=/var/tmp/companion-requirements.lock
-    local pip=("$slot/bin/pip" install --quiet --disable-pip-version-check)
+    # --no-compile: compile_bytecode compiles the whole venv once, after.
+    local pip=("$slot/bin/pip" install --quiet --disable-pip-version-check --no-compile)
     [[ -n $ROOT ]] || lock=$(mktemp)
     target_lock "$ROOT$lock"
     if [[ -n $WHEELS ]]; then
