@@ -215,7 +215,7 @@ class PlayScreen(Screen):
                 self.on_state_changed()
                 gift = self.state.gift
                 if gift:
-                    app.toast(gift_text(gift))
+                    app.toast(*gift_text(gift))
 
         def crosses_set(crosses: int) -> None:
             if not ending.player_may_fill(self.state, max(self.coach.hearts)):
@@ -335,15 +335,21 @@ class PlayScreen(Screen):
         canvas.center(4 * LINE_H, verdict)
 
 
-def gift_text(gift: tuple[rules.Mark, ...]) -> str:
-    """The crosses the player's dice gave Arthur, for a toast of two lines: each space by name,
-    or, when they would not fit, how many and where to see them (his sheet, ▼ on his turn)."""
-    text = f"Arthur crosses {marks_text(gift)}"
-    if len(SMALL.wrap(text, TOAST_LINE)) <= 2:
-        return text
+def gift_text(gift: tuple[rules.Mark, ...]) -> tuple[str, ...]:
+    """The crosses the player's dice gave Arthur as the lines of a two-line toast: each space
+    by name and place, never split over two lines ("Pair 4th"), by the short names if need be
+    ("Full 4th"), or, when even they would not fit, how many and where to see them."""
     stars = sum(m.stars for m in gift)
-    return f"Arthur crosses {plural(len(gift), 'space')}" + (
-        f" +{rules.star_text(stars)}" if stars else "") + " (▼ rows)"
+    gained = f" +{rules.star_text(stars)}" if stars else ""
+    for names in (SKEWER_SHORT, OVERVIEW_NAMES):
+        items = [f"{names[SKEWERS[m.row]]} {ordinal(m.space + 1)}" for m in gift]
+        items[-1] += gained
+        for lines in (SMALL.wrap_items([f"Arthur crosses {items[0]}", *items[1:]], TOAST_LINE),
+                      ["Arthur crosses", *SMALL.wrap_items(items, TOAST_LINE)]):
+            if len(lines) <= 2 and all(SMALL.width(line) <= TOAST_LINE for line in lines):
+                return tuple(lines)
+    counted = f"{plural(len(gift), 'space')}{gained}"
+    return ("Arthur crosses", SMALL.first_fit((f"{counted} (▼ rows)", counted), TOAST_LINE))
 
 
 def marks_text(marks: tuple[rules.Mark, ...], names: Mapping[str, str] = SKEWER_SHORT) -> str:
