@@ -284,6 +284,30 @@ def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, relea
     assert layout.running() == "a" and not layout.slot("b").exists() and not service.starts
 
 
+def test_a_release_unpacks_as_plain_files_whatever_its_entries_claim(releases, tmp_path, monkeypatch):
+    """Owners, set-uid modes and times in the archive do not reach the box; and Debian 12's
+    Python 3.11.2, whose tarfile has no extraction filter, unpacks it the same."""
+    claims = tmp_path / "claims.release"
+    with tarfile.open(releases["0.1.1"]) as good, tarfile.open(claims, "w") as odd:
+        for member in good.getmembers():
+            data = good.extractfile(member).read()
+            member.mode, member.uid, member.gid, member.mtime = 0o6777, 4242, 4242, 0
+            odd.addfile(member, io.BytesIO(data))
+    original = tarfile.TarFile.extractall
+
+    def extractall_of_3_11_2(self, path=".", members=None, *, numeric_owner=False):
+        return original(self, path, members, numeric_owner=numeric_owner)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall_of_3_11_2)
+    unpacked = tmp_path / "unpacked"
+    manifest = release.unpack_release(claims, unpacked)
+    assert manifest["version"] == "0.1.1"
+    for name in ("release.json", release.LOCK_NAME, *manifest["files"]):
+        info = (unpacked / name).stat()
+        assert info.st_mode & 0o7000 == 0 and info.st_uid == os.getuid(), name
+        assert info.st_mtime > 0, name
+
+
 def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkeypatch):
     from companion.screens.system import AboutScreen
     from companion.simulator.simbox import SimBox

@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -242,8 +243,13 @@ def unpack_release(release: Path, into: Path) -> dict:
         for name in files:
             if not re.fullmatch(r"wheels/[A-Za-z0-9_.+-]+\.(whl|tar\.gz)", name) or name not in members:
                 raise ReleaseError(f"{release.name}: missing or badly named file {name!r}")
-        into.mkdir(parents=True, exist_ok=True)
-        archive.extractall(into, filter="data")
+        # Each checked file is written out by name: nothing of the archive's owners, modes or
+        # links applies (Debian 12's Python 3.11.2 has no extraction filter to say so).
+        for name in wanted:
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.extractfile(members[name]) as source, open(target, "wb") as out:
+                shutil.copyfileobj(source, out)
     for name, digest in files.items():
         if sha256(into / name) != digest:
             raise ReleaseError(f"{release.name}: {name} is damaged (its hash differs)")
