@@ -8,7 +8,8 @@ its longest line 1.7 KB) and are documented in the README ("Files the box reads"
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -71,3 +72,28 @@ def read_text(path: Path | str, max_bytes: int = MAX_DATA_BYTES,
     raise the first two."""
     with open(path, "rb") as stream:
         return read_bytes(stream, str(path), max_bytes, max_line).decode(encoding)
+
+
+def write_atomic(path: Path, text: str, check: Callable[[Path], None] | None = None) -> None:
+    """Write ``text`` to ``path`` through a temporary file, flushed to the disk before it is
+    renamed over ``path`` (a pulled stick or a power cut keeps the old file or the new one,
+    never half of one); ``check``, given the temporary file, may raise to keep the old one."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if check is not None:
+            check(part)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
+    try:            # the rename is durable once its folder is flushed
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    except OSError:  # a file system that cannot flush a folder (some of a stick's): renamed all the same
+        pass

@@ -37,6 +37,13 @@ def test_only_the_journal_files_are_writable():
     assert written == [f"-/var/lib/companion/journal.db{end}" for end in ("", "-wal", "-shm")]
 
 
+def test_beside_the_journal_it_may_add_files_only_to_the_spool_and_the_card_files():
+    folders = [path for line in values("ReadWritePaths")[1:] for path in line.split()]
+    assert folders == ["-/var/lib/companion/update-spool", "-/var/lib/companion/cards"]
+    made = (UNIT.parent / "companion.tmpfiles").read_text()
+    assert "d /var/lib/companion/cards 0750 companion companion -" in made
+
+
 def test_the_page_is_off_unless_asked(tmp_path):
     root = tmp_path / "root"
     root.mkdir()

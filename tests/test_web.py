@@ -336,3 +336,57 @@ def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
         assert "Table: lost in round 3" in body and "unfinished" not in body
     finally:
         web.close()
+
+
+def test_three_pages_watching_cost_one_render_a_change_not_three(state, monkeypatch):
+    """Every Live stream woken by one journal change gets the part rendered once for all."""
+    import asyncio
+
+    from companion.web import server
+
+    app = server.build(state)
+    watch, gate = app.state.watch, app.state.pairing
+    cookie = gate.take_token(pairing.offer(state).token, "127.0.0.1").cookie
+    renders: list[int] = []
+    real = server.live
+
+    def counted(read):
+        renders.append(1)
+        return real(read)
+
+    monkeypatch.setattr(server, "live", counted)
+
+    async def stream(chunks: list[bytes], gone: asyncio.Event) -> None:
+        scope = {"type": "http", "method": "GET", "path": "/events", "raw_path": b"/events",
+                 "query_string": b"", "root_path": "", "scheme": "http", "server": ("box", 80),
+                 "client": ("127.0.0.1", 5000), "http_version": "1.1",
+                 "headers": [(b"cookie", f"companion_session={cookie}".encode())], "app": app}
+
+        async def receive():
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            if message.get("body"):
+                chunks.append(message["body"])
+        await app(scope, receive, send)
+
+    async def watched() -> tuple[int, list[list[bytes]]]:
+        gone = asyncio.Event()
+        chunks: list[list[bytes]] = [[], [], []]
+        watch.check()                                   # its first reading
+        tasks = [asyncio.create_task(stream(c, gone)) for c in chunks]
+        while not all(chunks):                          # each got the part as it is
+            await asyncio.sleep(0.01)
+        before = len(renders)
+        with roster.connect(state) as conn:             # a change in the journal
+            roster.add(conn, "Watcher")
+        assert watch.check()
+        await asyncio.sleep(0.2)
+        gone.set()
+        watch.check()
+        await asyncio.wait(tasks, timeout=5)
+        return len(renders) - before, chunks
+
+    after_change, chunks = asyncio.run(watched())
+    assert after_change == 1 and len(chunks) == 3

@@ -43,7 +43,8 @@ PLATFORMS = {
 }
 # Built from source on the box's machine: PyPI has no aarch64 wheel of lgpio for cp311.
 SOURCE_ONLY = {"lgpio": "aarch64"}
-# What building that source needs on the box's machine, pinned with it (pip runs offline there).
+# What building that source needs on the box's machine, pinned with it and with what they
+# need in turn (pip runs offline there).
 BUILD_TOOLS = {"setuptools": "aarch64", "wheel": "aarch64"}
 LOCK_HEADER = """\
 # Table Companion's Python dependencies, pinned with their hashes (every wheel for aarch64,
@@ -144,11 +145,15 @@ def refresh_lock(repo: Path = REPO) -> Path:
                 versions[name] = _name_version(path.name)[1]
                 hashes[(name, versions[name])] = {sha256(path)}
         tools = Path(scratch, "build-tools")
-        _download(list(BUILD_TOOLS), "aarch64", tools, deps=False)
+        _download(list(BUILD_TOOLS), "aarch64", tools, deps=True)  # wheel needs packaging
+        build_only = {}
         for path in tools.iterdir():
-            name, versions[name] = _name_version(path.name)
-            hashes[(name, versions[name])] = {sha256(path)}
-        only = {**SOURCE_ONLY, **BUILD_TOOLS}
+            name, version = _name_version(path.name)
+            if name in versions and name not in BUILD_TOOLS:
+                continue  # a runtime dependency too: pinned for both machines already
+            versions[name], build_only[name] = version, "aarch64"
+            hashes[(name, version)] = {sha256(path)}
+        only = {**SOURCE_ONLY, **build_only}
         pins = [Pin(name, version, only.get(name), tuple(sorted(hashes[(name, version)])))
                 for name, version in sorted(versions.items())]
     lock = repo / LOCK_NAME

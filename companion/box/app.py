@@ -35,6 +35,7 @@ from firmware_bridge.events import (
 from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
 
+from .. import cards
 from ..config import Config
 from ..games.catalog import GAMES
 from ..input import ButtonEvent, PressDecoder, PressTiming, SensorStatus
@@ -93,6 +94,7 @@ class App(ScreenStack, GameSession, Panel):
         self.rng = rng or random.Random()
         self.state_dir = state_dir
         self.games = GAMES if games is None else games
+        self._card_paths = cards.installer_paths(config, self.games)  # config.toml's
         self.sensor = SensorStatus(configured=bool(config.sensor.port))
         self.settings = self._load_settings()
         self.decoder = PressDecoder(
@@ -146,6 +148,12 @@ class App(ScreenStack, GameSession, Panel):
 
         if self.journal is None:
             return {}
+        # The card files saved on the phone page, read by the next setup (a game in progress
+        # carries its own in its setup action).
+        try:
+            cards.apply(self.config, self.state_dir, self.games, self._card_paths)
+        except OSError as exc:  # the state directory unreadable: the files read so far stay
+            log.warning("card files saved on the phone not looked at: %s", exc)
         try:
             rows = self.journal.settings()
         except Exception:  # a settings row we cannot read must not stop the box

@@ -27,12 +27,11 @@ from companion.records.export import (
     to_csv,
     to_jsonl,
     when,
-    write_atomic,
 )
 from companion.records.history import Book, HistoryError, journal_path, open_book
 from companion.records.importing import PlayFileError, import_plays, read_play_file
 from companion.records.store import import_game
-from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text
+from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text, write_atomic
 from companion.ui.words import plural
 
 FORMATS = ("csv", "bgsplay", "bgstats", "jsonl")  # bgstats: the play file's former name

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
+from .cards import CardFile
 from .facts import DoctorCheck, Example, LiveView, Stats, Summary
 from .play_facts import PlayFacts
 from .rules import Action
@@ -95,6 +96,8 @@ class GameSpec:
     cooperative: bool = False                       # one shared result: the whole table wins or loses
     live: LiveView | None = None                    # the phone's Live page
     doctor: DoctorCheck | None = None               # ``companion doctor``'s check of its files
+    # Its printed-card data files, which the phone's Settings offer as forms.
+    cards: tuple[CardFile, ...] = ()
     example: Example | None = None                  # a game the screen walk seeds History with
     # How its finished plays read in a BG Stats play file and the CSV (its BGG id is its
     # config section's ``bgg_id``).

@@ -268,6 +268,21 @@ def check_settings(directory: Path) -> Finding:
                    if used else "none set on the box or the phone: config.toml's")
 
 
+def check_cards(cfg: config_module.Config, directory: Path) -> Finding:
+    """The card files saved on the phone page, which the box reads over config.toml's (and
+    which ``cfg`` is pointed at, as the box's own config is)."""
+    from .. import cards
+
+    try:
+        used = cards.apply(cfg, directory, GAMES)
+    except OSError as exc:
+        return Finding("cards", WARN, f"cannot look for card files saved on the phone: {exc}",
+                       "run `sudo companion doctor`, or check the state directory's permissions")
+    return Finding("cards", OK, "saved on the phone, used over config.toml: " + ", ".join(
+        f"{spec.key} {card.key} ({cards.phone_copy(directory, spec.key, card)})"
+        for spec, card in used) if used else "none saved on the phone: config.toml's or the stand-ins")
+
+
 def check_state_dir(directory: Path) -> Finding:
     """The journal's directory is writable and synced, with room to spare.
 
@@ -336,16 +351,19 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     if cfg is None:
         return [version, found, service]
     running = service_state in ("active", "activating", "reloading")
+    state = resolve_state_dir(cfg, state_dir, sim)
+    phone_cards = check_cards(cfg, state)     # before the games' checks, which read them
     return [
         version,
         found,
         *check_games(cfg),
+        phone_cards,
         check_display(cfg, probes.board),
         *([] if sim or cfg.display.interface != "i2c" else [check_i2c_speed(cfg)]),
         *check_gpio(cfg, probes.board, running),
         check_sensor(cfg, probes.sensor, running),
-        check_state_dir(resolve_state_dir(cfg, state_dir, sim)),
-        check_settings(resolve_state_dir(cfg, state_dir, sim)),
+        check_state_dir(state),
+        check_settings(state),
         service,
     ]
 

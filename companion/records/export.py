@@ -31,6 +31,7 @@ from ..contract.spec import GameSpec
 from ..games.catalog import GAMES
 from ..jsonread import BOM
 from ..names import same_name
+from ..textfiles import write_atomic
 from . import roster
 from .history import Book, Played, setup_names
 
@@ -398,16 +399,6 @@ def to_jsonl(book: Book, game_id: int) -> str:
              f"game {game_id} of {when(played.started_at)}"]
     lines += [json.dumps(action, ensure_ascii=False) for action in book.actions(game_id)]
     return "\n".join(lines) + "\n"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a pulled stick keeps no half file."""
-    part = path.with_name(path.name + ".part")
-    with open(part, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(part, path)
 
 
 def removable_drive(roots: Iterable[Path] = MOUNT_ROOTS) -> Path | None:

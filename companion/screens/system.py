@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.appliance import slots
+from companion.cards import from_phone
 from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
@@ -27,6 +28,7 @@ class AboutScreen(Screen):
         self.offset = 0
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
         self.overrides = app.saved_settings()
+        self.cards = [f" {spec.key} {card.key}" for spec, card in from_phone(app.state_dir, app.games)]
 
     def lines(self) -> list[str]:
         app = self.app
@@ -53,6 +55,8 @@ class AboutScreen(Screen):
         for key, value in overrides.items():   # two lines each: the panel is 21 letters wide
             name, _, said = words(key.removeprefix("games."), value).partition(" = ")
             lines += [f" {name}", f"   = {said}"]
+        # The same list as `companion doctor`'s cards line: the files saved on the phone.
+        lines += ["Cards from phone:", *self.cards] if self.cards else ["Cards: config's"]
         return lines
 
     def draw(self, canvas: Canvas) -> None:

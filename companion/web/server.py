@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, select_autoescape
 from starlette.applications import Starlette
@@ -47,18 +47,17 @@ from companion.records.export import (
 )
 from companion.records.history import Book, HistoryError, open_book
 
-from . import update
+from . import cards, update
 from .auth import COOKIE, SESSION_S, Pairing
 from .board import board
+from .forms import TITLES, FormRefused, settings_view, small_form
 from .live import game_template, live
 from .watch import JournalWatch
 
 HERE = Path(__file__).parent
 KEEPALIVE_S = 15.0
-FORM_BYTES = 8192           # the page's forms are a few fields: a bigger body is refused
 MAX_VALUE_CHARS = 40        # a setting's value as typed: a number or a choice
 MAX_ID_DIGITS = 18          # a game id in a path: SQLite's integers, and never int() of 5,000 digits
-TITLES = {key: spec.title for key, spec in GAMES.items()}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -149,11 +148,23 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         name = "table_part.html" if view == "table" else "live_part.html"
         return env.get_template(name).render(g=data, b=board(data))
 
-    async def checked_form(request: Request, sid: str) -> dict[str, str] | Response:
-        """A posted form, read whole, whose CSRF token is this session's; else the refusal."""
-        form = await small_form(request)
-        if form is None:
-            return refused("the form is too big", 413)
+    rendered: dict[str, tuple[int, str]] = {}   # view -> (the watch's change count, its part)
+
+    def changed_html(view: str) -> str:
+        """The part as of the change the watch saw last, rendered once for all the streams it
+        woke (three pages watching cost one render a change, not three)."""
+        cached = rendered.get(view)
+        if cached is None or cached[0] != watch.changes:
+            cached = rendered[view] = (watch.changes, live_html(view))
+        return cached[1]
+
+    async def checked_form(request: Request, sid: str, **limits: Any) -> dict[str, str] | Response:
+        """A posted form, read whole, whose CSRF token is this session's; else the refusal
+        (``limits``: :func:`small_form`'s, for a bigger form)."""
+        try:
+            form = await small_form(request, **limits)
+        except FormRefused as exc:
+            return refused(exc.message, exc.status)
         if not pairing.csrf_ok(sid, form.get("csrf")):
             return refused("the form expired: reload the page", 403)
         return form
@@ -168,9 +179,10 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
                 return unpaired(request)
             done = pairing.take_token(token, address, agent)
         else:
-            form = await small_form(request)
-            if form is None:
-                return refused("the form is too big", 413)
+            try:
+                form = await small_form(request)
+            except FormRefused as exc:
+                return refused(exc.message, exc.status)
             done = pairing.try_pin(form.get("pin", ""), address, agent)
         if done.cookie:
             return welcome(done.cookie)
@@ -195,7 +207,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
                 changed = await watch.wait(KEEPALIVE_S)
                 if await request.is_disconnected() or pairing.session_id(cookie) != sid:
                     return      # gone, or this phone was forgotten meanwhile
-                html = live_html(view) if changed else sent
+                html = changed_html(view) if changed else sent
                 if html != sent:    # a roster or a phone's "last seen" changes no Live part
                     sent = html
                     yield f"event: live\ndata: {json.dumps({'html': html})}\n\n"
@@ -352,6 +364,8 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         Route("/roster", paired(roster_page), methods=["GET", "POST"]),
         Route("/phones", paired(phones_page), methods=["GET", "POST"]),
         Route("/settings", paired(settings_page), methods=["GET", "POST"]),
+        Route("/cards/{game}/{file}", paired(cards.endpoint(
+            state_dir, config_path, page, checked_form, pairing.csrf)), methods=["GET", "POST"]),
         Route("/update", paired(update.endpoint(state_dir, page, pairing)), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
@@ -360,66 +374,9 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
     return app
 
 
-def settings_view(state_dir: Path, config_path: str | None, fields: dict[str, store.Setting]
-                  ) -> dict[str, Any]:
-    """The settings forms' groups (the box's, then each game's) with each value now and where it
-    comes from, and the printed-card data each game uses, stand-ins said as such (the findings
-    of ``companion doctor``'s own checks)."""
-    from companion import box_config
-
-    try:
-        cfg = box_config.load(config_path)
-    except ConfigError as exc:
-        return {"groups": [], "problem": str(exc), "cards": []}
-    try:
-        with roster.connect(state_dir) as conn:
-            overrides = store.saved(conn, fields)
-    except (roster.RosterError, sqlite3.Error):
-        overrides = {}
-    now = store.current(cfg, overrides, fields)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for key, setting in fields.items():
-        title = TITLES.get(setting.game, "The box") if setting.game else "The box"
-        value, set_here = now[key]
-        groups.setdefault(title, []).append({
-            "key": key, "label": store.BOX[key][1] if key in store.BOX else
-            setting.name.replace("_", " ").capitalize(),
-            "doc": setting.field.doc, "value": value, "set": set_here,
-            "default": setting.field.default, "choices": _choices(setting.field)})
-    from companion.doctor.checks import check_games
-
-    cards = check_games(cfg)
-    return {"groups": list(groups.items()), "problem": "", "cards": cards}
-
-
-def _choices(field: Any) -> list[str]:
-    """A field's allowed texts when its check is a list of choices (else free input)."""
-    probe = field.check("\x00") if field.check and field.kind is str else None
-    return probe.removeprefix("must be one of ").split(", ") if probe and probe.startswith(
-        "must be one of ") else []
-
-
 def _game_id(text: str) -> bool:
     """A game id as a path may carry one: ASCII digits, few enough for SQLite and int()."""
     return text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS
-
-
-async def small_form(request: Request) -> dict[str, str] | None:
-    """The request's URL-encoded form, read whole before anything is decided; None when it is
-    bigger than :data:`FORM_BYTES`. Undecodable bytes become U+FFFD, never an error."""
-    declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and len(declared) < 12 and int(declared) > FORM_BYTES:
-        return None
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > FORM_BYTES:
-            return None
-    try:
-        pairs = parse_qsl(body.decode("utf-8", "replace"), max_num_fields=64)
-    except ValueError:      # more fields than a form of this page has
-        return None
-    return dict(pairs)
 
 
 def _change(state_dir: Path, form: Any) -> str:

@@ -10,7 +10,7 @@ from companion.contract.facts import Example
 from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.spec import GameSpec, Lazy
 
-from . import doctor, live, records, rules
+from . import data, doctor, live, records, rules
 
 # What each house reading means; the choices and defaults come from rules.Options.
 _MEANING = {
@@ -102,5 +102,6 @@ SPEC = GameSpec.from_rules(
     new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
     config=CONFIG, walk=_walk(), short="Makan", order=1, play_facts=PLAY_FACTS,
     summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_data,
+    cards=data.CARDS,
     example=Example("makan_4p.jsonl", 1763640000.0, 48),
 )

@@ -7,12 +7,13 @@ the problem and the fix; nothing is read at import, so a bad file never stops th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.config import ConfigError, read_toml, shown, whole_number
+from companion.contract.cards import FLAG, NUMBER, NUMBERS, TEXT, CardFile, Value
 from companion.ui.words import plural
 
 HERE = Path(__file__).parent
@@ -203,3 +204,41 @@ def deck_problem(drinks: Sequence[Drink], players: int, private_drink: bool, rou
     """
     cards, needed = sum(d.copies for d in drinks), rounds * (players + private_drink)
     return "" if cards >= needed else f"Deck has {plural(cards, 'drink')},\n{needed} needed ({rounds} rounds)"
+
+
+def _unchecked_trays(doc: Mapping[str, Any]) -> list[str]:
+    trays = doc.get("tray")
+    return [f"tray[{i}].ability" for i, tray in enumerate(trays if isinstance(trays, list) else [])
+            if isinstance(tray, dict) and tray.get("printed") is not True]
+
+
+def _uncounted_copies(doc: Mapping[str, Any]) -> list[str]:
+    drinks = doc.get("drink")
+    return [] if doc.get("copies_printed") is True else [
+        f"drink[{i}].copies" for i in range(len(drinks) if isinstance(drinks, list) else 0)]
+
+
+# The two files as the phone's Settings offer them (the drinks' keys, which every journal
+# action names, are left as the file has them).
+CARDS = (
+    CardFile("trays", "Trays", TRAYS_FILE, load_trays, {
+        "tray[].colour": Value(TEXT, doc="the tray's colour, as the setup screen lists it"),
+        "tray[].name": Value(TEXT, doc="its name on the screen"),
+        "tray[].ability": Value(TEXT, ABILITIES, "what the card of that colour does"),
+        "tray[].printed": Value(FLAG, doc="true once the ability is checked against the card"),
+    }, _unchecked_trays, "Which ability each tray colour has: only black's is in the rulebook."),
+    CardFile("drinks", "Drinks", DRINKS_FILE, load_drinks, {
+        "copies_printed": Value(FLAG, doc="true once the copies are counted from your deck"),
+        "drink[].name": Value(TEXT),
+        "drink[].dice": Value(NUMBER, doc="cost in dice (empty: not payable with dice)", optional=True),
+        "drink[].coins": Value(NUMBER, doc="cost in coins (empty: not payable with coins)",
+                               optional=True),
+        "drink[].effect": Value(TEXT, EFFECTS),
+        "drink[].amount": Value(NUMBER, doc="its discount, coins or pair points", optional=True),
+        "drink[].faces": Value(NUMBERS, doc="the die faces it scores (a faces drink)", optional=True),
+        "drink[].with": Value(TEXT, ("snack", "meal"), "what it pairs with (a pair drink)",
+                              optional=True),
+        "drink[].copies": Value(NUMBER, doc="its cards in the 36-card deck"),
+    }, _uncounted_copies, "The drinks' costs and effects, from the rulebook, and the deck's "
+       "make-up, which it does not give."),
+)

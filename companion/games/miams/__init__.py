@@ -10,7 +10,7 @@ from companion.contract.facts import Example
 from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.spec import GameSpec, Lazy
 
-from . import doctor, ending, live, records, rules
+from . import cards, doctor, ending, live, records, rules
 from .sheet import HEARTS_TRACK
 
 CONFIG = {
@@ -73,6 +73,7 @@ SPEC = GameSpec.from_rules(
     play=Lazy(f"{__name__}.screens:PlayScreen"),
     config=CONFIG, short="Miams", order=3, play_facts=PLAY_FACTS,
     summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_files,
+    cards=cards.CARDS,
     example=Example("miams_game.jsonl", 1764072000.0, 25),
     dice=("white",) * 5 + ("red",),   # five white dice and the red one
     commands={"odds": f"{__name__}.odds_command", "simulate": f"{__name__}.simulate_command"},

@@ -65,6 +65,8 @@ class SetupScreen(MenuScreen):
         # the configured sheet (or the stand-in), then the sheets folder's files that load
         self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
                                 if p != first and not _load_problem(load_sheet, p, "Sheet"))]
+        # which of them still say they are stand-ins (a sheet saved on the phone page too)
+        self.stand_ins = [path == DEFAULT_SHEET or _says_stand_in(path) for path in self.sheets]
         self.sheet_index = 0
         if self.problem:
             self.hint = "see companion doctor"
@@ -88,7 +90,7 @@ class SetupScreen(MenuScreen):
             canvas.center(4 * LINE_H + 1, problem)
         else:
             canvas.center(3 * LINE_H + 1, FIRST_PLAYER)
-            if self.sheets[self.sheet_index] == DEFAULT_SHEET:
+            if self.stand_ins[self.sheet_index]:
                 canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
             elif self.tile_stand_in:
                 canvas.center(4 * LINE_H + 1, "⚠ Stand-in tile")
@@ -147,6 +149,14 @@ def _worded(exc: ConfigError, what: str) -> str:
     elif "missing" in exc.problem:
         problem = f"{key} missing"
     return f"{what} {Path(exc.path).name}: {problem}"
+
+
+def _says_stand_in(path: Path) -> bool:
+    """Whether a sheet file that loads is marked ``stand_in = true``."""
+    try:
+        return load_sheet(path).stand_in
+    except ConfigError:
+        return False
 
 
 def _load_problem(load: Any, path: Path, what: str) -> str:
