@@ -34,7 +34,7 @@ from typing import Any
 
 from bench_display import spread
 
-from companion.games.miams import QUIET_TURN, STARTED
+from companion.games.miams import STARTED, quiet_turns
 from companion.simulator.simbox import PRESS_S, SimBox
 from companion.simulator.walk import named_screens, run_steps
 
@@ -72,8 +72,8 @@ def journaled_presses(samples: int) -> dict[str, Any]:
 
         box.app.journal._run = counted
         run_steps(box, STARTED)
-        for _ in range(40):
-            for button in QUIET_TURN:
+        for turn in range(1, 41):
+            for button in quiet_turns(1, turn):
                 before = writes[0]
                 box.finger.down(button)
                 box.app.pump()

@@ -141,7 +141,7 @@ def bad_files() -> list[Case]:
         _edit("tile", "unknown skewer", '"pair"', '"nope"'),
         _edit("tile", "faces as list", "[faces]", "faces = [1]\n[x]"),
         _edit("tile", "stand_in as text", "stand_in = true", 'stand_in = "true"'),
-        _edit("tile", "long fruit name", 'fruit1 = "Fruit 1"', 'fruit1 = "' + "Berry" * 1000 + '"'),
+        _edit("tile", "long fruit name", 'fruit1 = "Stand-in 1"', 'fruit1 = "' + "Berry" * 1000 + '"'),
         _edit("tile", "missing face", 'marshmallow = "yums"', ""),
         _edit("tile", "skewer as number", 'fruit1 = "pair"', "fruit1 = 1"),
     ]

@@ -129,6 +129,36 @@ def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
     assert len(box.app.session.actions) == 2     # setup and Arthur's roll: nothing journaled
 
 
+def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
+    """Issue 24, item 13: My sheet reads without the manual: each row's next free space as a
+    place and the hearts printed in it ("1st 1♥", as "Circle the leftmost free box ... as many
+    Hearts ... as the value of the space"), "I marked it" to move on, the printed hearts to set
+    when they differ, and what "A ✗ for Arthur costs me"; no bare "#1" and no "Marked it: next"."""
+    from tests.test_screens import shown
+
+    play = at_cross(box)
+    sheet = box.app.session.state.options.sheet
+    box.press("UP")
+    screen = box.screen
+    assert isinstance(screen, MySheetScreen)
+    assert screen.items[0].detail == f"1st {sheet.rows[0].hearts[0]}♥"
+    assert (screen.items[-1].label, screen.items[-1].detail) == ("A ✗ for Arthur", "costs me 0♥")
+    assert screen.hint == "OK on a row you marked"
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == [] and not any("#" in text for text in drawn)
+    box.press("OK")                              # Pair: what is there to say about it
+    assert box.screen.options == ["I marked it", "Mine shows other ♥"]
+    assert box.screen.prompt == f"Pair: 1st {sheet.rows[0].hearts[0]}♥"
+    box.press("OK")
+    assert box.app.screens.toast_lines == ["Pair: next is", f"2nd {sheet.rows[0].hearts[1]}♥"]
+    assert play.coach.marked[0] == 1
+    for _ in range(len(sheet.rows[0].hearts)):   # the whole row marked: its end value is next
+        play.coach.marked_one(0)
+    box.app.pop()
+    box.press("UP")
+    assert box.screen.items[0].detail == f"end {sheet.rows[0].end}♥"
+
+
 def test_a_damaged_coach_file_starts_afresh(box):
     """Bad input loses nothing: an unreadable sheet file is left aside, the odds still work."""
     play = at_cross(box)
@@ -180,11 +210,19 @@ def test_arthurs_sheet_a_row_a_page(box):
     assert play.view == "turn"
 
 
-def test_first_player_is_a_setting_and_does_not_start(box):
-    """Issue 14, point 13: starting is its own row; "First player Arthur" only says the rule."""
-    run_steps(box, ("game:miams", "menu:First"))
-    assert box.app.session is None
-    assert box.app.screens.toast_lines == ["Solo rules:", "Arthur plays first"]
+def test_first_player_reads_as_a_fact_not_a_choice(box, monkeypatch):
+    """"The AI plays first.": who starts is no setting, so the setup screen says it as a line of
+    text, not as a row with a value that looks like a choice (issue 24, item 13)."""
+    from tests.test_screens import shown
+
+    run_steps(box, ("game:miams",))
+    setup = box.screen
+    assert [item.label for item in setup.items] == ["Start game", "Difficulty", "Sheet"]
+    drawn, _ = shown(box, monkeypatch)
+    assert "Arthur plays first" in drawn
+    for _ in range(4):  # ▼ stops on the last setting (no wrap to Start)
+        box.press("DOWN")
+    assert setup.items[setup.selected].label == "Sheet"
     run_steps(box, ("menu:Start game",))
     assert box.app.session.actions[0]["type"] == "setup"
 

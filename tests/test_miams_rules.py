@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.contract.rules import RuleError
-from companion.games.miams import rules
+from companion.games.miams import ending, rules
 from firmware_bridge.faces import RED
 
 # A small sheet whose numbers make each rule visible (rows in rulebook order).
@@ -253,6 +253,34 @@ def test_end_when_the_player_fills_fifty():
     when the player fills their 50 the turns are already equal and the game ends."""
     state = turn(turn(start(), "fruit1"), "fruit2", filled=True)
     assert state.phase == "score" and state.turns == state.player_turns == 2
+
+
+def test_the_track_question_matters_only_once_the_track_could_be_full():
+    """"Fill as many Hearts on your Hearts track as the value of the space you circled." and
+    "If you had already crossed off or circled all spaces of the row, you still obtain hearts:
+    as many as the value at the end of the row." One space a turn: on the test sheet (20
+    hearts at most, the Yums row's second space) no track is full before the 3rd turn."""
+    state = roll(start(), "fruit1")
+    assert ending.richest(state.options.sheet) == 20
+    assert not ending.player_may_fill(state)                   # turn 1: 20 hearts at most
+    state = roll(player(state), "fruit1")
+    assert not ending.player_may_fill(state)                   # turn 2: 40
+    assert ending.player_may_fill(state, most=25)              # a richer space of the player's own
+    state = roll(player(state), "fruit1")
+    assert ending.player_may_fill(state)                       # turn 3: 60 ≥ 50
+    assert not ending.may_fill_by(7, 7) and ending.may_fill_by(8, 7)
+
+
+def test_arthurs_fifty_make_the_players_turn_the_last():
+    """"As soon as a player has filled all 50 Hearts of their Hearts track, take turns until
+    everyone has taken the same number of turns." Arthur plays first: once his roll fills his
+    track the player's turn is the last, whatever their track, so it is not asked about."""
+    state = with_arthur(start(), ("", "", "", "", "", ""), hearts=45)
+    assert not ending.is_last_turn(state)                      # his turn: not the player's
+    state = roll(state, "marshmallow")
+    assert ending.is_last_turn(state) and rules.describe(state) == "your last turn 1"
+    assert not ending.player_may_fill(state, most=50)
+    assert player(state).phase == "score"
 
 
 def test_game_goes_on_while_nobody_has_fifty():

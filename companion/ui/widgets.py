@@ -103,22 +103,24 @@ class MenuScreen(Screen):
 
 
 class ChoiceScreen(Screen):
-    """Pick one of ``options``; ``on_choose(index)`` gets the pick, BACK cancels."""
+    """Pick one of ``options`` (each with an optional ``details`` text at the right);
+    ``on_choose(index)`` gets the pick, BACK cancels."""
 
     hint = "▲▼ move  OK pick"
 
     def __init__(
         self, app: Table, title: str, prompt: str, options: Sequence[str],
-        on_choose: Callable[[int], None], selected: int = 0,
+        on_choose: Callable[[int], None], selected: int = 0, details: Sequence[str] = (),
     ) -> None:
         super().__init__(app)
         self.title, self.prompt, self.options = title, prompt, list(options)
+        self.details = list(details)
         self.on_choose, self.selected = on_choose, selected
 
     def draw(self, canvas: Canvas) -> None:
         canvas.text(1, 1, self.prompt)
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        draw_list(sub, self.options, [], self.selected)
+        draw_list(sub, self.options, self.details, self.selected)
 
     def on_button(self, event: ButtonEvent) -> bool:
         moved = step_selection(event, self.selected, len(self.options))

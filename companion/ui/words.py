@@ -51,3 +51,10 @@ def player_lines(record: PlayerRecord, titles: dict[str, str]) -> list[Line]:
             lines.append(Line("  best score", str(game.best)))
         lines += game.more
     return lines
+
+
+def ordinal(number: int) -> str:
+    """A place in words a table cannot take for a value: "1st", "2nd", "3rd", "11th", "22nd"."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{({1: 'st', 2: 'nd', 3: 'rd'}).get(number % 10, 'th')}"

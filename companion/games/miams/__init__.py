@@ -10,7 +10,8 @@ from companion.contract.facts import Example
 from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.spec import GameSpec, Lazy
 
-from . import cards, doctor, live, records, rules
+from . import cards, doctor, ending, live, records, rules
+from .sheet import HEARTS_TRACK
 
 CONFIG = {
     "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
@@ -43,10 +44,25 @@ PLAY_FACTS = PlayFacts(name="Miams", board=_board, rounds=_rounds,
 SETUP = ("game:miams",)
 STARTED = (*SETUP, "menu:Start")
 MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
-# A turn where the player rolled no cross and has not filled their track: two presses.
+# A turn where the player rolled no cross and has not filled their track: Arthur's roll, his
+# turn read, then the player's two presses (no cross; "Not full yet"). The track question is
+# asked only from the turn the track could be full (rules.player_may_fill): on the stand-in
+# sheet, whose richest space is worth 7 hearts, from the 8th turn; before it, one press.
 QUIET_TURN = ("ACTION", "OK", "OK", "OK", "OK")
+ASKED_FROM = next(turn for turn in range(1, HEARTS_TRACK + 1)
+                  if ending.may_fill_by(turn, ending.richest(rules.DEFAULT_SHEET)))
+
+
+def quiet_turns(count: int, first: int = 1) -> tuple[str, ...]:
+    """The presses of ``count`` quiet turns on the stand-in sheet from the player's turn
+    ``first`` (Arthur not yet at 50), for walks and benchmarks."""
+    return tuple(press for turn in range(first, first + count)
+                 for press in (QUIET_TURN if turn >= ASKED_FROM else QUIET_TURN[:-1]))
+
 # The coach from "cross one space on your sheet", dice typed in: fruit1 fruit1 fruit3 cross
 # fruit5, no red die, one reroll.
+# The first turn the track question is asked, on its screen.
+FILLED_ASKED = (*quiet_turns(ASKED_FROM - 1), "ACTION", "OK", "OK", "OK")
 ODDS_DICE = (*STARTED, "ACTION", "OK", "DOWN")
 ODDS = (*ODDS_DICE, "OK", "OK", "UP", "UP", "OK", "DOWN", "OK", "UP", "UP", "UP", "UP", "OK",
         "OK", "OK")
@@ -69,20 +85,21 @@ SPEC = GameSpec.from_rules(
         "turn": (*STARTED, "ACTION"),
         "cross": (*STARTED, "ACTION", "OK"),
         "crosses": (*STARTED, "ACTION", "OK", "OK"),
-        "filled": (*STARTED, "ACTION", "OK", "OK", "OK"),
-        "munchies-sheet": (*MUNCHIES, *QUIET_TURN * 4),
-        "row-full": (*MUNCHIES, *QUIET_TURN * 3, "ACTION"),
-        "cascade": (*STARTED, *QUIET_TURN * 10, "ACTION"),
-        "munchies-gift": (*MUNCHIES, *QUIET_TURN, "ACTION", "OK", "OK", "UP", "UP", "OK", "OK"),
-        "game-over": (*STARTED, "ACTION", "OK", "OK", "OK", "DOWN", "OK"),
-        "result": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
-                   "OK", "OK", "UP", "UP", "UP", "OK"),
-        "sheet-row": (*MUNCHIES, *QUIET_TURN * 4, "DOWN", "DOWN"),
+        "filled": (*STARTED, *FILLED_ASKED),
+        "munchies-sheet": (*MUNCHIES, *quiet_turns(4)),
+        "row-full": (*MUNCHIES, *quiet_turns(3), "ACTION"),
+        "cascade": (*STARTED, *quiet_turns(10), "ACTION"),
+        # the screenshot box's Arthur (seed 7) fills his 50 on his 21st roll: the last turn
+        "last-turn": (*STARTED, *quiet_turns(20), "ACTION", "OK"),
+        "munchies-gift": (*MUNCHIES, *quiet_turns(1), "ACTION", "OK", "OK", "UP", "UP", "OK"),
+        "game-over": (*STARTED, *FILLED_ASKED, "DOWN", "OK"),
+        "result": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP", "OK"),
+        "sheet-row": (*MUNCHIES, *quiet_turns(4), "DOWN", "DOWN"),
         "odds-dice": (*ODDS_DICE, "OK", "OK", "UP", "UP"),
         "odds": ODDS,
         "odds-skewer": (*ODDS, "DOWN", "DOWN", "OK"),
         "my-sheet": (*STARTED, "ACTION", "OK", "UP"),
-        "result-sheet": (*STARTED, *QUIET_TURN * 3, "ACTION", "OK", "OK", "OK", "DOWN", "OK",
-                         "OK", "OK", "UP", "UP", "UP", "OK", "DOWN"),
+        "result-sheet": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP",
+                         "OK", "DOWN"),
     },
 )

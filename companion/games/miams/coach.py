@@ -29,7 +29,7 @@ from companion.ui.widgets import (
     is_up,
     step_selection,
 )
-from companion.ui.words import plural
+from companion.ui.words import ordinal, plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED, WHITE
 
@@ -338,10 +338,12 @@ class SkewerScreen(Screen):
 
 
 class MySheetScreen(MenuScreen):
-    """The hearts of the player's next free space on each row, and a cross's cost: OK on a row
-    says it was marked (the next space follows the game's sheet) or sets its hearts."""
+    """The player's own sheet, told in the table's words: each row's next free space ("3rd
+    6♥": its place and the hearts printed in it) and what a cross given to Arthur costs. OK on
+    a row after marking its space there ("I marked it") moves on to the next space of the
+    game's sheet; a printed sheet whose hearts differ sets them."""
 
-    hint = "▲▼ move  OK mark/set"
+    hint = "OK on a row you marked"
 
     def __init__(self, app: Table, coach: Coach) -> None:
         super().__init__(app, f"{TITLE} · my sheet", [])
@@ -351,9 +353,10 @@ class MySheetScreen(MenuScreen):
     def on_enter(self) -> None:
         coach = self.coach
         self.items = [MenuItem(SKEWER_SHORT[skewer], lambda row=row: self._row(row),
-                               f"#{coach.marked[row] + 1} {coach.hearts[row]}♥")
+                               next_space(coach, row))
                       for row, skewer in enumerate(SKEWERS)]
-        self.items.append(MenuItem("✗ costs", self._cost, f"{cost_text(coach.cost_halves)}♥"))
+        self.items.append(MenuItem("A ✗ for Arthur", self._cost,
+                                   f"costs me {cost_text(coach.cost_halves)}♥"))
 
     def _row(self, row: int) -> None:
         app, coach = self.app, self.coach
@@ -363,9 +366,9 @@ class MySheetScreen(MenuScreen):
             if index == 0:
                 app.pop()
                 coach.marked_one(row)
-                app.toast(f"{name}: next {coach.hearts[row]}♥")
+                app.toast(f"{name}: next is", next_space(coach, row))
             else:
-                app.replace(StepperScreen(app, f"{TITLE} · my sheet", f"{name}: next ♥",
+                app.replace(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
                                           coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set))
 
         def hearts_set(value: int) -> None:
@@ -373,8 +376,8 @@ class MySheetScreen(MenuScreen):
             coach.hearts[row] = value
             coach.changed()
 
-        app.push(ChoiceScreen(app, f"{TITLE} · my sheet", f"{name}, #{coach.marked[row] + 1}:",
-                              ["Marked it: next", f"Set its ♥ ({coach.hearts[row]})"], chosen))
+        app.push(ChoiceScreen(app, f"{TITLE} · my sheet", f"{name}: {next_space(coach, row)}",
+                              ["I marked it", "Mine shows other ♥"], chosen))
 
     def _cost(self) -> None:
         app, coach = self.app, self.coach
@@ -384,8 +387,17 @@ class MySheetScreen(MenuScreen):
             coach.cost_halves = value
             coach.changed()
 
-        app.push(StepperScreen(app, f"{TITLE} · my sheet", "A ✗ for Arthur costs", coach.cost_halves,
-                               0, MAX_COST_HALVES, cost_set, shown=lambda v: f"{cost_text(v)}♥"))
+        app.push(StepperScreen(app, f"{TITLE} · my sheet", "A ✗ for Arthur costs me",
+                               coach.cost_halves, 0, MAX_COST_HALVES, cost_set,
+                               shown=lambda v: f"{cost_text(v)}♥"))
+
+
+def next_space(coach: Coach, row: int) -> str:
+    """The row's next free space on the player's sheet as a place and its hearts, "3rd 6♥";
+    "end 3♥" once the row is full (the end value scores each time)."""
+    marked, hearts = coach.marked[row], coach.hearts[row]
+    full = coach.layout and marked >= len(coach.layout[row].hearts)
+    return f"end {hearts}♥" if full else f"{ordinal(marked + 1)} {hearts}♥"
 
 
 def cost_text(halves: int) -> str:

@@ -26,6 +26,7 @@ from companion.contract.rules import Action, RuleError, check_game, clone, flag,
 from companion.ui.words import plural
 from firmware_bridge.faces import RED
 
+from .ending import is_last_turn
 from .sheet import (
     CIRCLE,
     COUNT,
@@ -388,7 +389,7 @@ def describe(state: State) -> str:
     if state.phase == "arthur":
         return f"Arthur's turn {state.turns + 1}"
     if state.phase == "player":
-        return f"your turn {state.player_turns + 1}"
+        return f"your {'last ' if is_last_turn(state) else ''}turn {state.player_turns + 1}"
     if state.phase in ("score", "over"):
         return "final scores"
     return "setup"

@@ -3,9 +3,10 @@ is in :mod:`.setup_screen`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
+from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
@@ -16,22 +17,23 @@ from companion.ui.widgets import (
     is_up,
     step_selection,
 )
-from companion.ui.words import plural
+from companion.ui.words import ordinal, plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
-from . import coach, rules
+from . import coach, ending, rules
 from .setup_screen import TITLE, SetupScreen
 from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
-from .sheet_view import draw_overview, draw_row_page
+from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
     from companion.input import ButtonEvent
 
 OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
+LAST_TURN = f"{TITLE} · last turn!"   # every screen of the player's last turn
 
-__all__ = ["TITLE", "PlayScreen", "SetupScreen", "marks_text"]
+__all__ = ["TITLE", "PlayScreen", "SetupScreen", "gift_text", "marks_text"]
 
 # ----- the game ---------------------------------------------------------------------------------
 
@@ -70,12 +72,12 @@ class PlayScreen(Screen):
             self.hint = "◆ roll  OK die  ▼ rows"
         elif self.view == "turn":
             # "As soon as a player has filled all 50 Hearts ... take turns until everyone has
-            # taken the same number of turns": Arthur's 50 make the player's next turn the last.
-            last = state.arthur.hearts >= HEARTS_TRACK
-            self.title = f"{TITLE} · last turn!" if last else f"{TITLE} · Arthur #{state.turns}"
+            # taken the same number of turns": Arthur's 50 make the player's next turn the last,
+            # and every screen of that turn says so.
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · Arthur #{state.turns}"
             self.hint = "OK next  ▼ sheet"
         elif self.view == "cross":
-            self.title = f"{TITLE} · your sheet"
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · your sheet"
             self.hint = "OK turn ▼ odds ▲ sheet"
         elif self.view == "final":
             self.title = f"{TITLE} · game over"
@@ -87,7 +89,7 @@ class PlayScreen(Screen):
             self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
             self.hint = "▲▼ row  OK back"
         elif self.view == "dice":
-            self.title = f"{TITLE} · your dice"
+            self.title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · your dice"
             self.hint = "OK next ▼ odds ▲ sheet"
 
     # ----- input -----
@@ -187,19 +189,25 @@ class PlayScreen(Screen):
             self.on_state_changed()
 
     def _ask_face(self) -> None:
+        """The red die's faces by the tile's names, each with the skewer it scores: a table
+        whose fruits are not named yet ("Stand-in 3") picks by its mini-board's skewer."""
         tile = self.state.options.tile
         labels = [tile.names[f] for f in RED]
+        skewers = [OVERVIEW_NAMES[SKEWERS[tile.skewer_of[f]]] for f in RED]
 
         def chosen(index: int) -> None:
             self.app.pop()
             self._roll(RED[index], "hand")
 
         self.app.push(ChoiceScreen(self.app, f"{TITLE} · red die", "Arthur's die shows:",
-                                   labels, chosen))
+                                   labels, chosen, details=skewers))
 
     def _ask_crosses(self) -> None:
+        """The crosses on the player's dice, then whether their track is full: asked only when
+        it could be (rules.player_may_fill), so an early quiet turn is one press."""
         app = self.app
-        turn = self.state.player_turns + 1
+        state = self.state
+        title = LAST_TURN if ending.is_last_turn(state) else f"{TITLE} · you #{state.player_turns + 1}"
 
         def filled(crosses: int, index: int) -> None:
             app.pop()
@@ -207,16 +215,18 @@ class PlayScreen(Screen):
                 self.on_state_changed()
                 gift = self.state.gift
                 if gift:
-                    app.toast(f"Arthur crosses {marks_text(gift)}")
+                    app.toast(*gift_text(gift))
 
         def crosses_set(crosses: int) -> None:
-            app.replace(ChoiceScreen(app, f"{TITLE} · you #{turn}", "Your hearts track:",
+            if not ending.player_may_fill(self.state, max(self.coach.hearts)):
+                filled(crosses, 0)
+                return
+            app.replace(ChoiceScreen(app, title, "Your hearts track:",
                                      ["Not full yet", "All 50 filled"],
                                      lambda index: filled(crosses, index)))
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
-        self.stepper = StepperScreen(app, f"{TITLE} · you #{turn}", "Crosses on your dice",
-                                     start, 0, 5, crosses_set)
+        self.stepper = StepperScreen(app, title, "Crosses on your dice", start, 0, 5, crosses_set)
         app.push(self.stepper)
 
     def _ask_score(self) -> None:
@@ -255,7 +265,9 @@ class PlayScreen(Screen):
             self._draw_turn(canvas, options, state.last)
         elif view == "cross":
             canvas.paragraph("Arthur crosses too: cross one space on your sheet", 0)
-            canvas.center(3 * LINE_H + 2, "(as for one ✗ face)")
+            # on the last turn that news takes the place of the reminder of why
+            last = ending.is_last_turn(state)
+            canvas.center(3 * LINE_H + 2, "Then your last turn!" if last else "(as for one ✗ face)")
         elif view == "dice":
             self._draw_dice(canvas, options)
         elif view == "final":
@@ -272,8 +284,9 @@ class PlayScreen(Screen):
         circled = turn.marks[0]
         skewer = SKEWER_SHORT[SKEWERS[circled.row]]
         canvas.center(0, f"Red die: {options.tile.names[turn.face]}")
-        # "#3" is the space's place in its row, apart from the hearts it gives ("+4♥" below)
-        where = "row full" if circled.space < 0 else f"circle #{circled.space + 1}"
+        # the space's place as an ordinal ("3rd space"), never a bare number a table could take
+        # for the hearts printed in it; the hearts it gives follow as "+4♥"
+        where = "row full" if circled.space < 0 else f"{ordinal(circled.space + 1)} space"
         canvas.center(LINE_H, f"{skewer}: {where}")
         gain = f"+{circled.hearts}♥"
         if circled.stars:
@@ -283,9 +296,13 @@ class PlayScreen(Screen):
             # the token itself is discarded; what the table sees is where its crosses went
             token = options.sheet.rows[circled.row].bonuses[circled.space].label()
             crossed = turn.marks[1:]
-            line = f"{token}: ✗ {marks_text(crossed)}" if crossed else f"{token}: no space left"
-            if SMALL.width(line) > WIDTH:  # the sheet (▼) shows where they went
-                line = f"{token}: ✗ {plural(len(crossed), 'space')}"
+            # the spaces by name, else by the overview's short names ("3-kind 2nd"), else
+            # counted: the sheet (▼) shows where they went
+            lines = [f"{token}: ✗ {marks_text(crossed, names)}" for names in (SKEWER_SHORT, OVERVIEW_NAMES)]
+            line = next((text for text in lines if SMALL.width(text) <= WIDTH),
+                        f"{token}: ✗ {plural(len(crossed), 'space')}")
+            if not crossed:
+                line = f"{token}: no space left"
             canvas.center(4 * LINE_H, line)
 
     def _draw_dice(self, canvas: Canvas, options: rules.Options) -> None:
@@ -318,8 +335,26 @@ class PlayScreen(Screen):
         canvas.center(4 * LINE_H, verdict)
 
 
-def marks_text(marks: tuple[rules.Mark, ...]) -> str:
-    """Crosses in words, e.g. ``Pair #3, 3 of a kind #1 +★★``: skewer and space, then stars."""
-    text = ", ".join(f"{SKEWER_SHORT[SKEWERS[m.row]]} #{m.space + 1}" for m in marks)
+def gift_text(gift: tuple[rules.Mark, ...]) -> tuple[str, ...]:
+    """The crosses the player's dice gave Arthur as the lines of a two-line toast: each space
+    by name and place, never split over two lines ("Pair 4th"), by the short names if need be
+    ("Full 4th"), or, when even they would not fit, how many and where to see them."""
+    stars = sum(m.stars for m in gift)
+    gained = f" +{rules.star_text(stars)}" if stars else ""
+    for names in (SKEWER_SHORT, OVERVIEW_NAMES):
+        items = [f"{names[SKEWERS[m.row]]} {ordinal(m.space + 1)}" for m in gift]
+        items[-1] += gained
+        for lines in (SMALL.wrap_items([f"Arthur crosses {items[0]}", *items[1:]], TOAST_LINE),
+                      ["Arthur crosses", *SMALL.wrap_items(items, TOAST_LINE)]):
+            if len(lines) <= 2 and all(SMALL.width(line) <= TOAST_LINE for line in lines):
+                return tuple(lines)
+    counted = f"{plural(len(gift), 'space')}{gained}"
+    return ("Arthur crosses", SMALL.first_fit((f"{counted} (▼ rows)", counted), TOAST_LINE))
+
+
+def marks_text(marks: tuple[rules.Mark, ...], names: Mapping[str, str] = SKEWER_SHORT) -> str:
+    """Crosses in words, e.g. ``Pair 3rd, 3 of a kind 1st +★★``: skewer and the space's place
+    (an ordinal, never a number that could be read as its hearts), then stars."""
+    text = ", ".join(f"{names[SKEWERS[m.row]]} {ordinal(m.space + 1)}" for m in marks)
     stars = sum(m.stars for m in marks)
     return f"{text} +{rules.star_text(stars)}" if stars else text

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TITLE = "Miams"
+FIRST_PLAYER = "Arthur plays first"   # "The AI plays first.": a fact, not a setting
 
 
 def _settings(app: Table) -> Any:
@@ -38,8 +39,9 @@ def _settings(app: Table) -> Any:
 
 
 class SetupScreen(MenuScreen):
-    """Start the game, or first its settings: difficulty, which sheet file to play Arthur on,
-    and who plays first (Arthur, as the solo rules say)."""
+    """Start the game, or first its settings: difficulty and which sheet file to play Arthur on.
+    Who plays first is a fact of the solo rules ("The AI plays first"), shown as a line of text
+    rather than a row that looks like a choice."""
 
     wraps = False
 
@@ -58,6 +60,8 @@ class SetupScreen(MenuScreen):
                 first = DEFAULT_SHEET
         if cfg.tile and not self.problem:
             self.problem = _load_problem(load_tile, Path(cfg.tile), "Tile")
+        # a real sheet played with the stand-in tile (or a tile still marked stand-in) says so too
+        self.tile_stand_in = not cfg.tile or bool(self.problem) or load_tile(cfg.tile).stand_in
         # the configured sheet (or the stand-in), then the sheets folder's files that load
         self.sheets = [first, *(p for p in sheet_files(cfg.sheets_dir)
                                 if p != first and not _load_problem(load_sheet, p, "Sheet"))]
@@ -73,29 +77,27 @@ class SetupScreen(MenuScreen):
             MenuItem("Start game", self._start, "▶"),
             MenuItem("Difficulty", self._pick_difficulty, rules.DIFFICULTY_NAMES[self.difficulty]),
             MenuItem("Sheet", self._pick_sheet, self._sheet_label(self.sheets[self.sheet_index])),
-            MenuItem("First player", self._first, "Arthur"),
         ]
 
     def draw(self, canvas: Canvas) -> None:
-        # the rows above the one or two lines of warning, scrolling when they do not fit
-        warning = 2 if self.problem else 1 if self.stand_ins[self.sheet_index] else 0
-        rows = Canvas(canvas.image, canvas.top, canvas.bottom - warning * LINE_H)
+        # the three rows, then two lines: a file's problem, or who plays first and the warning
+        rows = Canvas(canvas.image, canvas.top, canvas.bottom - 2 * LINE_H)
         draw_list(rows, [i.label for i in self.items], [i.detail for i in self.items], self.selected)
         if self.problem:
             # two short lines, "Sheet x.toml:" / "end not a number"; the hint names the doctor
             where, problem = self.problem.split(": ", 1)
             canvas.center(3 * LINE_H + 1, f"⚠ {where}:")
             canvas.center(4 * LINE_H + 1, problem)
-        elif self.stand_ins[self.sheet_index]:
-            canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
+        else:
+            canvas.center(3 * LINE_H + 1, FIRST_PLAYER)
+            if self.stand_ins[self.sheet_index]:
+                canvas.center(4 * LINE_H + 1, "⚠ Stand-in values")
+            elif self.tile_stand_in:
+                canvas.center(4 * LINE_H + 1, "⚠ Stand-in tile")
 
     @staticmethod
     def _sheet_label(path: Path) -> str:
         return "stand-in" if path == DEFAULT_SHEET else path.stem
-
-    def _first(self) -> None:
-        """Not a choice in solo Miams ("The AI plays first"): pressing it says so."""
-        self.app.toast("Solo rules:", "Arthur plays first")
 
     def _pick_difficulty(self) -> None:
         keys = list(rules.DIFFICULTIES)

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from companion.config import ConfigError, read_toml, shown, whole_number
-from firmware_bridge.faces import RED
+from firmware_bridge.faces import FRUITS, RED
 
 # The six skewer rows, top to bottom as the rulebook lists them.
 SKEWERS: tuple[str, ...] = ("pair", "three", "full_house", "four", "straight", "yums")
@@ -409,9 +409,16 @@ def tile_from_data(data: Any, path: str = "<tile>") -> Tile:
         skewer_of[face] = SKEWERS.index(skewer)
     names_data = _table(data.get("names", {}), path, "names")
     _known(names_data, RED, path, "names.")
-    names = {face: _text(names_data.get(face, face), path, f"names.{face}", MAX_NAME) for face in RED}
+    names = {face: _text(names_data.get(face, unnamed(face)), path, f"names.{face}", MAX_NAME)
+             for face in RED}
     # read-only views: a Tile is shared by every state of a game, drafts included
     return Tile(name, stand_in, MappingProxyType(skewer_of), MappingProxyType(names))
+
+
+def unnamed(face: str) -> str:
+    """A red-die face the tile file does not name: the marshmallow by the rulebook's word, a
+    fruit as a stand-in with its number ("Stand-in 3"), never as a fruit it may not be."""
+    return "Marshmallow" if face == "marshmallow" else f"Stand-in {FRUITS.index(face) + 1}"
 
 
 def load_tile(path: Path | str = DEFAULT_TILE) -> Tile:

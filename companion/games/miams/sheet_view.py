@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
-from companion.ui.words import plural
+from companion.ui.words import ordinal, plural
 
 from . import odds, rules
 from .sheet import SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
@@ -35,9 +35,9 @@ def draw_overview(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
         left, right, y = column_box(row)
         marked, size = len(marks[row]), len(layout.hearts)
         name = OVERVIEW_NAMES[layout.skewer]
-        count = "full" if marked >= size else f"{marked}/{size}"
-        if SMALL.width(f"{name} {count}") > right - left - 2:  # a long row: the count alone
-            count = f"{marked}"
+        # a long row's count shortens, but a full row never reads as a bare number ("6")
+        counts = ("full", f"{marked}/{size}") if marked >= size else (f"{marked}/{size}", f"{marked}")
+        count = next((c for c in counts if SMALL.width(f"{name} {c}") <= right - left - 2), counts[-1])
         canvas.text(left + 1, y + 1, name)
         canvas.text(right - 1 - SMALL.width(count), y + 1, count)
     canvas.draw.line((SPLIT, canvas.top, SPLIT, canvas.top + 3 * LINE_H - 1), fill=255)
@@ -76,7 +76,7 @@ def draw_row_page(canvas: Canvas, layout: Row, marks: str, row: int) -> None:
         line = f"Full: {layout.end}♥ each time"
     else:
         earned = layout.bonuses[marked].label()
-        line = f"Next: #{marked + 1}, {layout.hearts[marked]}♥" + (f" +{earned}" if earned else "")
+        line = f"Next: {ordinal(marked + 1)}, {layout.hearts[marked]}♥" + (f" +{earned}" if earned else "")
     canvas.center(BONUS_Y + LINE_H + 1, line)
 
 
