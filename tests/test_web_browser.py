@@ -321,8 +321,10 @@ def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, ta
     browser.execute_script("window.vibrated = null; navigator.vibrate = p => "
                            "{ window.vibrated = p; return true; };")
     assert wait_for(lambda: live_actions(browser) == len(box.app.session.actions))[0]
-    facts = dict(zip([e.text for e in css(browser, ".facts dt")],
-                     [e.text for e in css(browser, ".facts dd")], strict=True))
+    # Read in one script: the live view may redraw between two element lookups.
+    facts = dict(browser.execute_script(
+        "return [...document.querySelectorAll('.facts dt')].map(t => "
+        "[t.innerText.trim(), t.nextElementSibling.innerText.trim()])"))
     assert facts["LIGHT ORDERS"] == str(state.light) and facts["DARK ORDERS"] == str(state.dark)
     clock = css(browser, "#clock")[0]
     assert clock.get_attribute("role") == "timer" and clock.get_attribute("aria-live") == "off"
