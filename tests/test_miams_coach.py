@@ -10,6 +10,8 @@ from companion import box_config as config
 from companion.games.miams import ODDS, SPEC, odds
 from companion.games.miams.coach import (
     COACH_FILE,
+    COST_PROMPT,
+    COST_ROW,
     Coach,
     MySheetScreen,
     OddsScreen,
@@ -133,7 +135,7 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     """Issue 24, item 13: My sheet reads without the manual: each row's next free space as a
     place and the hearts printed in it ("1st 1♥", as "Circle the leftmost free box ... as many
     Hearts ... as the value of the space"), "I marked it" to move on, the printed hearts to set
-    when they differ, and what "A ✗ for Arthur costs me"; no bare "#1" and no "Marked it: next"."""
+    when they differ, and what a cross for Arthur costs ("Arthur's ✗ costs me"); no bare "#1" and no "Marked it: next"."""
     from tests.test_screens import shown
 
     play = at_cross(box)
@@ -142,7 +144,7 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     screen = box.screen
     assert isinstance(screen, MySheetScreen)
     assert screen.items[0].detail == f"1st {sheet.rows[0].hearts[0]}♥"
-    assert (screen.items[-1].label, screen.items[-1].detail) == ("A ✗ for Arthur", "costs me 0♥")
+    assert (screen.items[-1].label, screen.items[-1].detail) == (COST_ROW, "0♥")
     assert screen.hint == "OK on a row you marked"
     drawn, cut = shown(box, monkeypatch)
     assert cut == [] and not any("#" in text for text in drawn)
@@ -157,6 +159,13 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     box.app.pop()
     box.press("UP")
     assert box.screen.items[0].detail == f"end {sheet.rows[0].end}♥"
+    for _ in range(len(box.screen.items) - 1):   # down to the cost row: it fits as well
+        box.press("DOWN")
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == [] and any(COST_ROW in text for text in drawn)
+    box.press("OK")                              # and so does the stepper that sets it
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == [] and any(COST_PROMPT in text for text in drawn)
 
 
 def test_a_damaged_coach_file_starts_afresh(box):

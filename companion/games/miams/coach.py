@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 
 COACH_FILE = "miams-coach.json"
 MAX_COST_HALVES = 8           # a cross given to Arthur costs 0 to 4 hearts, in halves
+# What one cross given to Arthur costs the player: My sheet's row, and its stepper's prompt.
+COST_ROW = "Arthur's ✗ costs"
+COST_PROMPT = "Arthur's ✗ costs me"
 RED_DIE = odds.WHITE_DICE     # the entry's fields: five white dice, the red die, the rerolls
 REROLLS = RED_DIE + 1
 RED_FACES = (None, *RED)      # the red die cycles through "not rolled" first
@@ -355,8 +358,7 @@ class MySheetScreen(MenuScreen):
         self.items = [MenuItem(SKEWER_SHORT[skewer], lambda row=row: self._row(row),
                                next_space(coach, row))
                       for row, skewer in enumerate(SKEWERS)]
-        self.items.append(MenuItem("A ✗ for Arthur", self._cost,
-                                   f"costs me {cost_text(coach.cost_halves)}♥"))
+        self.items.append(MenuItem(COST_ROW, self._cost, f"{cost_text(coach.cost_halves)}♥"))
 
     def _row(self, row: int) -> None:
         app, coach = self.app, self.coach
@@ -387,7 +389,7 @@ class MySheetScreen(MenuScreen):
             coach.cost_halves = value
             coach.changed()
 
-        app.push(StepperScreen(app, f"{TITLE} · my sheet", "A ✗ for Arthur costs me",
+        app.push(StepperScreen(app, f"{TITLE} · my sheet", COST_PROMPT,
                                coach.cost_halves, 0, MAX_COST_HALVES, cost_set,
                                shown=lambda v: f"{cost_text(v)}♥"))
 
