@@ -135,7 +135,8 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     """Issue 24, item 13: My sheet reads without the manual: each row's next free space as a
     place and the hearts printed in it ("1st 1♥", as "Circle the leftmost free box ... as many
     Hearts ... as the value of the space"), "I marked it" to move on, the printed hearts to set
-    when they differ, and what a cross for Arthur costs ("Arthur's ✗ costs me"); no bare "#1" and no "Marked it: next"."""
+    when they differ, and what a cross for Arthur costs ("Arthur's ✗ costs me"); no bare "#1"
+    and no "Marked it: next"; nothing cut, down to the cost row and its stepper."""
     from tests.test_screens import shown
 
     play = at_cross(box)
