@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 from companion.journal import journal as journal_module
 from companion.journal.journal import Journal
@@ -46,6 +48,33 @@ def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp
     assert note_text(note) == "Disk failed before: 4 actions back"  # three actions and an undo
     assert again.load(game).actions == [add(1), add(2), add(3)]
     assert not spare.exists(), "merged: the spare is gone"
+    again.close()
+
+
+def test_a_power_cut_in_the_middle_of_a_spare_commit_loses_only_that_commit(tmp_path, ram_place):
+    """The spare keeps SQLite's rollback journal (one file a FAT stick keeps whole): a cut while
+    a change is half written leaves that journal "hot", which a read-only open cannot roll back
+    ("attempt to write a readonly database"); the next start must still bring back every
+    change committed before the cut."""
+    journal, _ = Journal.open(tmp_path, places=[ram_place])
+    game = journal.new_game("tally")
+    failing_disk(journal)
+    for n in (1, 2, 3):
+        journal.append(game, add(n), undoable=True)
+    spare = ram_place.path / spare_name(tmp_path / "journal.db")
+    half_written = (  # a big change, its pages spilled to the file, then the power goes
+        "import os, sqlite3, sys\n"
+        "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "conn.execute('PRAGMA cache_size = 1')\n"
+        "conn.execute('BEGIN')\n"
+        "conn.execute('CREATE TABLE filler (x)')\n"
+        "for _ in range(2000): conn.execute('INSERT INTO filler VALUES (?)', ('x' * 500,))\n"
+        "os._exit(9)\n")
+    subprocess.run([sys.executable, "-c", half_written, str(spare)], check=False)
+    assert spare.with_name(spare.name + "-journal").exists(), "the cut left a hot journal"
+    again, note = Journal.open(tmp_path, places=[ram_place])
+    assert note_text(note) == "Disk failed before: 3 actions back"
+    assert again.load(game).actions == [add(1), add(2), add(3)]
     again.close()
 
 

@@ -147,7 +147,10 @@ def merge_back(disk: sqlite3.Connection, journal: Path, places: Sequence[Place],
 
 def _merge_one(disk: sqlite3.Connection, journal: Path, path: Path, place: Place,
                report: StartupReport) -> None:
-    spare = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    # Read-write: a power cut in the middle of a held change leaves a hot rollback journal
+    # beside the spare, which only a connection that may write can roll back (a read-only one
+    # fails, and every change held before it would be lost).
+    spare = sqlite3.connect(path)
     try:
         marks = dict(spare.execute("SELECT key, value FROM marks").fetchall())
         if schema.version(spare) != schema.VERSION or marks.get(OWNER) != str(journal.resolve()):
