@@ -125,6 +125,21 @@ def test_no_invented_players_and_arthur_is_a_bot(journal, capsys):
     assert (data["plays"][2]["board"], data["plays"][2]["rounds"]) == ("Lunch", 12)
 
 
+def test_a_miams_player_named_at_setup_is_that_name_not_the_user(journal, capsys, tmp_path):
+    """"the Miams player as the roster's 'me' (or the name typed at setup)": a name the setup
+    gives wins over the box's user."""
+    lines = (ROOT / "docs" / "examples" / "miams_game.jsonl").read_text(encoding="utf-8")
+    named = tmp_path / "miams_zoe.jsonl"
+    named.write_text(lines.replace('{"type": "setup", "game": "miams",',
+                                   '{"type": "setup", "game": "miams", "name": "Zoe",', 1),
+                     encoding="utf-8")
+    history(capsys, journal, "import", str(named), "--game", "miams")
+    data = export(capsys, journal)
+    validate(data)
+    assert seats(data, 3) == [("Zoe", "59", False, 2, 1, True), ("Arthur", "64", True, 1, 2, False)]
+    assert seats(data, 2)[0][0] == "Dee"  # the unnamed one is still the user
+
+
 def test_the_cafe_is_cooperative_with_its_bgg_id_and_the_shared_result(journal, capsys):
     data = export(capsys, journal)
     cafe = next(g for g in data["games"] if g["bggId"] == 394751)
