@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import time
+from urllib.parse import unquote
 
 import pytest
 
@@ -368,6 +369,11 @@ def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp
     assert wait_for(lambda: csv_path.exists() and bg_path.exists(), 10)[0]
     rows = list(csv.reader(csv_path.read_text(encoding="utf-8-sig").splitlines()))
     assert tuple(rows[0]) == CSV_FIELDS and len(rows) > 6
+    # One "Log in BG Stats" link beside each finished game, none beside a game still played.
+    for entry in css(browser, "#games li"):
+        unfinished = any(word in entry.text for word in ("in progress on the box", "dropped"))
+        assert len(entry.find_elements("css selector", "a.log")) == (0 if unfinished else 1), \
+            entry.text
     links = [a.get_attribute("href") for a in css(browser, "#games a.log")]
     assert links and all(link.startswith(ADD_PLAY_URL) for link in links)
     schema = json.loads((ROOT / "tests" / "fixtures" / "history" / "bgsplay.schema.json")
@@ -375,6 +381,9 @@ def test_history_lists_imported_games_and_downloads_validate(browser, table, tmp
     data = json.loads(bg_path.read_text(encoding="utf-8"))
     jsonschema.validate(data, schema, format_checker=jsonschema.FormatChecker())
     assert len(data["plays"]) >= 5
+    # Each link carries its play: the same plays as the play file, one link each.
+    sent = [json.loads(unquote(link.removeprefix(ADD_PLAY_URL))) for link in links]
+    assert sorted(play["sourcePlayId"] for play in sent) == sorted(p["uuid"] for p in data["plays"])
     css(browser, "#games li a:not(.log)")[-1].click()
     assert "Arthur" in browser.page_source or "★" in browser.page_source
     shoot(browser, "game")
