@@ -149,3 +149,37 @@ def test_a_babbling_sensor_leaves_the_loop_a_handful_of_events(sim, sensor_box):
     pump_until(sensor_box, lambda: app.sensor.faces == ("cake", "pizza", None, "juice"))
     pump_until(sensor_box, lambda: app.sensor.last_problem.startswith("sensor noisy"))
     assert app.sensor.counters["noisy"] == 1
+
+
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_the_configs_sensor_protocol_decides_whether_an_old_v1_sensor_is_read(
+        tmp_path, sensor_path, protocol):
+    """Issue 27: "Accept v1 only from a sensor whose HELLO says v1, and only when the config
+    allows it (`[sensor] protocol = 1`); count and show refused lines": the box started from
+    its config reads the old board with protocol 1, and otherwise refuses it, its settings
+    counting the refused lines and saying what to set."""
+    from firmware_bridge.virtual import VirtualSensor
+
+    old = VirtualSensor(("yellow", "yellow", "blue", "blue"), link=sensor_path, heartbeat_s=0.05,
+                        version=1)
+    old.plug()
+    box = SimBox(tmp_path / "state", cfg=config.parse(
+        {"sensor": {"port": str(sensor_path), "protocol": protocol}}))
+    try:
+        status = box.app.sensor
+        if protocol == 1:
+            pump_until(box, lambda: status.online)
+            old.throw(["cake", "fries", "water", "bill"])
+            pump_until(box, lambda: status.faces == ("cake", "fries", "water", "bill"))
+            return
+        pump_until(box, lambda: status.counters.get("version", 0) >= 3
+                   and "protocol = 1" in status.last_problem)
+        assert not status.online and not status.counters.get("v1_lines")
+        run_steps(box, ("menu:Settings", "menu:Dice sensor"))
+        rows = box.screen.rows()
+        assert ("Status", "offline") in rows
+        assert any(label == "Version" and int(count) >= 3 for label, count in rows)  # refused
+        assert ("v1 line: set [sensor] protocol = 1 for an old sensor", "") in rows
+    finally:
+        box.close()
+        old.close()
