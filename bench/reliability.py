@@ -236,8 +236,8 @@ class Run:
         if not line.endswith("\n"):
             return  # cut off by the kill: never shown as whole
         fields = json.loads(line)
-        if "undone" in fields:
-            self.undone_left = fields["left"]
+        if "undone" in fields:  # an undo refused undid nothing: that case did not play out
+            self.undone_left = fields["left"] if fields["undone"] else None
         elif "told" in fields:
             self.told = fields["told"]
         elif "replaced" in fields:

@@ -180,7 +180,7 @@ def undo_cuts(campaign: Any, run_cls: Any, cuts: int) -> float:
     return round(worst, 3)
 
 
-def replaced_journal(campaign: Any, run_cls: Any) -> int:
+def replaced_journal(campaign: Any, run_cls: Any) -> float:
     """A journal renamed over, or deleted, under the running box: presses acknowledged as
     saved afterwards (each should be held, as for a failed disk)."""
     acks = 0
@@ -188,6 +188,8 @@ def replaced_journal(campaign: Any, run_cls: Any) -> int:
         state = campaign.work / f"replaced-{how}"
         run = run_cls("makan", state, campaign.rng.randrange(1 << 30), None, mode=how)
         run.play(campaign.rng.randint(60, 90), campaign.rng)
+        if not run.replaced:
+            return float("inf")  # the journal was never replaced: no figure is no pass
         acks += run.acked_after_replace
     return acks
 
