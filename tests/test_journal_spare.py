@@ -115,6 +115,30 @@ def test_the_box_says_where_held_play_is_before_the_power_goes(tmp_path, ram_pla
         box.app.hardware.close()
 
 
+def test_held_play_in_the_boxs_memory_only_is_said_to_be_lost_at_power_off(tmp_path, ram_place,
+                                                                          monkeypatch):
+    """"or the box's tmpfs with a warning that a power cut will lose it": with no other
+    filesystem to write to, the spare is in RAM, and the table is told so when the disk fails
+    and again before the power goes."""
+    from companion.journal.spare import Place
+
+    memory = Place(ram_place.path, "memory", volatile=True)
+    monkeypatch.setattr(journal_module, "default_places", lambda: [memory])
+    box = SimBox(tmp_path)
+    try:
+        journal = box.app.journal
+        game = journal.new_game("tally")
+        failing_disk(journal)
+        journal.append(game, add(1), undoable=True)
+        assert journal.status.volatile and journal.status.kept_on == "memory"
+        assert notice_lines(journal.take_notice()) == ("Read-only:", "play in RAM only")
+        box.app.shutdown("Powered off")
+        assert box.app.stack[-1].lines() == (
+            "Powered off", "Read-only: 1 action in RAM only, lost at power-off")
+    finally:
+        box.app.hardware.close()
+
+
 def test_a_journal_replaced_under_the_box_is_noticed_before_the_next_press_is_shown(tmp_path):
     """"18 more presses acknowledged into a deleted file": the file's identity is checked at
     each commit; the box holds play as for a failed disk and never writes the new file."""
