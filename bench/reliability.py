@@ -434,7 +434,7 @@ ENDLESS_RSS_MB = 100
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a smaller campaign for CI (< 60 s)")
+    parser.add_argument("--quick", action="store_true", help="a smaller campaign for CI (1 to 2 minutes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
