@@ -51,6 +51,22 @@ def test_play_held_when_the_disk_fails_is_written_to_a_spare_and_merged_back(tmp
     again.close()
 
 
+def test_a_spare_place_on_the_failed_disk_is_passed_over(tmp_path, ram_place):
+    """"another filesystem that is writable": a place on the journal's own disk (a boot
+    partition that is not mounted is a folder of the root filesystem) fails with it, so the
+    next place is used."""
+    from companion.journal.spare import Place
+
+    same_disk = Place(tmp_path / "boot" / "companion-spare", "boot partition")
+    journal, _ = Journal.open(tmp_path / "state", places=[same_disk, ram_place])
+    game = journal.new_game("tally")
+    failing_disk(journal)
+    journal.append(game, add(1), undoable=True)
+    assert journal.status.kept_on == "USB stick"
+    assert list(same_disk.path.iterdir()) == []
+    assert (ram_place.path / spare_name(tmp_path / "state" / "journal.db")).exists()
+
+
 def test_a_power_cut_in_the_middle_of_a_spare_commit_loses_only_that_commit(tmp_path, ram_place):
     """The spare keeps SQLite's rollback journal (one file a FAT stick keeps whole): a cut while
     a change is half written leaves that journal "hot", which a read-only open cannot roll back
