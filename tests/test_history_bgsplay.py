@@ -225,7 +225,10 @@ def test_the_csv_opens_with_the_right_characters(journal, capsys, tmp_path):
     assert dora["result"] == "Dora 55 – Ben 46 – Cai 38 – Ana 35"
     assert (dora["date"], dora["time"], dora["minutes"], dora["score"], dora["winner"],
             dora["rank"]) == ("2026-11-20", "19:30", "30", "55", "1", "1")
+    makan = {r["player"]: r["rank"] for r in rows if r["game"] == "Makan Mania"}
+    assert makan == {"Dora": "1", "Ben": "2", "Cai": "3", "Ana": "4"}  # the others by score
     cafes = [r for r in rows if r["bgg_id"] == "394751"]
+    assert {r["rank"] for r in cafes} == {""}  # one shared result: no ranks
     assert {r["game"] for r in cafes} == {"3 Minute Crazy Café"}
     shared = [r for r in cafes if r["date"] == "2026-02-11"]
     # Every seat has the table's result; the file's user (Mira) is the box's (Dora).
