@@ -227,7 +227,12 @@ def visible_slots(state: State, player: int) -> tuple[int, ...]:
 def dice_price(state: State, drink: str) -> int | None:
     """Dice the current player pays for ``drink`` now, after discounts (None: not with dice)."""
     cost = state.book.by_key[drink].dice
-    return None if cost is None else max(0, cost - state.discount)
+    return None if cost is None else discounted_dice(state, cost)
+
+
+def discounted_dice(state: State, cost: int) -> int:
+    """A dice cost after the current player's discount (never below nothing)."""
+    return max(0, cost - state.discount)
 
 
 def pay_options(state: State, slot: int) -> tuple[str, ...]:
