@@ -43,9 +43,9 @@ def mmss(seconds: float) -> str:
 
 
 def _state(app: Table) -> CafeState:
-    if app.session is None:
+    if app.games.session is None:
         raise RuntimeError("a Café screen without a game")
-    return app.session.state
+    return app.games.session.state
 
 
 def round_title(number: int) -> str:

@@ -1,6 +1,6 @@
 """Makan Mania screens: quick setup, round start, Rush end, the Queue, scoreboard, final scores.
 
-Screens read ``app.session.state`` and turn presses into rules actions; they never change the
+Screens read ``app.games.session.state`` and turn presses into rules actions; they never change the
 state themselves, so undo and resume only need :meth:`MakanScreen.on_state_changed`. The root
 screen's views are by stage: the start of a round (:mod:`.round_views`), the Queue and scoring
 (:mod:`.queue_views`); the setup is in :mod:`.setup_screen`."""
@@ -45,7 +45,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     @property
     def state(self) -> rules.State:
-        return self.app.session.state
+        return self.app.games.session.state
 
     @property
     def view(self) -> str:

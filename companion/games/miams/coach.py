@@ -60,7 +60,8 @@ class Coach:
 
     def __init__(self, app: Table) -> None:
         self.app = app
-        sheet = app.session.state.options.sheet if app.session and app.session.state.options else None
+        session = app.games.session
+        sheet = session.state.options.sheet if session and session.state.options else None
         self.layout = sheet.rows if sheet else ()
         self.marked = [0] * len(SKEWERS)
         self.hearts = [self._printed(row) for row in range(len(SKEWERS))]
@@ -97,7 +98,7 @@ class Coach:
 
     # ----- kept per game in the state directory ------------------------------------------------
     def _path(self) -> Any:
-        session = self.app.session
+        session = self.app.games.session
         if self.app.state_dir is None or session is None or session.game_id is None:
             return None
         return self.app.state_dir / COACH_FILE
@@ -106,7 +107,7 @@ class Coach:
         path = self._path()
         if path is None:
             return
-        data = {"game": self.app.session.game_id, "hearts": self.hearts, "marked": self.marked,
+        data = {"game": self.app.games.session.game_id, "hearts": self.hearts, "marked": self.marked,
                 "cost_halves": self.cost_halves}
         try:
             temp = path.with_suffix(".tmp")
@@ -121,7 +122,7 @@ class Coach:
             return
         try:
             data = json.loads(textfiles.read_text(path))
-            if data["game"] != self.app.session.game_id:
+            if data["game"] != self.app.games.session.game_id:
                 return  # another game's sheet
             hearts, marked, cost = data["hearts"], data["marked"], data["cost_halves"]
             rows = len(SKEWERS)
@@ -167,7 +168,7 @@ class OddsScreen(Screen):
         self.field = 0
         self.selected = 0
         self.table: odds.Odds | None = None
-        self.names = app.session.state.options.tile.names
+        self.names = app.games.session.state.options.tile.names
         whites = self._sensor_whites()
         if whites is not None:
             coach.white = list(whites)
@@ -370,8 +371,9 @@ class MySheetScreen(MenuScreen):
                 coach.marked_one(row)
                 app.toast(f"{name}: next is", next_space(coach, row))
             else:
-                app.replace(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
-                                          coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set))
+                app.push(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
+                                       coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set),
+                         replace=True)
 
         def hearts_set(value: int) -> None:
             app.pop()
