@@ -203,6 +203,13 @@ class Games(Protocol):
         """Names of recent players, the last used first (empty without a journal)."""
 
 
+def running_session(games: Games) -> Session:
+    """The session a game's screen shows: a game's screens are made for a running game."""
+    if games.session is None:
+        raise RuntimeError("a game's screen without a game")
+    return games.session
+
+
 class Table(Protocol):
     """What a game's screen may ask of the box: to play an action, to say something, to move
     between screens; the clock, the box's dice, the config, the sensor and the games.
