@@ -332,11 +332,10 @@ def test_a_game_without_a_board_of_its_own_shows_its_facts_big():
 
 def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
     """The history said "–: unfinished" of a Café game (it has no names): now the table's words."""
-    from companion.games.catalog import GAMES
     from tests.test_history import example
 
     actions = example("cafe")
-    assert box.app.new_game(GAMES["cafe"], actions[0])
+    assert box.app.games.start("cafe", actions[0])
     web = WebProcess(box.app.state_dir)
     try:
         session = web.session()

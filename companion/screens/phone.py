@@ -154,13 +154,13 @@ class PairScreen(Screen):
         self.address = ""
         self.typing = False  # ▼: the address to type with the PIN, for a phone without a camera
         self._make()
-        self._watch = app.schedule(app.clock.now() + WATCH_S, self._check)
+        self._watch = app.clock.at(app.clock.now() + WATCH_S, self._check)
 
     def _check(self) -> None:
         """A new PIN and code once the page paired a phone with these or burnt them."""
         if self not in self.app.stack:
             return
-        self._watch = self.app.schedule(self.app.clock.now() + WATCH_S, self._check)
+        self._watch = self.app.clock.at(self.app.clock.now() + WATCH_S, self._check)
         if self.offer is None:
             return
         try:

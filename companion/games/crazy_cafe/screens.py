@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.spec import Place
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
@@ -199,7 +200,7 @@ class CafeScreen(Screen):
         app, state = self.app, self.state
         if state.phase == "finished":
             if is_press(event, "OK"):
-                app.go_home()
+                app.pop_to(Place.HOME)
                 return True
             return False
         if state.phase == "ready":
@@ -263,7 +264,7 @@ def play(app: Table) -> Screen:
     if state.phase == "setup":
         return SetupScreen(app)
     clock = clock_for(app)
-    if clock.session is not app.session:
+    if clock.session is not app.games.session:
         # A game this boot has not played (resumed from the journal): its deadline and readings
         # belong to the clock of the boot before. Keep the time left at the last reading (at
         # most a few seconds old) and let the table go on with OK.
@@ -274,5 +275,5 @@ def play(app: Table) -> Screen:
             app.dispatch({"type": "pause", "left": state.deadline - at})
         elif state.phase == "running":
             app.dispatch({"type": "time_up", "at": at})
-        clock.adopt(app.session)
+        clock.adopt(app.games.session)
     return CafeScreen(app)

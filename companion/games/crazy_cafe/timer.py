@@ -1,8 +1,8 @@
 """The running round: the round clock, every action with its effects (:func:`act`), and the
 screens they push, time's up and Double Trouble.
 
-The round clock is a controller that schedules its next deadline with ``app.schedule`` on
-``app.clock``: one timer at a time, derived from the state's deadline, never a per-tick
+The round clock is a controller that schedules its next deadline with ``app.clock.at``
+(the box's clock): one timer at a time, derived from the state's deadline, never a per-tick
 counter. Every action goes through :func:`act`, which journals it and then carries out its
 effects (timer, beeps, Double Trouble screen, the box's setup roll)."""
 
@@ -13,6 +13,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from companion.contract.rules import Action
+from companion.contract.spec import Place
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import Screen, is_press
@@ -64,7 +65,7 @@ class RoundClock:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        session = self.app.session
+        session = self.app.games.session
         if session is None or session.spec.key != "cafe":
             self.deadline = None
             return
@@ -73,7 +74,7 @@ class RoundClock:
         if session is self.session and timed_out > self.announced:
             # Time ran out in a change the clock did not make (an undo of a pause, journaled
             # with its time up): say it once the undo has been shown.
-            self.app.schedule(now, lambda: self._announce(session))
+            self.app.clock.at(now, lambda: self._announce(session))
         self.announced = timed_out
         if session.state.phase != "running":
             self.deadline = None
@@ -92,7 +93,7 @@ class RoundClock:
             redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
             upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
             wake = min([redraw, self._reading_due(), *upcoming[:1]])
-        self._timer = self.app.schedule(max(wake, now), self._wake)
+        self._timer = self.app.clock.at(max(wake, now), self._wake)
 
     def _reading_due(self) -> float:
         last = _state(self.app).last_at
@@ -101,7 +102,7 @@ class RoundClock:
     def _wake(self) -> None:
         self._timer = None
         app = self.app
-        if app.session is not self.session or _state(app).phase != "running":
+        if app.games.session is not self.session or _state(app).phase != "running":
             return
         now = app.clock.now()
         due = [(at, pattern) for at, pattern in self.cues(self.deadline)
@@ -128,18 +129,18 @@ class RoundClock:
         self.announced += 1  # shown here, not again by the sync that follows the action
         if not act(app, {"type": "time_up", "at": now}):
             self.announced -= 1
-        elif app.in_game():
+        elif app.games.shown():
             self._show_times_up()
 
     def _announce(self, session: Session) -> None:
-        if self.app.session is session:
+        if self.app.games.session is session:
             self.app.beep("alarm")
-            if self.app.in_game():
+            if self.app.games.shown():
                 self._show_times_up()
 
     def _show_times_up(self) -> None:
         app = self.app
-        app.pop_to_game()  # a menu left open is over with the round
+        app.pop_to(Place.GAME)  # a menu left open is over with the round
         app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 
@@ -186,7 +187,7 @@ def act(app: Table, action: Action) -> bool:
     clock_for(app).sync()
     if after.trouble:
         app.beep("warn")
-        if app.in_game():
+        if app.games.shown():
             app.push(DoubleTroubleScreen(app, after.trouble))
     return True
 

@@ -105,7 +105,7 @@ class Coach:
     def _kept(self) -> tuple[Path, int] | None:
         """The file the sheet is kept in and the game it is kept for; None when the box keeps
         no state or the game is not journaled."""
-        session = self.app.session
+        session = self.app.games.session
         if self.app.state_dir is None or session is None or session.game_id is None:
             return None
         return self.app.state_dir / COACH_FILE, session.game_id
@@ -147,7 +147,7 @@ class Coach:
 
 def game_options(app: Table) -> rules.Options | None:
     """The Miams game's sheet and tile; None without a game set up."""
-    session = app.session
+    session = app.games.session
     state: rules.State | None = session.state if session is not None else None
     return state.options if state is not None else None
 
@@ -387,8 +387,9 @@ class MySheetScreen(MenuScreen):
                 coach.marked_one(row)
                 app.toast(f"{name}: next is", next_space(coach, row))
             else:
-                app.replace(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
-                                          coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set))
+                app.push(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
+                                       coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set),
+                         replace=True)
 
         def hearts_set(value: int) -> None:
             app.pop()

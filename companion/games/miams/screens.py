@@ -56,7 +56,7 @@ class PlayScreen(Screen):
 
     @property
     def state(self) -> rules.State:
-        return self.app.session.state
+        return self.app.games.session.state
 
     def on_state_changed(self) -> None:
         phase = self.state.phase
@@ -221,9 +221,9 @@ class PlayScreen(Screen):
             if not ending.player_may_fill(self.state, max(self.coach.hearts)):
                 filled(crosses, 0)
                 return
-            app.replace(ChoiceScreen(app, title, "Your hearts track:",
-                                     ["Not full yet", "All 50 filled"],
-                                     lambda index: filled(crosses, index)))
+            app.push(ChoiceScreen(app, title, "Your hearts track:",
+                                  ["Not full yet", "All 50 filled"],
+                                  lambda index: filled(crosses, index)), replace=True)
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
         self.stepper = StepperScreen(app, title, "Crosses on your dice", start, 0, 5, crosses_set)
@@ -240,8 +240,8 @@ class PlayScreen(Screen):
                 self.on_state_changed()
 
         def hearts_set(hearts: int) -> None:
-            app.replace(StepperScreen(app, f"{TITLE} · your score", "Your stars", 0, 0, 999,
-                                      lambda stars: stars_set(hearts, stars)))
+            app.push(StepperScreen(app, f"{TITLE} · your score", "Your stars", 0, 0, 999,
+                                   lambda stars: stars_set(hearts, stars)), replace=True)
 
         app.push(StepperScreen(app, f"{TITLE} · your score", "Your filled hearts", hearts_start, 0,
                                HEARTS_TRACK, hearts_set))
