@@ -96,7 +96,7 @@ def apply(state: CafeState, action: Action) -> CafeState:
     if at is not None:
         at = _at(action)
         if state.phase == "running" and kind not in _AFTER_THE_DEADLINE \
-                and at >= _deadline(state) - EPSILON_S:
+                and at >= deadline_of(state) - EPSILON_S:
             # "Or the three minutes have expired": nothing the table does counts any more.
             raise RuleError("Time is already up")
     new = handler(replace(state, trouble=""), action)
@@ -244,7 +244,7 @@ def _pause(state: CafeState, action: Action) -> CafeState:
         return _pause_at_power_up(state, action)
     _require_running(state)  # a reading at or past the deadline is refused by apply()
     at = _at(action)
-    return replace(state, phase="paused", remaining=_deadline(state) - at, deadline=None)
+    return replace(state, phase="paused", remaining=deadline_of(state) - at, deadline=None)
 
 
 def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
@@ -258,7 +258,7 @@ def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
     if left <= 0:
         raise RuleError("Pause needs 'left' > 0\nand no 'at'")
     most = state.remaining if state.phase == "paused" else (
-        _deadline(state) - state.last_at if state.last_at is not None else 0.0)
+        deadline_of(state) - state.last_at if state.last_at is not None else 0.0)
     if left > most + EPSILON_S:
         raise RuleError("More time left than\nat the last reading")
     return replace(state, phase="paused", remaining=float(left), deadline=None, last_at=None)
@@ -279,7 +279,7 @@ def after_undo(state: CafeState, now: float) -> list[Action]:
     pause) is over now."""
     if state.phase != "running":
         return []
-    if now < _deadline(state) - EPSILON_S:
+    if now < deadline_of(state) - EPSILON_S:
         return [{"type": "clock", "at": now}]
     return [{"type": "time_up", "at": now}]
 
@@ -343,7 +343,7 @@ def _remove_order(state: CafeState, action: Action) -> CafeState:
 def _time_up(state: CafeState, action: Action) -> CafeState:
     _require_running(state)
     at = _at(action)
-    deadline = _deadline(state)
+    deadline = deadline_of(state)
     if at < deadline - EPSILON_S:
         left = math.ceil(deadline - at)
         # More than a round left: a reading from before the round started (a damaged journal).
@@ -377,7 +377,7 @@ def setup_of(state: CafeState) -> Setup:
     return state.setup
 
 
-def _deadline(state: CafeState) -> float:
+def deadline_of(state: CafeState) -> float:
     """The running round's deadline (round_start and resume set it); without one, refused."""
     if state.deadline is None:
         raise RuleError("No round running")

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # ----- the round clock --------------------------------------------------------------------------
 
 class RoundClock:
-    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up,
+    """Keeps one deadline on ``app.clock.at`` for the running round: cues, redraws, time up,
     and a clock reading for the journal every few seconds.
 
     After a stall only the latest cue that fell due is played (missed ticks never pile up),
@@ -82,16 +82,16 @@ class RoundClock:
         if session is not self.session or session.state.deadline != self.deadline:
             # A new deadline (start, resume, undo): cues already behind us are not played.
             self.handled_until = now
-        self.session, self.deadline = session, session.state.deadline
-        self._arm(now)
+        self.session, self.deadline = session, rules.deadline_of(session.state)
+        self._arm(now, self.deadline)
 
-    def _arm(self, now: float) -> None:
-        left = self.deadline - now
+    def _arm(self, now: float, deadline: float) -> None:
+        left = deadline - now
         wake = now  # a deadline already behind us (e.g. an undone pause): time is up now
         if left > 0:
             # The next change of the whole seconds shown; cues all sit on whole seconds.
-            redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
-            upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
+            redraw = deadline - (math.ceil(left - 1e-9) - 1)
+            upcoming = [at for at, _ in self.cues(deadline) if at > self.handled_until]
             wake = min([redraw, self._reading_due(), *upcoming[:1]])
         self._timer = self.app.clock.at(max(wake, now), self._wake)
 
@@ -101,21 +101,22 @@ class RoundClock:
 
     def _wake(self) -> None:
         self._timer = None
-        app = self.app
-        if app.games.session is not self.session or _state(app).phase != "running":
+        app, deadline = self.app, self.deadline
+        if app.games.session is not self.session or _state(app).phase != "running" \
+                or deadline is None:
             return
         now = app.clock.now()
-        due = [(at, pattern) for at, pattern in self.cues(self.deadline)
+        due = [(at, pattern) for at, pattern in self.cues(deadline)
                if self.handled_until < at <= now]
         self.handled_until = max(self.handled_until, now)
-        if now >= self.deadline:
+        if now >= deadline:
             self.expire(now)
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
-        if self._reading_due() - 1e-9 <= now < self.deadline - rules.EPSILON_S:
+        if self._reading_due() - 1e-9 <= now < deadline - rules.EPSILON_S:
             app.dispatch({"type": "clock", "at": now})
-        self._arm(now)
+        self._arm(now, deadline)
 
     def adopt(self, session: Session) -> None:
         """Take on a game this boot has not played (resumed from the journal): its rounds
@@ -176,7 +177,7 @@ def act(app: Table, action: Action) -> bool:
     state = _state(app)
     if state.phase == "running" and action.get("type") != "time_up":
         now = app.clock.now()
-        if now >= state.deadline - rules.EPSILON_S:
+        if now >= rules.deadline_of(state) - rules.EPSILON_S:
             app.refuse("Too late: time\nwas already up")
             clock_for(app).expire(now)
             return False
@@ -195,7 +196,7 @@ def act(app: Table, action: Action) -> bool:
 def start_round(app: Table) -> None:
     """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
     state = _state(app)
-    if state.setup.dice == "box" and state.rounds:
+    if rules.setup_of(state).dice == "box" and state.rounds:
         # "You prepare the subsequent round ... as described in the game setup": roll all 4.
         # Rolled at the start rather than at the end of the last round, so that a mistaken
         # last "order done" can still be undone.
