@@ -111,7 +111,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
             # The shortest round a setup allows; each round starts that much earlier than now
             # minus round_seconds, so it ends round_seconds from now.
             setup = {"type": "setup", "round_seconds": LOW_S, "dice": "manual"}
-            on_loop(lambda setup=setup: app.new_game(app.games["cafe"], setup))
+            on_loop(lambda setup=setup: app.games.start("cafe", setup))
         alarm.clear()
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
@@ -143,7 +143,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
     every = errors_ms + redraws_ms + probes_ms
     return {
         "bench": "cafe_timer",
-        "clock": type(app.clock).__name__,
+        "clock": type(app.hardware.clock).__name__,
         "rounds": rounds,
         "round_seconds": round_seconds,
         "cpu_hog": hog,

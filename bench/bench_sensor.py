@@ -195,7 +195,7 @@ def bench_game(samples: int) -> dict[str, Any]:
     app.journal._run = counted
     app.frame_listeners.append(on_frame)
     setup = {"type": "setup", "round_seconds": 600, "dice": "sensor"}  # the longest round
-    app.post(Call(lambda: app.new_game(app.games["cafe"], setup)))
+    app.post(Call(lambda: app.games.start("cafe", setup)))
     loop = threading.Thread(target=app.run, daemon=True)
     loop.start()
     faces: dict[int, str] = {}

@@ -55,7 +55,6 @@ from companion import box_config  # noqa: E402
 from companion.box.boot import build_app  # noqa: E402
 from companion.box.events import Stop  # noqa: E402
 from companion.cli import main as companion  # noqa: E402
-from companion.games.catalog import GAMES  # noqa: E402
 from companion.simulator.simbox import SimBox  # noqa: E402
 from tests.test_history import EXAMPLES, example  # noqa: E402
 from tests.web_process import WebProcess, race_bodies  # noqa: E402
@@ -266,7 +265,7 @@ def measure(quick: bool = False) -> dict[str, object]:
                                  daemon=True).start()
                 ready.wait(10)
             actions = example("makan")
-            box.app.new_game(GAMES["makan"], actions[0])
+            box.app.games.start("makan", actions[0])
             delays = []
             for action in actions[1:]:
                 counts = [len(a) for a in streams]

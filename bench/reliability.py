@@ -172,9 +172,9 @@ def _step(box: Any, rng: random.Random, game: str) -> None:
     spec = GAMES[game]
     if app.session is not None and spec.is_finished(app.session.state):
         app.go_home()
-    if not app.in_game() and len(app.stack) == 1:
+    if not app.games.shown() and len(app.stack) == 1:
         app.push(spec.new_game(app))
-    if rng.random() < UNDO_P and app.in_game():
+    if rng.random() < UNDO_P and app.games.shown():
         say(undoing=True)  # what an undo may have done when a cut comes before its frame
         box.press("BACK", long=True)
     else:

@@ -38,8 +38,8 @@ class VirtualSensor:
         seed: int | None = None,
         version: int = PROTOCOL_VERSION,
     ) -> None:
-        self.reporter = Reporter(sensor_id, firmware, kinds, FACES, version)  # 1: an old board
         self.kinds = tuple(kinds)
+        self.reporter = Reporter(sensor_id, firmware, self.kinds, FACES, version)  # 1: an old board
         self.link = Path(link) if link else None
         self.heartbeat_s = heartbeat_s
         self.rng = random.Random(seed)
@@ -132,7 +132,7 @@ class VirtualSensor:
 
     def faces(self) -> tuple[str | None, ...]:
         """What each die shows now (None while rolling or crooked)."""
-        out = []
+        out: list[str | None] = []
         for index, state in enumerate(self.reporter.states):
             out.append(faces_of(self.kinds[index])[state[1]] if state and state[0] == FACE else None)
         return tuple(out)

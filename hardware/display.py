@@ -8,6 +8,7 @@ the columns of each 8-row page that changed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from PIL import Image
 
@@ -22,10 +23,32 @@ SH1106_COLUMN_OFFSET = 2
 _WINDOW_COST = 10
 
 
+class LumaDevice(Protocol):
+    """What :class:`OledDisplay` uses of a luma.core device (luma ships no type information)."""
+
+    width: int
+    height: int
+    persist: bool  # True: cleanup() leaves the last frame on the panel
+
+    def display(self, image: Image.Image) -> None: ...
+    def contrast(self, level: int) -> None: ...
+    def show(self) -> None: ...
+    def hide(self) -> None: ...
+    def cleanup(self) -> None: ...
+
+
+class PanelDriver(LumaDevice, Protocol):
+    """What :class:`PageDiffDisplay` uses beyond that of a luma.oled ``ssd1306``/``sh1106``."""
+
+    def preprocess(self, image: Image.Image) -> Image.Image: ...
+    def command(self, *commands: int) -> None: ...
+    def data(self, data: list[int]) -> None: ...
+
+
 class OledDisplay:
     """Writes a frame to a luma device, whole, only when it differs from the last one."""
 
-    def __init__(self, device: object) -> None:
+    def __init__(self, device: LumaDevice) -> None:
         self._device = device
         self.width: int = device.width
         self.height: int = device.height
@@ -60,7 +83,7 @@ class OledDisplay:
             self._device.hide()
 
     @property
-    def device(self) -> object:
+    def device(self) -> LumaDevice:
         return self._device
 
     def close(self) -> None:
@@ -94,7 +117,9 @@ class PageDiffDisplay(OledDisplay):
     ``guard_s`` has passed without a whole write.
     """
 
-    def __init__(self, device: object, controller: str, clock: Callable[[], float], *,
+    _device: PanelDriver
+
+    def __init__(self, device: PanelDriver, controller: str, clock: Callable[[], float], *,
                  column_offset: int | None = None, guard_s: float = GUARD_S) -> None:
         super().__init__(device)
         if controller not in ("ssd1306", "sh1106"):
@@ -118,9 +143,11 @@ class PageDiffDisplay(OledDisplay):
     def _send(self, pages: list[bytes]) -> None:
         full = self._panel is None
         old = self._panel or [b""] * 8
-        windows = [(page, (0, 127) if full else changed_columns(old[page], pages[page]))
-                   for page in range(8)]
-        windows = [(page, columns) for page, columns in windows if columns]
+        windows: list[tuple[int, tuple[int, int]]] = []
+        for page in range(8):
+            columns = (0, 127) if full else changed_columns(old[page], pages[page])
+            if columns is not None:
+                windows.append((page, columns))
         if self._paged:
             for page, (first, last) in windows:
                 column = first + self._offset

@@ -44,7 +44,7 @@ class StartScreen(Screen):
 
     def on_button(self, event) -> bool:
         if is_press(event, "OK"):
-            self.app.new_game(SPEC)
+            self.app.games.start(SPEC.key)
             return True
         return False
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -485,3 +487,13 @@ def test_doubles_seen_in_a_round_are_forgotten_at_the_next_round_start():
     state = apply(state, {"type": "place", "die": 1, "placed": True})
     state = apply(state, roll("reroll", [None, None, "cola", "bill"]))
     assert state.trouble == "flip" and state.dark == 1
+
+
+@pytest.mark.parametrize("action", [time_up(T0 + 200), done(), {"type": "pause", "at": T0 + 5},
+                                    {"type": "add_order", "side": "light"}])
+def test_a_running_state_without_its_round_is_refused_not_crashed(action):
+    # Not a rulebook case: a state no action sequence makes (a running round without its
+    # deadline or its log) gets a refusal the box can show, never a TypeError.
+    broken = replace(game(start()), deadline=None, rounds=())
+    with pytest.raises(RuleError, match="No round running"):
+        apply(broken, action)

@@ -181,7 +181,7 @@ def test_a_makan_game_in_progress_keeps_the_drinks_it_started_with(box):
     from companion.games.makan_mania.setup_screen import SetupScreen
 
     setup = SetupScreen(box.app).action()
-    assert box.app.new_game(GAMES["makan"], setup)
+    assert box.app.games.start("makan", setup)
     kopi = box.app.session.state.book.by_key["kopi_o"]
     assert kopi.coins == 1
     _save(box, ("makan", "drinks"), "drink[0].coins", "3")

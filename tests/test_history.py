@@ -117,7 +117,7 @@ def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
     box = SimBox(tmp_path)
     try:
         spec, actions = GAMES["miams"], example("miams")
-        assert box.app.new_game(spec, actions[0])
+        assert box.app.games.start(spec.key, actions[0])
         for action in actions[1:]:
             assert box.app.dispatch(action)
         journal = box.app.journal

@@ -6,6 +6,7 @@ The helpers at the top reach a position through the public actions only.
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -209,6 +210,15 @@ def test_jump_to_88_activates_before_black_tray():
     assert rules.pending_jump(state) == (1, 1, (2,))
     state = rules.apply(state, {"type": "jump", "to": 1, "go": True, "tch": [2]})
     assert tables(state) == [88, 1, 2, 3] and state.phase == "queue"
+
+
+def test_a_jumps_phase_without_a_jump_is_refused_not_crashed():
+    # Not a rulebook case: a state no action sequence makes (the jumps phase with no jump left)
+    # gets a refusal the box can show, never a TypeError.
+    state = seat(reveal(setup(("red", "yellow", "white", "green")), ["cola"] * 4), FOUR)
+    state = dataclasses.replace(state, jumps=())
+    with pytest.raises(RuleError, match="No jump to decide"):
+        rules.apply(state, {"type": "jump", "to": 88, "go": True})
 
 
 def test_jumping_is_optional_and_skipped_when_already_there():

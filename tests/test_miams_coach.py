@@ -178,6 +178,16 @@ def test_a_damaged_coach_file_starts_afresh(box):
     assert coach.weights() is None and coach.hearts == play.coach.hearts
 
 
+def test_the_coach_without_a_game_knows_no_sheet_and_names_no_fruit(box):
+    """Built with no game in play, the coach keeps no file, weighs nothing by a sheet and names
+    each red face as a tile that names none would ("Stand-in 1"), never by a guessed fruit."""
+    assert box.app.session is None
+    coach = Coach(box.app)
+    coach.changed()                              # nothing to keep it for: no file written
+    assert coach.layout == () and not (box.app.state_dir / COACH_FILE).exists()
+    assert coach.names["fruit1"] == "Stand-in 1" and coach.names["marshmallow"] == "Marshmallow"
+
+
 def test_the_sensors_dice_give_the_odds_at_once_and_follow_a_reroll(tmp_path, sensor_path):
     """"the dice come from the sensor when one is online"; dice settling with the odds shown are
     the reroll."""

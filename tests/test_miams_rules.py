@@ -518,3 +518,13 @@ def test_a_refused_action_changes_nothing(which, action):
     with pytest.raises(RuleError):
         rules.apply(state, action)
     assert state == before
+
+
+@pytest.mark.parametrize("phase, action", [("arthur", {"type": "roll", "face": RED[0]}),
+                                           ("player", {"type": "player", "crosses": 1})])
+def test_a_started_game_without_its_options_is_refused_not_crashed(phase, action):
+    # Not a rulebook case: a state no action sequence makes (a started game without its
+    # sheet and tile) gets a refusal the box can show, never an AttributeError.
+    broken = dataclasses.replace(start(), phase=phase, options=None)
+    with pytest.raises(RuleError, match="Start a game first"):
+        rules.apply(broken, action)

@@ -52,7 +52,7 @@ def test_a_typed_name_plays_and_is_offered_first_at_the_next_setup_after_a_resta
     box.close()
 
     box = SimBox(tmp_path)  # the box restarted: the roster comes from the journal
-    assert box.app.roster_names()[:4] == ["Zed", "Ben", "Cai", "Dee"], "last game, seat order"
+    assert box.app.games.roster_names()[:4] == ["Zed", "Ben", "Cai", "Dee"], "last game, seat order"
     run_steps(box, SETUP)
     assert box.screen.names() == ["Zed", "Ben", "Cai", "Dee"]
     run_steps(box, ("menu:Names", "OK"))
@@ -96,7 +96,7 @@ def test_a_recent_name_is_picked_and_a_duplicate_refused(tmp_path):
 
 def test_the_wheel_repeats_while_held_and_stops_at_the_length_limit(tmp_path):
     box = SimBox(tmp_path, journal=False)
-    assert box.app.roster_names() == []
+    assert box.app.games.roster_names() == []
     run_steps(box, (*SETUP, "menu:Names", "OK", "UP", "OK"))
     box.hold("DOWN", 1.0)   # one step as it goes down, then the repeats of the decoder
     assert box.screen.index >= 4, "a held DOWN turns the wheel on by itself"

@@ -30,7 +30,7 @@ def tallies(monkeypatch):
 
 
 def start(box: SimBox, spec=SPEC) -> None:
-    box.app.new_game(spec)
+    box.app.games.start(spec.key)
     box.app.pump()
 
 

@@ -81,11 +81,10 @@ def test_a_bad_row_is_never_used_and_doctor_says_so(box):
 
 
 def test_a_game_in_progress_keeps_its_setups_round_length(box):
-    from companion.games.catalog import GAMES
     from tests.test_history import example
 
     actions = example("cafe")
-    assert box.app.new_game(GAMES["cafe"], actions[0])
+    assert box.app.games.start("cafe", actions[0])
     before = box.app.session.actions[0]["round_seconds"]
     save(box, games__cafe__round_seconds=60)
     box.advance(1.5)

@@ -283,6 +283,21 @@ def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
     assert pairing.read(box.app.state_dir).secret != offer.secret
 
 
+def test_a_box_without_a_state_dir_says_so_on_the_phone_screens(box):
+    """No state directory (the journal off): no PIN to show and nothing to forget, each said."""
+    box.app.state_dir = None
+    screen = open_pair_screen(box)
+    assert screen.offer is None and screen.problem == "No state dir"
+    box.press("DOWN")                                   # no address to type without a PIN
+    box.press("BACK")
+    box.press("DOWN")
+    box.press("DOWN")
+    box.press("OK")                                     # Forget phones
+    box.press("OK")                                     # yes
+    assert box.app.screens.toast_lines == ["Cannot forget:", "state dir refuses"]
+    assert box.app.errors == 0
+
+
 def test_the_box_shows_a_new_pin_once_one_is_burnt_or_has_paired(box):
     screen = open_pair_screen(box)
     gate = Pairing(box.app.state_dir)
@@ -317,11 +332,10 @@ def test_a_game_without_a_board_of_its_own_shows_its_facts_big():
 
 def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
     """The history said "–: unfinished" of a Café game (it has no names): now the table's words."""
-    from companion.games.catalog import GAMES
     from tests.test_history import example
 
     actions = example("cafe")
-    assert box.app.new_game(GAMES["cafe"], actions[0])
+    assert box.app.games.start("cafe", actions[0])
     web = WebProcess(box.app.state_dir)
     try:
         session = web.session()

@@ -124,7 +124,7 @@ def start_game(browser, table, key: str):
     go_home(box)
     browser.get(web.base + "/")
     spec, actions = GAMES[key], example(key)
-    assert box.app.new_game(spec, actions[0])
+    assert box.app.games.start(spec.key, actions[0])
     return box, spec, actions
 
 
@@ -258,7 +258,7 @@ def open_table(browser, table, key: str):
     browser.get(web.base + "/table")
     screen_size(browser, 1280, 800)      # after loading: the phone emulation comes back with a page
     spec, actions = GAMES[key], example(key)
-    assert box.app.new_game(spec, actions[0])
+    assert box.app.games.start(spec.key, actions[0])
     return box, actions
 
 
@@ -404,7 +404,7 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
     shoot(browser, "roster")
     go_home(box)
     box.press("OK")                     # Makan Mania: its setup offers the roster's names
-    assert "Dora" in box.app.roster_names() and "Dee" not in box.app.roster_names()
+    assert "Dora" in box.app.games.roster_names() and "Dee" not in box.app.games.roster_names()
     browser.get(web.base + "/history")
     assert "Dora" in browser.page_source
 

@@ -14,7 +14,7 @@ from companion.journal import health_file as health
 from companion.journal.health import JournalStatus
 from companion.journal.journal import Journal
 from companion.simulator.simbox import SimBox
-from tests.test_saved_games import fill_disk, start
+from tests.test_saved_games import fill_disk, start, tallies  # noqa: F401 (the tally games)
 from tests.web_process import WebProcess
 
 

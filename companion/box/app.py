@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from companion.contract.rules import Action, RuleError
-from companion.contract.spec import BoxTable, GameSpec, Screen, Session
+from companion.contract.spec import BoxTable, GameSpec, Place, Screen, Session
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -35,6 +35,7 @@ from firmware_bridge.events import (
 )
 from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
+from hardware.ports import Clock as HardwareClock
 
 from ..config import Config
 from ..games.catalog import GAMES
@@ -67,6 +68,17 @@ class Timer:
         self.cancelled = True
 
 
+class BoxClock:
+    """The hardware's clock with the loop's deadlines: the screens' :class:`Clock`."""
+
+    def __init__(self, clock: HardwareClock, at: Callable[[float, Callable[[], bool | None]], Timer]):
+        self._clock = clock
+        self.at = at
+
+    def now(self) -> float:
+        return self._clock.now()
+
+
 @dataclass(frozen=True)
 class _Decoded:
     """A press decoded on the loop thread, handled like any other event."""
@@ -75,10 +87,10 @@ class _Decoded:
 
 
 class App:
-    """The box. Screens get it as their :class:`~companion.contract.spec.Table`: dispatch, undo,
-    push/pop, toast, beep, schedule. It owns the loop, its deadlines, input and settings, and
-    holds the parts that own the rest: the screen stack (``screens``), the game session and its
-    journal (``game``) and the panel (``panel``)."""
+    """The box. Screens get it as their :class:`~companion.contract.spec.Table`: dispatch,
+    push/pop, toast, beep, the clock and its deadlines. It owns the loop, its deadlines, input and
+    settings, and holds the parts that own the rest: the screen stack (``screens``), the games
+    with the session and its journal (``games``) and the panel (``panel``)."""
 
     def __init__(
         self,
@@ -93,16 +105,16 @@ class App:
         games: dict[str, GameSpec] | None = None,
     ) -> None:
         self.hardware = hardware
-        self.clock = hardware.clock
+        self.clock = BoxClock(hardware.clock, self.schedule)
         self.events = events
         self.config = config
         self.rng = rng or random.Random()
         self.state_dir = state_dir
-        self.games = GAMES if games is None else games
         self.sensor = SensorStatus(configured=bool(config.sensor.port))
-        self.screens = ScreenStack(self.clock, self.beep)
-        self.game = GameSession(self, self.screens, journal, self.games, self.clock, self.schedule)
-        self.box_settings = BoxSettings(config, self.games, hardware, self.game, state_dir)
+        self.screens = ScreenStack(hardware.clock, self.beep)
+        self.games = GameSession(self, self.screens, journal, GAMES if games is None else games,
+                                 self.clock)
+        self.box_settings = BoxSettings(config, self.games.specs, hardware, self.games, state_dir)
         self.settings = self.box_settings.values
         self.decoder = self.box_settings.decoder
         self.panel = Panel(hardware, config, self.settings, self.sensor, self.screens,
@@ -125,30 +137,30 @@ class App:
 
     @property
     def session(self) -> Session | None:
-        return self.game.session
+        return self.games.session
 
     @property
     def journal(self) -> Journal | None:
-        return self.game.journal
+        return self.games.journal
 
     @property
     def journal_ok(self) -> bool:
-        return self.game.journal_ok
+        return self.games.journal_ok
 
-    def push(self, screen: Screen) -> None:
-        self.screens.push(screen)
+    def push(self, screen: Screen, replace: bool = False) -> None:
+        if replace:
+            self.screens.replace(screen)
+        else:
+            self.screens.push(screen)
 
     def pop(self) -> None:
         self.screens.pop()
 
-    def pop_to(self, screen: Screen | None) -> None:
-        self.screens.pop_to(screen)
-
-    def replace(self, screen: Screen) -> None:
-        self.screens.replace(screen)
-
-    def pop_to_game(self) -> None:
-        self.screens.pop_to(self.screens.game_root)
+    def pop_to(self, to: Screen | Place | None) -> None:
+        if to is Place.HOME:
+            self.go_home()
+        else:
+            self.screens.pop_to(self.screens.game_root if to is Place.GAME else to)
 
     def on_top(self, screen: Screen) -> bool:
         return self.screens.top is screen
@@ -166,45 +178,33 @@ class App:
         self.hardware.buzzer.play(pattern)
 
     def dispatch(self, action: Action) -> bool:
-        return self.game.dispatch(action)
+        return self.games.dispatch(action)
 
     def undo(self) -> bool:
-        return self.game.undo()
-
-    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        return self.game.new_game(spec, first_action)
+        return self.games.undo()
 
     def saved_games(self) -> list[SavedEntry]:
-        return self.game.saved_games()
-
-    def resume(self, game_id: int | None = None) -> None:
-        self.game.resume(game_id)
+        return self.games.saved_games()
 
     def discard(self, game_id: int | None) -> None:
-        self.game.discard(game_id)
-
-    def roster_names(self) -> list[str]:
-        return self.game.roster_names()
+        self.games.discard(game_id)
 
     def journal_health(self) -> tuple[str, str | None]:
-        return self.game.journal_health()
+        return self.games.journal_health()
 
     def journal_saved_words(self) -> str:
-        return self.game.journal_saved_words()
-
-    def in_game(self) -> bool:
-        return self.session is not None and self.screens.shows_game()
+        return self.games.journal_saved_words()
 
     def go_home(self, ask: bool = False) -> None:
         """Back to the home menu; a running game stays saved and can be resumed there."""
         def leave() -> None:
             if self.game_root is not None and self.session is not None:
                 self.game_root.on_leave()  # e.g. the Café pauses a running round
-            self.game.leave()
+            self.games.leave()
             self.screens.home_only()
 
         session = self.session
-        if ask and self.in_game() and session and not session.spec.is_finished(session.state):
+        if ask and self.games.shown() and session and not session.spec.is_finished(session.state):
             self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
         else:
             leave()
@@ -252,7 +252,7 @@ class App:
         if self._startup_note:
             self.notice(note_text(self._startup_note), error=True)
         if self.journal is not None:
-            self.game.journal_news()
+            self.games.journal_news()
             self.every(SETTINGS_S, self.follow_settings)
         self._running = True
         self.render()
@@ -413,7 +413,7 @@ class App:
         if event.button == "OK" and event.kind == "long" and not top.owns_long_ok:
             self.go_home(ask=True)
             return
-        if event.button == "BACK" and event.kind == "long" and self.in_game():
+        if event.button == "BACK" and event.kind == "long" and self.games.shown():
             self.undo()
             return
         try:

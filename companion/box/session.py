@@ -22,8 +22,7 @@ from ..saved_games import SavedEntry, players_text
 from ..ui.journal_words import kept_text, notice_lines, saved_words, status_text
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
-    from hardware.ports import Clock
+    from companion.contract.spec import Clock, Table
 
     from .stack import ScreenStack
 
@@ -34,16 +33,15 @@ RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 class GameSession:
     """The game being played, the saved ones and the journal, owned here; the app holds it
-    and shows the game through the screen stack it is given."""
+    and shows the game through the screen stack it is given. It is the screens'
+    :class:`~companion.contract.spec.Games`."""
 
     def __init__(self, table: Table, screens: ScreenStack, journal: Journal | None,
-                 games: dict[str, GameSpec], clock: Clock,
-                 schedule: Callable[[float, Callable[[], bool | None]], object]) -> None:
+                 specs: dict[str, GameSpec], clock: Clock) -> None:
         self._table = table  # what the game's screens are built with
         self._screens = screens
-        self._games = games
+        self.specs = specs
         self._clock = clock
-        self._schedule = schedule
         self.journal = journal
         self.session: Session | None = None
         self._saved = SavedGames()
@@ -74,7 +72,7 @@ class GameSession:
     def saved_games(self) -> list[SavedEntry]:
         """Every unfinished game, the one played last first (see :mod:`.saved_games`)."""
         try:
-            entries, broken = self._saved.list(self.journal, self._games, self.session,
+            entries, broken = self._saved.list(self.journal, self.specs, self.session,
                                                self._played_at)
         except JournalError as exc:
             self._screens.notice("Saved games:", str(exc), error=True)
@@ -90,7 +88,7 @@ class GameSession:
         if game_id is not None and (session is None or session.game_id != game_id):
             try:
                 saved = self._writer().load(game_id)
-                spec = self._games[saved.game]
+                spec = self.specs[saved.game]
                 session = Session(spec, game_id, list(saved.actions), spec.replay(saved.actions))
             except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
                 log.warning("could not resume game %s: %r", game_id, exc)
@@ -113,8 +111,9 @@ class GameSession:
         if game_id is not None:
             self.write(lambda j: j.discard(game_id))
 
-    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        """Start ``spec``; every other unfinished game stays saved."""
+    def start(self, key: str, first_action: Action | None = None) -> bool:
+        """Start game ``key``; every other unfinished game stays saved."""
+        spec = self.specs[key]
         state = spec.initial_state()
         actions: list[Action] = []
         if first_action is not None:
@@ -137,6 +136,10 @@ class GameSession:
         self.session = Session(spec, game_id, actions, state)
         self._show_game(self.session)
         return True
+
+    def shown(self) -> bool:
+        """A game is running and its root screen is on the stack."""
+        return self.session is not None and self._screens.shows_game()
 
     def _show_game(self, session: Session) -> None:
         self._screens.show_game(session.spec.play(self._table))
@@ -259,7 +262,7 @@ class GameSession:
         self._publish_health(journal)
         if not journal.status.ok and not self._retrying:
             self._retrying = True
-            self._schedule(self._clock.now() + RETRY_S, self._retry_journal)
+            self._clock.at(self._clock.now() + RETRY_S, self._retry_journal)
 
     def _publish_health(self, journal: Journal) -> None:
         """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""

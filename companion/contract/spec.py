@@ -13,6 +13,7 @@ import importlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -158,21 +159,60 @@ class Session:
     state: Any
 
 
-class Clock(Protocol):
-    """The box's monotonic clock, as a screen reads it."""
-
-    def now(self) -> float: ...
-
-
 class Scheduled(Protocol):
-    """A call waiting on :meth:`Table.schedule`."""
+    """A call waiting on :meth:`Clock.at`."""
 
     def cancel(self) -> None: ...
 
 
+class Clock(Protocol):
+    """The box's monotonic clock, as a screen reads it, and its deadlines."""
+
+    def now(self) -> float: ...
+
+    def at(self, when: float, fn: Callable[[], None]) -> Scheduled:
+        """Call ``fn`` on the loop thread once the clock reaches ``when``."""
+
+
+class Place(Enum):
+    """Where :meth:`Table.pop_to` may go besides a screen of its own."""
+
+    GAME = "the game's root screen"  # the questions and menus over the game are over with
+    HOME = "the home menu"           # the game is left; a running game stays saved
+
+
+class Games(Protocol):
+    """The games the box knows and the one being played: a setup starts its own game by its
+    key, a screen reads the running game's session."""
+
+    @property
+    def specs(self) -> Mapping[str, GameSpec]: ...
+    @property
+    def session(self) -> Session | None: ...
+
+    def start(self, key: str, first_action: Action | None = None) -> bool:
+        """Start game ``key``, journaling ``first_action`` (its setup) when given."""
+
+    def resume(self, game_id: int | None = None) -> None:
+        """Continue saved game ``game_id`` (None: the game in memory)."""
+
+    def shown(self) -> bool:
+        """A game is running and its root screen is on the stack."""
+
+    def roster_names(self) -> list[str]:
+        """Names of recent players, the last used first (empty without a journal)."""
+
+
+def running_session(games: Games) -> Session:
+    """The session a game's screen shows: a game's screens are made for a running game."""
+    if games.session is None:
+        raise RuntimeError("a game's screen without a game")
+    return games.session
+
+
 class Table(Protocol):
     """What a game's screen may ask of the box: to play an action, to say something, to move
-    between screens, the clock and deadlines, the box's dice, the config and the sensor.
+    between screens; the clock, the box's dice, the config, the sensor and the games.
 
     The screen stack itself is not here: a screen pushes, pops and asks whether it is on top."""
 
@@ -186,9 +226,7 @@ class Table(Protocol):
     @property
     def sensor(self) -> SensorStatus: ...
     @property
-    def games(self) -> dict[str, GameSpec]: ...  # a setup starts its own game by its key
-    @property
-    def session(self) -> Session | None: ...
+    def games(self) -> Games: ...
     @property
     def state_dir(self) -> Path | None: ...      # where a game may keep a file of its own
 
@@ -204,38 +242,17 @@ class Table(Protocol):
     def beep(self, pattern: str) -> None:
         """Play a named buzzer pattern (tick, warn, alarm, error, ok)."""
 
-    def push(self, screen: Screen) -> None: ...
+    def push(self, screen: Screen, replace: bool = False) -> None:
+        """Show ``screen`` over the top one (``replace``: instead of it)."""
 
     def pop(self) -> None: ...
 
-    def pop_to(self, screen: Screen | None) -> None:
-        """Pop the screens above ``screen``, back to it (never the home menu)."""
-
-    def pop_to_game(self) -> None:
-        """Pop the screens above the game's root screen (a menu left open is over with)."""
-
-    def replace(self, screen: Screen) -> None: ...
+    def pop_to(self, to: Screen | Place | None) -> None:
+        """Pop the screens above ``to`` (a screen, the game's root or the home menu), back to
+        it; None or a screen no longer shown: back to the home menu's screen, the game kept."""
 
     def on_top(self, screen: Screen) -> bool:
         """``screen`` is the one shown (no question or menu over it)."""
-
-    def in_game(self) -> bool:
-        """A game is running and its root screen is on the stack."""
-
-    def go_home(self, ask: bool = False) -> None:
-        """Back to the home menu; a running game stays saved."""
-
-    def schedule(self, at: float, fn: Callable[[], None]) -> Scheduled:
-        """Call ``fn`` on the loop thread once the clock reaches ``at``."""
-
-    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        """Start ``spec``, journaling ``first_action`` (its setup) when given."""
-
-    def resume(self, game_id: int | None = None) -> None:
-        """Continue saved game ``game_id`` (None: the game in memory)."""
-
-    def roster_names(self) -> list[str]:
-        """Names of recent players, the last used first (empty without a journal)."""
 
 
 class BoxTable(Table, Protocol):

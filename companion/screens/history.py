@@ -9,14 +9,14 @@ dispatch changes nothing, so no press can reach the live session or the journal.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.contract.facts import Seat
 from companion.contract.rules import Action
-from companion.contract.spec import GameSpec, Screen, Session
+from companion.contract.spec import GameSpec, Place, Screen, Session
 from companion.records.export import bgg_ids, export_to_drive, removable_drive
 from companion.records.history import Played, reading
 from companion.records.roster import RosterError
@@ -42,7 +42,7 @@ READ_ONLY = ("Read-only:", "a game from history")
 
 def short_name(app: BoxTable, key: str) -> str:
     """A game's short name, or its key for a game this box does not know."""
-    spec = app.games.get(key)
+    spec = app.games.specs.get(key)
     return spec.short if spec else key
 
 
@@ -56,19 +56,49 @@ def length(seconds: float | None) -> str:
     return "-" if seconds is None else plural(round(seconds / 60), "min", "min")
 
 
-class _Frozen:
-    """The clock of a moment in a recorded game: time stands still in history."""
-
-    def __init__(self, at: float) -> None:
-        self.at = at
-
-    def now(self) -> float:
-        return self.at
-
-
 class _Never:
     def cancel(self) -> None:
         pass
+
+
+class _Frozen:
+    """The clock of a moment in a recorded game: time stands still in history, so nothing
+    scheduled ever comes due."""
+
+    def __init__(self, at: float) -> None:
+        self.at_time = at
+
+    def now(self) -> float:
+        return self.at_time
+
+    def at(self, when: float, fn: Callable[[], None]) -> _Never:
+        return _Never()
+
+
+class _RecordedGames:
+    """The games as a recorded game's screens see them: its replayed session, and no game
+    to start or resume."""
+
+    def __init__(self, app: BoxTable, session: Session) -> None:
+        self._app = app
+        self.session = session
+
+    @property
+    def specs(self) -> Mapping[str, GameSpec]:
+        return self._app.games.specs
+
+    def start(self, key: str, first_action: Action | None = None) -> bool:
+        self._app.toast(*READ_ONLY)
+        return False
+
+    def resume(self, game_id: int | None = None) -> None:
+        self._app.toast(*READ_ONLY)
+
+    def shown(self) -> bool:
+        return False
+
+    def roster_names(self) -> list[str]:
+        return self._app.games.roster_names()
 
 
 class ReadOnlyTable:
@@ -78,7 +108,7 @@ class ReadOnlyTable:
 
     def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
         self._app = app
-        self.session = Session(spec, None, list(actions), spec.replay(actions))
+        self.games = _RecordedGames(app, Session(spec, None, list(actions), spec.replay(actions)))
         self.clock = _Frozen(moment(actions))
         self._root: Screen | None = None
         self.origin = app.stack[-1] if app.stack else None  # where leaving the game returns
@@ -98,10 +128,6 @@ class ReadOnlyTable:
         return self._app.sensor
 
     @property
-    def games(self) -> dict[str, GameSpec]:
-        return self._app.games
-
-    @property
     def state_dir(self) -> Path | None:
         return self._app.state_dir
 
@@ -114,26 +140,20 @@ class ReadOnlyTable:
     def beep(self, pattern: str) -> None:
         self._app.beep(pattern)
 
-    def push(self, screen: Screen) -> None:
-        self._app.push(screen)
+    def push(self, screen: Screen, replace: bool = False) -> None:
+        self._app.push(screen, replace)
 
     def pop(self) -> None:
         self._app.pop()
 
-    def pop_to(self, screen: Screen | None) -> None:
-        self._app.pop_to(screen)
-
-    def pop_to_game(self) -> None:
-        self._app.pop_to(self._root)
-
-    def replace(self, screen: Screen) -> None:
-        self._app.replace(screen)
+    def pop_to(self, to: Screen | Place | None) -> None:
+        """The game's root is the recorded game's; its "back to the menu" (the Café's OK on its
+        result) returns to the history it was opened from."""
+        self._app.pop_to(self._root if to is Place.GAME else self.origin if to is Place.HOME
+                         else to)
 
     def on_top(self, screen: Screen) -> bool:
         return self._app.on_top(screen)
-
-    def roster_names(self) -> list[str]:
-        return self._app.roster_names()
 
     # ----- what a recorded game cannot do --------------------------------------------------
     def dispatch(self, action: Action) -> bool:
@@ -141,28 +161,10 @@ class ReadOnlyTable:
             self._app.toast(*READ_ONLY)
         return False
 
-    def schedule(self, at: float, fn: Callable[[], None]) -> _Never:
-        return _Never()
-
-    def in_game(self) -> bool:
-        return False
-
-    def go_home(self, ask: bool = False) -> None:
-        """A recorded game's "back to the menu" (the Café's OK on its result) returns to the
-        history it was opened from."""
-        self._app.pop_to(self.origin)
-
-    def new_game(self, spec: GameSpec, first_action: Action | None = None) -> bool:
-        self._app.toast(*READ_ONLY)
-        return False
-
-    def resume(self, game_id: int | None = None) -> None:
-        self._app.toast(*READ_ONLY)
-
     def screen(self) -> Screen:
         """The game's own root screen for the state held."""
         self.quiet = True
-        screen = self.session.spec.play(self)
+        screen = self.games.session.spec.play(self)
         screen.on_enter()
         self.quiet = False
         self._root = screen
@@ -295,7 +297,7 @@ class GameScreen(InfoScreen):
 
     def _show(self, step: bool) -> None:
         app = self.app
-        spec = app.games.get(self.played.game)
+        spec = app.games.specs.get(self.played.game)
         actions = reading(app.state_dir, lambda book: book.actions(self.played.id), None)
         if actions is None:
             app.toast("Cannot read", "this game")

@@ -32,7 +32,7 @@ class HomeScreen(MenuScreen):
         if saved:
             detail = str(len(saved)) if len(saved) > 1 else ""
             items.append(MenuItem("Resume", self._saved, detail))
-        for spec in app.games.values():
+        for spec in app.games.specs.values():
             items.append(MenuItem(spec.title, partial(self._start, spec)))
         items.append(MenuItem("History", self._history))
         items.append(MenuItem("Phone", self._phone))
@@ -99,7 +99,7 @@ class ResumeScreen(Screen):
 
     def on_button(self, event: ButtonEvent) -> bool:
         if is_press(event, "OK"):
-            self.app.resume(self.newest.id)
+            self.app.games.resume(self.newest.id)
             return True
         if is_press(event, "BACK"):
             self.app.pop()  # every game stays saved; the menu offers them again
@@ -107,6 +107,6 @@ class ResumeScreen(Screen):
         if self.others and is_down(event):
             from .saved import SavedGamesScreen
 
-            self.app.replace(SavedGamesScreen(self.app))
+            self.app.push(SavedGamesScreen(self.app), replace=True)
             return True
         return event.button in ("OK", "BACK")

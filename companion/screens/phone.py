@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import segno
@@ -43,7 +45,7 @@ def qr_modules(text: str) -> list[list[bool]] | None:
         code = segno.make_qr(text, error="L", boost_error=False)
     except segno.DataOverflowError:
         return None
-    if code.version > MAX_VERSION:
+    if not isinstance(code.version, int) or code.version > MAX_VERSION:  # a str: a Micro QR
         return None
     return [[bool(m) for m in row] for row in code.matrix]
 
@@ -72,16 +74,23 @@ class PhoneMenu(MenuScreen):
         def forget() -> None:
             app.pop()
             try:
-                pairing.forget_phones(app.state_dir)
+                pairing.forget_phones(state_dir_of(app))
                 with roster.connect(app.state_dir) as conn:
                     phones.forget_all(conn)
-            except (OSError, TypeError, roster.RosterError, sqlite3.Error) as exc:
+            except (OSError, roster.RosterError, sqlite3.Error) as exc:
                 log.warning("could not forget phones: %s", exc)
                 app.toast("Cannot forget:", "state dir refuses", error=True)
                 return
             app.toast("Phones forgotten:", "pair them again")
 
         app.push(ConfirmScreen(app, "Forget phones", "Every paired phone must pair again.", forget))
+
+
+def state_dir_of(app: BoxTable) -> Path:
+    """Where pairing keeps its file; OSError for a box that keeps no state (the journal off)."""
+    if app.state_dir is None:
+        raise OSError("this box keeps no state directory")
+    return app.state_dir
 
 
 def paired_phones(app: BoxTable) -> list[phones.Phone]:
@@ -108,7 +117,7 @@ class PhonesScreen(MenuScreen):
     def on_enter(self) -> None:
         now = time.time()
         listed = paired_phones(self.app)
-        self.items = [MenuItem(p.name, lambda p=p: self._forget(p), phones.ago(now - p.last_seen))
+        self.items = [MenuItem(p.name, partial(self._forget, p), phones.ago(now - p.last_seen))
                       for p in listed] or [MenuItem("No phone paired", self.app.pop)]
         self.selected = min(self.selected, len(self.items) - 1)
 
@@ -145,13 +154,13 @@ class PairScreen(Screen):
         self.address = ""
         self.typing = False  # ▼: the address to type with the PIN, for a phone without a camera
         self._make()
-        self._watch = app.schedule(app.clock.now() + WATCH_S, self._check)
+        self._watch = app.clock.at(app.clock.now() + WATCH_S, self._check)
 
     def _check(self) -> None:
         """A new PIN and code once the page paired a phone with these or burnt them."""
         if self not in self.app.stack:
             return
-        self._watch = self.app.schedule(self.app.clock.now() + WATCH_S, self._check)
+        self._watch = self.app.clock.at(self.app.clock.now() + WATCH_S, self._check)
         if self.offer is None:
             return
         try:
@@ -169,8 +178,8 @@ class PairScreen(Screen):
     def _make(self) -> None:
         web = self.app.config.web
         try:
-            self.offer = pairing.offer(self.app.state_dir)
-        except (OSError, TypeError) as exc:   # no state directory (journal off) or it refuses
+            self.offer = pairing.offer(state_dir_of(self.app))
+        except OSError as exc:   # no state directory, or it refuses
             log.warning("cannot offer pairing: %s", exc)
             self.offer, self.modules, self.problem = None, None, "No state dir"
             return
@@ -184,7 +193,7 @@ class PairScreen(Screen):
         draw = ImageDraw.Draw(image)
         draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=0)   # the whole panel, title bar too
         if self.typing and self.offer is not None:
-            self._draw_typing(image)
+            self._draw_typing(image, self.offer)
             return
         left = 0
         if self.modules:
@@ -212,10 +221,10 @@ class PairScreen(Screen):
         centre(40, self.offer.pin[3:], MEDIUM)
         centre(56, "▼ address")
 
-    def _draw_typing(self, image: Image.Image) -> None:
-        """The page's address as the phone's browser takes it, then the PIN."""
+    def _draw_typing(self, image: Image.Image, offer: pairing.Offer) -> None:
+        """The page's address as the phone's browser takes it, then ``offer``'s PIN."""
         lines = ["On the phone, open:", *SMALL.wrap(self.address.split("://")[-1], WIDTH - 2)[:3],
-                 f"PIN {self.offer.pin}", "▲ QR code  OK new"]
+                 f"PIN {offer.pin}", "▲ QR code  OK new"]
         for row, line in enumerate(lines):
             SMALL.draw(image, (1, 1 + row * 9), SMALL.fit(line, WIDTH - 2))
 
@@ -228,7 +237,7 @@ class PairScreen(Screen):
             return True
         if is_press(event, "BACK"):
             self._watch.cancel()
-            if self.offer is not None:
+            if self.offer is not None and self.app.state_dir is not None:
                 pairing.withdraw(self.app.state_dir)
             self.app.pop()
             return True

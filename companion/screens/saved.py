@@ -59,7 +59,7 @@ class SavedGamesScreen(Screen):
         if moved is not None:
             self.selected = moved
         elif is_press(event, "OK"):
-            self.app.resume(self.entries[self.selected].id)
+            self.app.games.resume(self.entries[self.selected].id)
         elif is_press(event, "ACTION"):
             game = self.entries[self.selected]
             self.app.push(ConfirmScreen(

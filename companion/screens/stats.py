@@ -37,11 +37,11 @@ class StatsScreen(MenuScreen):
                       for name, games in players]
         self.items += [
             MenuItem(f"{spec.short}: {stats.heading} ▶", self._opener(f"Stats · {spec.short}", stats))
-            for spec in self.app.games.values() if (stats := spec.stats) is not None]
+            for spec in self.app.games.specs.values() if (stats := spec.stats) is not None]
         self.selected = min(self.selected, len(self.items) - 1)
 
     def _player(self, name: str) -> None:
-        shorts = {key: spec.short for key, spec in self.app.games.items()}
+        shorts = {key: spec.short for key, spec in self.app.games.specs.items()}
         # "Stats Name" fits any name
         self._show(f"Stats {name}", lambda book: player_lines(book.player_record(name), shorts))
 

@@ -30,7 +30,7 @@ class AboutScreen(Screen):
         self.offset = 0
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
         self.overrides = app.saved_settings()
-        self.cards = [f" {spec.key} {card.key}" for spec, card in from_phone(app.state_dir, app.games)]
+        self.cards = [f" {spec.key} {card.key}" for spec, card in from_phone(app.state_dir, app.games.specs)]
 
     def lines(self) -> list[str]:
         app = self.app

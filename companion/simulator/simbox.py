@@ -34,7 +34,7 @@ class SimBox:
         self.app: App = build_app(self.config, sim=True, state_dir=state_dir, virtual_clock=True,
                                   seed=seed, journal=journal)
         self.finger = self.app.hardware.extras["finger"]
-        clock, display, buzzer = self.app.clock, self.app.hardware.display, self.app.hardware.buzzer
+        clock, display, buzzer = self.app.hardware.clock, self.app.hardware.display, self.app.hardware.buzzer
         if not (isinstance(clock, VirtualClock) and isinstance(display, SimDisplay)
                 and isinstance(buzzer, RecordingBuzzer)):
             raise TypeError("a SimBox is built on the simulated hardware")

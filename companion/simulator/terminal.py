@@ -188,12 +188,12 @@ class KeyPresser:
         if down is not None and down.button == button:
             until = max(down.release.at, now + REPEAT_HOLD_S)
             down.release.cancel()
-            down.release = self.app.schedule(until, self.lift)
+            down.release = self.app.clock.at(until, self.lift)
             return
         self.lift()
         held = self.app.settings["long_press_s"] + LONG_MARGIN_S if long else PRESS_S
         self.finger.down(button)
-        self._down = _Down(button, self.app.schedule(now + held, self.lift))
+        self._down = _Down(button, self.app.clock.at(now + held, self.lift))
 
     def lift(self) -> None:
         """Release the held button, if any."""

@@ -48,7 +48,7 @@ class NamePicker(MenuScreen):
                  on_name: Callable[[str], None], limit: int = MAX_LETTERS) -> None:
         super().__init__(app, title, [])
         self.taken, self.on_name, self.limit = list(taken), on_name, limit
-        names = unique_names([current, *app.roster_names(), *COMMON_NAMES])
+        names = unique_names([current, *app.games.roster_names(), *COMMON_NAMES])
         names = [n for n in names if len(n) <= limit and SMALL.width(n) <= WIDTH]
         names.sort(key=lambda n: bool(_taken_reason(n, self.taken)))  # stable: recent first
         self.items = [MenuItem(n, partial(self._pick, n),

@@ -140,7 +140,7 @@ class StepperScreen(Screen):
 
     def __init__(
         self, app: Table, title: str, prompt: str, value: int, low: int, high: int,
-        on_set: Callable[[int], None], step: int = 1, unit: str = "",
+        on_set: Callable[[int], object], step: int = 1, unit: str = "",
         shown: Callable[[int], str] | None = None,
     ) -> None:
         super().__init__(app)

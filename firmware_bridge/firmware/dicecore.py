@@ -11,8 +11,9 @@ import math
 
 try:
     from binascii import crc_hqx  # CPython: the same CRC in C
+    HAVE_CRC_HQX = True
 except ImportError:  # MicroPython has no crc_hqx: the table below computes it
-    crc_hqx = None
+    HAVE_CRC_HQX = False
 
 PROTOCOL_VERSION = 2  # v2: a CRC-16 after "*" (four hex digits); v1 had a two-digit XOR
 TALKER = b"$DS,"
@@ -59,7 +60,7 @@ def crc16_table(data: bytes, crc: int = CRC_INIT) -> int:
 
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE of ``data`` (protocol v2); ``crc16(b"123456789") == 0x29B1``."""
-    if crc_hqx is not None:
+    if HAVE_CRC_HQX:
         return crc_hqx(data, CRC_INIT)
     return crc16_table(data)
 
@@ -157,11 +158,11 @@ class DieTracker:
 
     def __init__(self, settle_ms: int = SETTLE_MS) -> None:
         self.settle_ms = settle_ms
-        self.face = None          # face index, None when crooked or unknown
+        self.face: int | None = None  # face index, None when crooked or unknown
         self.rolling = True       # unknown at power-up: report once it lies still
         self.roll_start = 0
-        self.still_since = None
-        self.previous = None
+        self.still_since: int | None = None
+        self.previous: tuple[float, float, float] | None = None
 
     def update(self, now_ms: int, x: float, y: float, z: float) -> "tuple | None":
         """Feed one sample; returns None or an event: (ROLL,), (FACE, face, settle_ms), (CROOKED,)."""
@@ -201,7 +202,8 @@ class DieTracker:
 class Reporter:
     """The sensor's side of the protocol: numbered frames, each die's last state, host requests."""
 
-    def __init__(self, sensor_id: str, firmware: str, kinds: tuple, faces_by_kind: dict,
+    def __init__(self, sensor_id: str, firmware: str, kinds: "tuple[str, ...]",
+                 faces_by_kind: "dict[str, tuple[str, ...]]",
                  version: int = PROTOCOL_VERSION) -> None:
         self.version = version  # 1 plays an old board: XOR lines, deaf to v2 lines
         self.sensor_id = clean(sensor_id)
@@ -209,7 +211,8 @@ class Reporter:
         self.kinds = tuple(kinds)
         self.names = [tuple(faces_by_kind[kind]) for kind in self.kinds]
         self.seq = 0
-        self.states = [None] * len(self.kinds)  # per die: None, (ROLL,), (FACE, i, ms), (CROOKED,)
+        # per die: None, (ROLL,), (FACE, i, ms), (CROOKED,)
+        self.states: list[tuple | None] = [None] * len(self.kinds)
         self._pending = b""
 
     def frame(self, kind: str, fields: tuple = ()) -> bytes:

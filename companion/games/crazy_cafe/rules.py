@@ -96,7 +96,7 @@ def apply(state: CafeState, action: Action) -> CafeState:
     if at is not None:
         at = _at(action)
         if state.phase == "running" and kind not in _AFTER_THE_DEADLINE \
-                and at >= state.deadline - EPSILON_S:
+                and at >= deadline_of(state) - EPSILON_S:
             # "Or the three minutes have expired": nothing the table does counts any more.
             raise RuleError("Time is already up")
     new = handler(replace(state, trouble=""), action)
@@ -203,7 +203,7 @@ def _double(state: CafeState, action: Action) -> CafeState:
 
 def _double_trouble(state: CafeState) -> CafeState:
     """Flip one light order dark; when every open order is dark, draw a new light one."""
-    log = state.current
+    log = _current_log(state)
     if state.light > 0:
         return replace(state, light=state.light - 1, dark=state.dark + 1, trouble="flip",
                        rounds=_log(state, dark_flips=log.dark_flips + 1))
@@ -244,7 +244,7 @@ def _pause(state: CafeState, action: Action) -> CafeState:
         return _pause_at_power_up(state, action)
     _require_running(state)  # a reading at or past the deadline is refused by apply()
     at = _at(action)
-    return replace(state, phase="paused", remaining=state.deadline - at, deadline=None)
+    return replace(state, phase="paused", remaining=deadline_of(state) - at, deadline=None)
 
 
 def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
@@ -258,7 +258,7 @@ def _pause_at_power_up(state: CafeState, action: Action) -> CafeState:
     if left <= 0:
         raise RuleError("Pause needs 'left' > 0\nand no 'at'")
     most = state.remaining if state.phase == "paused" else (
-        state.deadline - state.last_at if state.last_at is not None else 0.0)
+        deadline_of(state) - state.last_at if state.last_at is not None else 0.0)
     if left > most + EPSILON_S:
         raise RuleError("More time left than\nat the last reading")
     return replace(state, phase="paused", remaining=float(left), deadline=None, last_at=None)
@@ -279,7 +279,7 @@ def after_undo(state: CafeState, now: float) -> list[Action]:
     pause) is over now."""
     if state.phase != "running":
         return []
-    if now < state.deadline - EPSILON_S:
+    if now < deadline_of(state) - EPSILON_S:
         return [{"type": "clock", "at": now}]
     return [{"type": "time_up", "at": now}]
 
@@ -307,7 +307,7 @@ def _order_done(state: CafeState, action: Action) -> CafeState:
         if state.to_roll:
             raise RuleError("Roll the dice of the\nlast order first")
     light, dark = _minus(state, side)
-    log = state.current
+    log = _current_log(state)
     new = replace(state, light=light, dark=dark, rounds=_log(state, fulfilled=log.fulfilled + 1))
     if freed:
         placed = tuple(False if i in freed else p for i, p in enumerate(state.placed))
@@ -323,7 +323,7 @@ def _add_order(state: CafeState, action: Action) -> CafeState:
     side = action.get("side", "light")
     if not isinstance(side, str) or side not in SIDES:
         raise RuleError("Side is light\nor dark")
-    log = state.current
+    log = _current_log(state)
     light, dark = (state.light + 1, state.dark) if side == "light" else (state.light, state.dark + 1)
     return replace(state, light=light, dark=dark, rounds=_log(state, corrections=log.corrections + 1))
 
@@ -336,17 +336,18 @@ def _remove_order(state: CafeState, action: Action) -> CafeState:
     if state.open_orders == 1:
         raise RuleError("Last open order:\nuse order done")
     light, dark = _minus(state, side)
-    log = state.current
+    log = _current_log(state)
     return replace(state, light=light, dark=dark, rounds=_log(state, corrections=log.corrections + 1))
 
 
 def _time_up(state: CafeState, action: Action) -> CafeState:
     _require_running(state)
     at = _at(action)
-    if at < state.deadline - EPSILON_S:
-        left = math.ceil(state.deadline - at)
+    deadline = deadline_of(state)
+    if at < deadline - EPSILON_S:
+        left = math.ceil(deadline - at)
         # More than a round left: a reading from before the round started (a damaged journal).
-        raise RuleError(f"Time is not up:\n{left} s left" if left <= state.setup.round_seconds
+        raise RuleError(f"Time is not up:\n{left} s left" if left <= setup_of(state).round_seconds
                         else "Time is not up:\nclock reads early")
     return _end_round(state, "time up", 0.0)
 
@@ -355,16 +356,16 @@ def _end_round(state: CafeState, how: str, left_s: float | None) -> CafeState:
     """Close the round; open orders go to round 3's pile, or decide the game after round 3."""
     open_orders = state.open_orders
     final = state.round == ROUNDS
-    log = replace(state.current, ended=how, time_left=left_s,
+    log = replace(_current_log(state), ended=how, time_left=left_s,
                   carried=0 if final else open_orders, left=open_orders if final else 0)
-    rounds = (*state.rounds[:-1], log)
-    common = dict(light=0, dark=0, deadline=None, placed=(False,) * 4, to_roll=(), rounds=rounds)
+    closed = replace(state, light=0, dark=0, deadline=None, placed=(False,) * 4, to_roll=(),
+                     rounds=(*state.rounds[:-1], log))
     if final:
         # "You win together if you have fulfilled all orders at the end of round 3."
-        return replace(state, phase="finished", remaining=0.0,
-                       result="won" if open_orders == 0 else "lost", **common)
-    return replace(state, phase="ready", round=state.round + 1, carried=state.carried + open_orders,
-                   remaining=setup_of(state).round_seconds, **common)
+        return replace(closed, phase="finished", remaining=0.0,
+                       result="won" if open_orders == 0 else "lost")
+    return replace(closed, phase="ready", round=state.round + 1, carried=state.carried + open_orders,
+                   remaining=setup_of(state).round_seconds)
 
 
 # ----- small checks ----------------------------------------------------------------------------
@@ -374,6 +375,21 @@ def setup_of(state: CafeState) -> Setup:
     setup before it)."""
     assert state.setup is not None
     return state.setup
+
+
+def deadline_of(state: CafeState) -> float:
+    """The running round's deadline (round_start and resume set it); without one, refused."""
+    if state.deadline is None:
+        raise RuleError("No round running")
+    return state.deadline
+
+
+def _current_log(state: CafeState) -> RoundLog:
+    """The log of the round being played, which round_start opens; without one, refused."""
+    log = state.current
+    if log is None:
+        raise RuleError("No round running")
+    return log
 
 
 def _at(action: Action) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.spec import Place, running_session
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
@@ -65,7 +66,7 @@ class CafeScreen(Screen):
         return self.state.phase == "running"
 
     @property
-    def title(self) -> str:
+    def title(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         state = self.state
         if state.phase == "finished":
             return f"{BAR} · result"
@@ -74,7 +75,7 @@ class CafeScreen(Screen):
         return round_title(state.round)
 
     @property
-    def hint(self) -> str:
+    def hint(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         state = self.state
         if state.phase == "ready":
             return "OK start the timer"
@@ -99,7 +100,7 @@ class CafeScreen(Screen):
         if state.phase != "running":
             return
         now = app.clock.now()
-        if now >= state.deadline - rules.EPSILON_S:
+        if now >= rules.deadline_of(state) - rules.EPSILON_S:
             clock_for(app).expire(now)
         elif act(app, {"type": "pause", "at": now}):
             app.toast(f"Round {state.round} paused", "Resume goes on")
@@ -125,12 +126,13 @@ class CafeScreen(Screen):
         lines = self._ready_lines()
         for row, line in enumerate(lines, 2):
             canvas.text(1, row * 9 + 1, line)
-        if state.setup.dice == "box" and not state.rounds:
+        if rules.setup_of(state).dice == "box" and not state.rounds:
             draw_dice(canvas, (2 + len(lines)) * 9 + 1, state)
 
     def _ready_lines(self) -> list[str]:
         """What the table does before OK, one line each (the dice strip follows the last)."""
         state = self.state
+        dice = rules.setup_of(state).dice
         lines = []
         # "Round 3: Four orders, and also any orders not fulfilled from round 1 and round 2":
         # that line takes the place of the last round's summary.
@@ -141,18 +143,19 @@ class CafeScreen(Screen):
             last = state.rounds[-1]
             lines.append(f"Round {last.number} done, {mmss(last.time_left or 0)} left"
                          if last.ended == "all done" else f"Round {last.number}: {last.carried} set aside")
-        if state.setup.special_menus:
+        if rules.setup_of(state).special_menus:
             lines.append(f"Draw a round {state.round} menu")
-        if state.setup.dice == "sensor" and not self.app.sensor.online:
+        if dice == "sensor" and not self.app.sensor.online:
             lines.append("Sensor offline")
-        elif state.setup.dice == "sensor" and None in state.faces:
+        elif dice == "sensor" and None in state.faces:
             lines.append("Roll all 4 dice")
-        elif state.setup.dice == "box":
+        elif dice == "box":
             lines.append("OK rolls all 4 dice" if state.rounds else "The box rolled:")
         return lines
 
     def _draw_timer(self, canvas: Canvas) -> None:
         state = self.state
+        dice = rules.setup_of(state).dice
         left = rules.time_left(state, self.app.clock.now())
         canvas.text(1, 1, mmss(left), LARGE)
         x = 84
@@ -171,12 +174,12 @@ class CafeScreen(Screen):
         # Left of the counts: what holds the round up, else the key to the counts' icons.
         if state.to_roll:
             status = roll_prompt(state.to_roll)
-        elif state.setup.dice == "sensor" and not self.app.sensor.online:
+        elif dice == "sensor" and not self.app.sensor.online:
             status = "Sensor offline"
         else:
             status = "○light ●dark"
         canvas.text(1, 28, status)
-        if state.setup.dice == "manual":
+        if dice == "manual":
             canvas.text(1, 38, plural(state.open_orders, "open order"))
         else:
             draw_dice(canvas, 38, state)
@@ -191,7 +194,7 @@ class CafeScreen(Screen):
                  for log in state.rounds]
         canvas.center(28, "  ".join(parts))
         flips = sum(log.dark_flips for log in state.rounds)
-        if state.setup.double_trouble:
+        if rules.setup_of(state).double_trouble:
             canvas.center(37, f"Dark flips {flips}, drawn {sum(r.extra_drawn for r in state.rounds)}")
 
     # ----- buttons and sensor -----
@@ -199,7 +202,7 @@ class CafeScreen(Screen):
         app, state = self.app, self.state
         if state.phase == "finished":
             if is_press(event, "OK"):
-                app.go_home()
+                app.pop_to(Place.HOME)
                 return True
             return False
         if state.phase == "ready":
@@ -215,7 +218,7 @@ class CafeScreen(Screen):
 
     def _in_round(self, event: ButtonEvent) -> bool:
         app, state = self.app, self.state
-        mode = state.setup.dice
+        mode = rules.setup_of(state).dice
         if is_press(event, "OK"):
             if state.phase == "running" and app.clock.now() - self.shown_at < BACK_ON_TIMER_S:
                 app.beep("tick")  # the OK after a notice: the clock runs on
@@ -232,7 +235,7 @@ class CafeScreen(Screen):
                 app.refuse("Paused: press OK\nto go on")
             elif mode == "box":
                 _reroll(app)
-            elif mode == "manual" and state.setup.double_trouble:
+            elif mode == "manual" and rules.setup_of(state).double_trouble:
                 act(app, {"type": "double"})
             else:
                 start_order_done(app)
@@ -263,16 +266,16 @@ def play(app: Table) -> Screen:
     if state.phase == "setup":
         return SetupScreen(app)
     clock = clock_for(app)
-    if clock.session is not app.session:
+    if clock.session is not app.games.session:
         # A game this boot has not played (resumed from the journal): its deadline and readings
         # belong to the clock of the boot before. Keep the time left at the last reading (at
         # most a few seconds old) and let the table go on with OK.
-        at = state.last_at if state.last_at is not None else state.deadline
         if state.phase == "paused":
             app.dispatch({"type": "pause", "left": state.remaining})
-        elif state.phase == "running" and at < state.deadline - rules.EPSILON_S:
-            app.dispatch({"type": "pause", "left": state.deadline - at})
         elif state.phase == "running":
-            app.dispatch({"type": "time_up", "at": at})
-        clock.adopt(app.session)
+            deadline = rules.deadline_of(state)
+            at = state.last_at if state.last_at is not None else deadline
+            app.dispatch({"type": "pause", "left": deadline - at} if at < deadline - rules.EPSILON_S
+                         else {"type": "time_up", "at": at})
+        clock.adopt(running_session(app.games))
     return CafeScreen(app)

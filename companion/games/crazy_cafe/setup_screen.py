@@ -85,14 +85,14 @@ class SetupScreen(MenuScreen):
             # "Roll all 4 dice once": the setup roll, never a Double Trouble.
             action["faces"] = [self.app.rng.choice(rules.FACES_OF[k]) for k in KINDS]
         app = self.app
-        if app.in_game():
+        if app.games.shown():
             # A saved game that never got its setup (journals from before the setup became
             # final), shown by this screen as its root: set this one up rather than starting
             # another. (A setup opened from the home menu is no game's root: none is shown.)
             if app.dispatch(action):
-                app.resume()
+                app.games.resume()
             return
-        app.new_game(app.games["cafe"], action)
+        app.games.start("cafe", action)
 
 
 def new_game(app: Table) -> Screen:

@@ -1,8 +1,8 @@
 """The running round: the round clock, every action with its effects (:func:`act`), and the
 screens they push, time's up and Double Trouble.
 
-The round clock is a controller that schedules its next deadline with ``app.schedule`` on
-``app.clock``: one timer at a time, derived from the state's deadline, never a per-tick
+The round clock is a controller that schedules its next deadline with ``app.clock.at``
+(the box's clock): one timer at a time, derived from the state's deadline, never a per-tick
 counter. Every action goes through :func:`act`, which journals it and then carries out its
 effects (timer, beeps, Double Trouble screen, the box's setup roll)."""
 
@@ -13,6 +13,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from companion.contract.rules import Action
+from companion.contract.spec import Place
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import Screen, is_press
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 # ----- the round clock --------------------------------------------------------------------------
 
 class RoundClock:
-    """Keeps one deadline on ``app.schedule`` for the running round: cues, redraws, time up,
+    """Keeps one deadline on ``app.clock.at`` for the running round: cues, redraws, time up,
     and a clock reading for the journal every few seconds.
 
     After a stall only the latest cue that fell due is played (missed ticks never pile up),
@@ -64,7 +65,7 @@ class RoundClock:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        session = self.app.session
+        session = self.app.games.session
         if session is None or session.spec.key != "cafe":
             self.deadline = None
             return
@@ -73,7 +74,7 @@ class RoundClock:
         if session is self.session and timed_out > self.announced:
             # Time ran out in a change the clock did not make (an undo of a pause, journaled
             # with its time up): say it once the undo has been shown.
-            self.app.schedule(now, lambda: self._announce(session))
+            self.app.clock.at(now, lambda: self._announce(session))
         self.announced = timed_out
         if session.state.phase != "running":
             self.deadline = None
@@ -81,18 +82,18 @@ class RoundClock:
         if session is not self.session or session.state.deadline != self.deadline:
             # A new deadline (start, resume, undo): cues already behind us are not played.
             self.handled_until = now
-        self.session, self.deadline = session, session.state.deadline
-        self._arm(now)
+        self.session, self.deadline = session, rules.deadline_of(session.state)
+        self._arm(now, self.deadline)
 
-    def _arm(self, now: float) -> None:
-        left = self.deadline - now
+    def _arm(self, now: float, deadline: float) -> None:
+        left = deadline - now
         wake = now  # a deadline already behind us (e.g. an undone pause): time is up now
         if left > 0:
             # The next change of the whole seconds shown; cues all sit on whole seconds.
-            redraw = self.deadline - (math.ceil(left - 1e-9) - 1)
-            upcoming = [at for at, _ in self.cues(self.deadline) if at > self.handled_until]
+            redraw = deadline - (math.ceil(left - 1e-9) - 1)
+            upcoming = [at for at, _ in self.cues(deadline) if at > self.handled_until]
             wake = min([redraw, self._reading_due(), *upcoming[:1]])
-        self._timer = self.app.schedule(max(wake, now), self._wake)
+        self._timer = self.app.clock.at(max(wake, now), self._wake)
 
     def _reading_due(self) -> float:
         last = _state(self.app).last_at
@@ -100,21 +101,22 @@ class RoundClock:
 
     def _wake(self) -> None:
         self._timer = None
-        app = self.app
-        if app.session is not self.session or _state(app).phase != "running":
+        app, deadline = self.app, self.deadline
+        if app.games.session is not self.session or _state(app).phase != "running" \
+                or deadline is None:
             return
         now = app.clock.now()
-        due = [(at, pattern) for at, pattern in self.cues(self.deadline)
+        due = [(at, pattern) for at, pattern in self.cues(deadline)
                if self.handled_until < at <= now]
         self.handled_until = max(self.handled_until, now)
-        if now >= self.deadline:
+        if now >= deadline:
             self.expire(now)
             return
         if due:
             app.beep(due[-1][1])  # only the latest one: a stall never fires a burst
-        if self._reading_due() - 1e-9 <= now < self.deadline - rules.EPSILON_S:
+        if self._reading_due() - 1e-9 <= now < deadline - rules.EPSILON_S:
             app.dispatch({"type": "clock", "at": now})
-        self._arm(now)
+        self._arm(now, deadline)
 
     def adopt(self, session: Session) -> None:
         """Take on a game this boot has not played (resumed from the journal): its rounds
@@ -128,18 +130,18 @@ class RoundClock:
         self.announced += 1  # shown here, not again by the sync that follows the action
         if not act(app, {"type": "time_up", "at": now}):
             self.announced -= 1
-        elif app.in_game():
+        elif app.games.shown():
             self._show_times_up()
 
     def _announce(self, session: Session) -> None:
-        if self.app.session is session:
+        if self.app.games.session is session:
             self.app.beep("alarm")
-            if self.app.in_game():
+            if self.app.games.shown():
                 self._show_times_up()
 
     def _show_times_up(self) -> None:
         app = self.app
-        app.pop_to_game()  # a menu left open is over with the round
+        app.pop_to(Place.GAME)  # a menu left open is over with the round
         app.push(TimesUpScreen(app, _state(app).rounds[-1]))
 
 
@@ -175,7 +177,7 @@ def act(app: Table, action: Action) -> bool:
     state = _state(app)
     if state.phase == "running" and action.get("type") != "time_up":
         now = app.clock.now()
-        if now >= state.deadline - rules.EPSILON_S:
+        if now >= rules.deadline_of(state) - rules.EPSILON_S:
             app.refuse("Too late: time\nwas already up")
             clock_for(app).expire(now)
             return False
@@ -186,7 +188,7 @@ def act(app: Table, action: Action) -> bool:
     clock_for(app).sync()
     if after.trouble:
         app.beep("warn")
-        if app.in_game():
+        if app.games.shown():
             app.push(DoubleTroubleScreen(app, after.trouble))
     return True
 
@@ -194,7 +196,7 @@ def act(app: Table, action: Action) -> bool:
 def start_round(app: Table) -> None:
     """OK on a ready round: box dice are rolled first (rounds 2 and 3), then the clock starts."""
     state = _state(app)
-    if state.setup.dice == "box" and state.rounds:
+    if rules.setup_of(state).dice == "box" and state.rounds:
         # "You prepare the subsequent round ... as described in the game setup": roll all 4.
         # Rolled at the start rather than at the end of the last round, so that a mistaken
         # last "order done" can still be undone.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.spec import running_session
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
 
@@ -43,9 +44,7 @@ def mmss(seconds: float) -> str:
 
 
 def _state(app: Table) -> CafeState:
-    if app.session is None:
-        raise RuntimeError("a Café screen without a game")
-    return app.session.state
+    return running_session(app.games).state
 
 
 def round_title(number: int) -> str:

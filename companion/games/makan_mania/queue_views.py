@@ -6,6 +6,7 @@ by the state's phase."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import RuleError
@@ -22,6 +23,7 @@ from companion.ui.widgets import (
 from companion.ui.words import plural
 
 from . import rules
+from .data import Drink
 from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where, unspent_words
 
 # A turn change must be seen before ◆ can make the next one: a quick double tap never skips a
@@ -40,11 +42,18 @@ class QueueViews:
     selected: int
     board_seen: int
     drinks_open: bool
-    state: rules.State
     taken: set[tuple[int, int]]   # (round, turn) whose gains the table has taken
     turn_shown_at: float          # when the current turn came on screen
 
     def _notice(self, title: str, lines: list[str]) -> None: ...
+
+    # What the root screen that mixes these in provides.
+    @property
+    @abstractmethod
+    def state(self) -> rules.State: ...
+
+    @abstractmethod
+    def _commit(self, action: dict[str, Any]) -> bool: ...
 
     # ----- the Queue ---------------------------------------------------------------------
     # Two pages: the turn (whose it is, what the table does now, the coins and dice to spend)
@@ -54,7 +63,7 @@ class QueueViews:
             self._draw_drinks(canvas)
             return
         s = self.state
-        p = s.players[rules.current(s)]
+        p = s.players[rules.turn_of(s)]
         coins = f"{p.coins}¤"
         coins_x = WIDTH - MEDIUM.width(coins) - 1
         canvas.text(coins_x, 1, coins, MEDIUM)
@@ -72,7 +81,7 @@ class QueueViews:
 
     def _draw_drinks(self, canvas: Canvas) -> None:
         s = self.state
-        who = rules.current(s)
+        who = rules.turn_of(s)
         p = s.players[who]
         canvas.text(1, 1, SMALL.first_fit((f"{p.name} has {plural(p.dice, 'die')}, {p.coins}¤",
                                            f"{p.name}: {plural(p.dice, 'die')}, {p.coins}¤"), WIDTH - 2))
@@ -88,7 +97,7 @@ class QueueViews:
 
     def _queue_move(self, event: ButtonEvent) -> None:
         """UP/DOWN: the turn page is the row before the first drink and after the last."""
-        rows = len(rules.visible_slots(self.state, rules.current(self.state)))
+        rows = len(rules.visible_slots(self.state, rules.turn_of(self.state)))
         if not self.drinks_open:
             self._open_drinks(0 if is_down(event) else max(0, rows - 1))
             return
@@ -116,7 +125,7 @@ class QueueViews:
             self._open_drinks(0)
             return
         s = self.state
-        slots = rules.visible_slots(s, rules.current(s))
+        slots = rules.visible_slots(s, rules.turn_of(s))
         if not slots:
             self.app.refuse("No drinks left")
             return
@@ -124,7 +133,7 @@ class QueueViews:
         drink = s.book.by_key[s.row[slot].drink]
         ways = rules.pay_options(s, slot)
         if len(ways) == 2:
-            labels = [plural(rules.dice_price(s, drink.key), "die"), plural(drink.coins, "coin")]
+            labels = [_cost_words(s, drink, way) for way in ways]
             self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Buy", f"{drink.name}: pay with", labels,
                                        lambda i: self._buy(slot, ways[i])))
             return
@@ -134,11 +143,10 @@ class QueueViews:
     def _buy(self, slot: int, pay: str) -> None:
         s = self.state
         drink = s.book.by_key[s.row[slot].drink]
-        paid = (plural(rules.dice_price(s, drink.key), "die") if pay == "dice"
-                else plural(drink.coins, "coin"))
         action = {"type": "buy", "slot": slot, "drink": drink.key, "pay": pay}
         try:
             rules.apply(s, action)
+            paid = _cost_words(s, drink, pay)
         except RuleError as exc:
             # The table must pick again: the reason waits for OK rather than fading (UX).
             self.app.beep("error")
@@ -152,7 +160,7 @@ class QueueViews:
         if self.app.clock.now() - self.turn_shown_at < TURN_SEEN_S:
             self.app.beep("error")  # the turn just changed: this ◆ came too soon to be meant
             return
-        who = rules.current(s)
+        who = rules.turn_of(s)
         p = s.players[who]
         dice, before, title = p.dice, p.coins, f"{_where(s)} · Coins"
         if self._commit({"type": "end_turn", "player": who}):
@@ -221,3 +229,11 @@ class QueueViews:
         s = self.state
         ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
         self._show_breakdown(ranked[self.selected])
+
+
+def _cost_words(state: rules.State, drink: Drink, pay: str) -> str:
+    """What paying for ``drink`` with ``pay`` ("dice", "coins") costs the current player now."""
+    price = drink.coins if pay == "coins" else rules.dice_price(state, drink.key)
+    if price is None:  # the rules refuse it with their own reason first
+        raise RuleError(f"{drink.name} is not\npaid with {pay}")
+    return plural(price, "coin" if pay == "coins" else "die")

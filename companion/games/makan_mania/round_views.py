@@ -6,7 +6,8 @@ by the state's phase."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Any
 
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
@@ -32,9 +33,16 @@ class RoundViews:
     app: Table
     selected: int
     board_seen: int
-    state: rules.State
 
     def _notice(self, title: str, lines: list[str]) -> None: ...
+
+    # What the root screen that mixes these in provides.
+    @property
+    @abstractmethod
+    def state(self) -> rules.State: ...
+
+    @abstractmethod
+    def _commit(self, action: dict[str, Any]) -> bool: ...
 
     # ----- setup taken back by undo --------------------------------------------------------
     def _draw_setup(self, canvas: Canvas) -> None:
@@ -97,8 +105,7 @@ class RoundViews:
                     self._commit({"type": "reveal", "drinks": picks[: len(s.players)],
                                   "private": picks[-1] if owner is not None else None})
 
-            private = owner is not None and k == count - 1
-            prompt = (f"{s.players[owner].name}'s own drink:" if private
+            prompt = (f"{s.players[owner].name}'s own drink:" if owner is not None and k == count - 1
                       else f"Drink {k + 1} of {len(s.players)} is:")
             self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Drinks", prompt,
                                        [d.name for d in s.book.drinks], chosen))
@@ -157,7 +164,7 @@ class RoundViews:
     # ----- start of the Queue: the jumps --------------------------------------------------
     def _draw_jumps(self, canvas: Canvas) -> None:
         s = self.state
-        jumper, target, over = rules.pending_jump(s)
+        jumper, target, over = rules.jump_of(s)
         p = s.players[jumper]
         canvas.center(0, SMALL.first_fit((f"{p.name} ({p.tray.title()}) at Table {p.table}",
                                           f"{p.name} ({p.tray.title()}) at {p.table}",
@@ -177,7 +184,7 @@ class RoundViews:
 
     def _jumps_ok(self) -> None:
         s = self.state
-        _, target, over = rules.pending_jump(s)
+        _, target, over = rules.jump_of(s)
         if target == 88:
             self._jump({"type": "jump", "to": 88, "go": True})
             return
@@ -204,7 +211,7 @@ class RoundViews:
         # The coins of the jump (the first Queue turn's table benefit is on its own page).
         turn_gain = dict.fromkeys(range(len(after.players)), 0)
         if after.phase == "queue":
-            turn_gain[rules.current(after)] = after.gained.coins + after.gained.pot_out
+            turn_gain[rules.turn_of(after)] = after.gained.coins + after.gained.pot_out
         paid = 0
         for index, (p, was) in enumerate(zip(after.players, before.players, strict=True)):
             got = p.coins - was.coins - turn_gain[index]
@@ -212,7 +219,7 @@ class RoundViews:
                 paid += got
                 lines.append(SMALL.first_fit((f"{p.name} takes {plural(got, 'coin')}",
                                               f"{p.name}: {plural(got, 'coin')}"), WIDTH - 2))
-        jumper, target, _ = rules.pending_jump(before)
+        jumper, target, _ = rules.jump_of(before)
         owed = len(action.get("tch", ())) + (
             rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
         if owed > paid:
@@ -220,5 +227,5 @@ class RoundViews:
         self._notice(f"{_where(before)} · Jump", lines)
 
     def _jumps_action(self) -> None:
-        _, target, _ = rules.pending_jump(self.state)
+        _, target, _ = rules.jump_of(self.state)
         self._commit({"type": "jump", "to": target, "go": False})

@@ -1,6 +1,6 @@
 """Makan Mania screens: quick setup, round start, Rush end, the Queue, scoreboard, final scores.
 
-Screens read ``app.session.state`` and turn presses into rules actions; they never change the
+Screens read ``app.games.session.state`` and turn presses into rules actions; they never change the
 state themselves, so undo and resume only need :meth:`MakanScreen.on_state_changed`. The root
 screen's views are by stage: the start of a round (:mod:`.round_views`), the Queue and scoring
 (:mod:`.queue_views`); the setup is in :mod:`.setup_screen`."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.spec import running_session
 from companion.ui.canvas import Canvas
 from companion.ui.widgets import (
     MessageScreen,
@@ -45,7 +46,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     @property
     def state(self) -> rules.State:
-        return self.app.session.state
+        return running_session(self.app.games).state
 
     @property
     def view(self) -> str:
@@ -93,7 +94,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
     def _rows(self) -> int:
         s = self.state
         if s.phase == "queue":
-            return len(rules.visible_slots(s, rules.current(s)))
+            return len(rules.visible_slots(s, rules.turn_of(s)))
         return len(s.players)
 
     def _commit(self, action: dict[str, Any]) -> bool:
@@ -127,8 +128,9 @@ class MakanScreen(RoundViews, QueueViews, Screen):
             return True
         if view in ("board", "scoring", "over") and (is_up(event) or is_down(event)):
             rows = self._rows()
-            if rows:
-                self.selected = step_selection(event, self.selected, rows)
+            step = step_selection(event, self.selected, rows) if rows else None
+            if step is not None:
+                self.selected = step
             return True
         handler = getattr(self, f"_{view}_{event.button.lower()}", None)
         if handler is None or event.kind != "short":

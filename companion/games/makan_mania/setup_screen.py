@@ -50,7 +50,7 @@ def _choices(app: Table, colours: list[str]) -> Choices:
     """The box's draft, or a new one: the last players' names first, then common names."""
     draft = _DRAFTS.get(app)
     if draft is None:
-        names = unique_names([*app.roster_names(), *COMMON_NAMES])
+        names = unique_names([*app.games.roster_names(), *COMMON_NAMES])
         draft = _DRAFTS[app] = Choices(names=[n for n in names if len(n) <= MAX_LETTERS][:MAX_PLAYERS])
     if sorted(draft.trays) != sorted(colours):  # the trays file changed since: file order again
         draft.trays, draft.trays_chosen = list(colours), False
@@ -143,7 +143,7 @@ class SetupScreen(MenuScreen):
             if problem:
                 self.app.refuse(problem)
                 return
-        self.app.new_game(self.app.games[KEY], self.action())
+        self.app.games.start(KEY, self.action())
 
     def _players(self) -> None:
         def chosen(value: int) -> None:

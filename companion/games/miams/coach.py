@@ -12,7 +12,10 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from fractions import Fraction
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion import textfiles
@@ -33,9 +36,9 @@ from companion.ui.words import ordinal, plural
 from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED, WHITE
 
-from . import odds
+from . import odds, rules
 from .setup_screen import TITLE
-from .sheet import SKEWER_SHORT, SKEWERS
+from .sheet import SKEWER_SHORT, SKEWERS, unnamed
 from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
 
 if TYPE_CHECKING:
@@ -60,8 +63,11 @@ class Coach:
 
     def __init__(self, app: Table) -> None:
         self.app = app
-        sheet = app.session.state.options.sheet if app.session and app.session.state.options else None
-        self.layout = sheet.rows if sheet else ()
+        options = game_options(app)
+        self.layout = options.sheet.rows if options else ()
+        # the red die's faces by the game's tile; without one, as a tile file naming none
+        self.names: Mapping[str, str] = options.tile.names if options else {
+            face: unnamed(face) for face in RED}
         self.marked = [0] * len(SKEWERS)
         self.hearts = [self._printed(row) for row in range(len(SKEWERS))]
         self.cost_halves = 0
@@ -96,17 +102,20 @@ class Coach:
         self._save()
 
     # ----- kept per game in the state directory ------------------------------------------------
-    def _path(self) -> Any:
-        session = self.app.session
+    def _kept(self) -> tuple[Path, int] | None:
+        """The file the sheet is kept in and the game it is kept for; None when the box keeps
+        no state or the game is not journaled."""
+        session = self.app.games.session
         if self.app.state_dir is None or session is None or session.game_id is None:
             return None
-        return self.app.state_dir / COACH_FILE
+        return self.app.state_dir / COACH_FILE, session.game_id
 
     def _save(self) -> None:
-        path = self._path()
-        if path is None:
+        kept = self._kept()
+        if kept is None:
             return
-        data = {"game": self.app.session.game_id, "hearts": self.hearts, "marked": self.marked,
+        path, game_id = kept
+        data = {"game": game_id, "hearts": self.hearts, "marked": self.marked,
                 "cost_halves": self.cost_halves}
         try:
             temp = path.with_suffix(".tmp")
@@ -116,12 +125,13 @@ class Coach:
             log.warning("miams coach: cannot keep the player's sheet: %s", exc)
 
     def _load(self) -> None:
-        path = self._path()
-        if path is None or not path.exists():
+        kept = self._kept()
+        if kept is None or not kept[0].exists():
             return
+        path, game_id = kept
         try:
             data = json.loads(textfiles.read_text(path))
-            if data["game"] != self.app.session.game_id:
+            if data["game"] != game_id:
                 return  # another game's sheet
             hearts, marked, cost = data["hearts"], data["marked"], data["cost_halves"]
             rows = len(SKEWERS)
@@ -133,6 +143,13 @@ class Coach:
             log.warning("miams coach: %s unreadable, starting afresh: %s", path, exc)
             return
         self.hearts, self.marked, self.cost_halves, self.entered = hearts, marked, cost, True
+
+
+def game_options(app: Table) -> rules.Options | None:
+    """The Miams game's sheet and tile; None without a game set up."""
+    session = app.games.session
+    state: rules.State | None = session.state if session is not None else None
+    return state.options if state is not None else None
 
 
 _warmed: set[odds.Weights | None] = set()
@@ -167,7 +184,7 @@ class OddsScreen(Screen):
         self.field = 0
         self.selected = 0
         self.table: odds.Odds | None = None
-        self.names = app.session.state.options.tile.names
+        self.names = coach.names
         whites = self._sensor_whites()
         if whites is not None:
             coach.white = list(whites)
@@ -181,8 +198,9 @@ class OddsScreen(Screen):
         sensor = self.app.sensor
         if not sensor.online:
             return None
-        whites = tuple(f for f, k in zip(sensor.faces, sensor.kinds, strict=False) if k == "white")
-        if len(whites) != odds.WHITE_DICE or not all(f in WHITE for f in whites):
+        faces = [f for f, k in zip(sensor.faces, sensor.kinds, strict=False) if k == "white"]
+        whites = tuple(f for f in faces if f is not None and f in WHITE)
+        if len(faces) != odds.WHITE_DICE or len(whites) != len(faces):
             return None
         return whites
 
@@ -217,7 +235,7 @@ class OddsScreen(Screen):
 
     def on_button(self, event: ButtonEvent) -> bool:
         if self.table is not None:
-            return self._on_odds(event)
+            return self._on_odds(event, self.table)
         coach = self.coach
         step = 1 if is_up(event) else -1 if is_down(event) else 0
         if step and self.field < RED_DIE:
@@ -238,12 +256,12 @@ class OddsScreen(Screen):
             return False
         return True
 
-    def _on_odds(self, event: ButtonEvent) -> bool:
+    def _on_odds(self, event: ButtonEvent, table: odds.Odds) -> bool:
         moved = step_selection(event, self.selected, len(SKEWERS))
         if moved is not None:
             self.selected = moved
         elif is_press(event, "OK"):
-            self.app.push(SkewerScreen(self.app, self.table, SKEWERS[self.selected]))
+            self.app.push(SkewerScreen(self.app, table, SKEWERS[self.selected]))
         elif is_press(event, "BACK"):
             self.table, self.field = None, 0
             self._retitle()
@@ -355,8 +373,7 @@ class MySheetScreen(MenuScreen):
 
     def on_enter(self) -> None:
         coach = self.coach
-        self.items = [MenuItem(SKEWER_SHORT[skewer], lambda row=row: self._row(row),
-                               next_space(coach, row))
+        self.items = [MenuItem(SKEWER_SHORT[skewer], partial(self._row, row), next_space(coach, row))
                       for row, skewer in enumerate(SKEWERS)]
         self.items.append(MenuItem(COST_ROW, self._cost, f"{cost_text(coach.cost_halves)}♥"))
 
@@ -370,8 +387,9 @@ class MySheetScreen(MenuScreen):
                 coach.marked_one(row)
                 app.toast(f"{name}: next is", next_space(coach, row))
             else:
-                app.replace(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
-                                          coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set))
+                app.push(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
+                                       coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set),
+                         replace=True)
 
         def hearts_set(value: int) -> None:
             app.pop()

@@ -39,6 +39,7 @@ from .rules import (
     arthur_turn,
     draft,
     mark_spot,
+    options_of,
     player_turn,
     score,
     setup,
@@ -159,7 +160,7 @@ def simulate(games: int, difficulty: str, seed: int, tie: str = "top",
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
     rng = random.Random(seed)
     start = start_state(difficulty, tie, setup_column)
-    model = PlayerModel(start.options.sheet, rng)
+    model = PlayerModel(options_of(start).sheet, rng)
     return [play_game(start, model, rng) for _ in range(games)]
 
 

@@ -141,6 +141,13 @@ def initial_state() -> State:
     return State("setup", None, Side(), 0, 0, False, None, None, ())
 
 
+def options_of(state: State) -> Options:
+    """The game's options, which every state after the setup has; before it, refused."""
+    if state.options is None:
+        raise RuleError("Start a game first")
+    return state.options
+
+
 def draft(state: State) -> State:
     """A copy of ``state`` the rules may change in place: its own Arthur's sheet (every other
     field is immutable, so shared)."""
@@ -165,10 +172,9 @@ def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> Ma
 def mark_spot(sheet: Sheet, side: Side, at: int, how: str, bonus: bool = True) -> Mark:
     """:func:`mark` at a row's spot (``sheet.spot``), as the sheet's choice tables give it. A
     cross on a full row raises ValueError and leaves ``side`` as it was."""
-    try:
-        made, counted, crossed, most_hearts, value, got = sheet.steps[how][at]
-    except TypeError:
-        raise ValueError("a full row has no space to cross") from None
+    if (step := sheet.steps[how][at]) is None:
+        raise ValueError("a full row has no space to cross")
+    made, counted, crossed, most_hearts, value, got = step
     side.counts += counted
     if crossed:
         side.crossed |= crossed
@@ -268,7 +274,7 @@ def setup(action: Action) -> State:
 def arthur_turn(game: State, face: str, source: str = "box") -> None:
     """Roll the red die for Arthur: the tile names the skewer; circle it, then cascade crosses.
     Changes ``game``, a draft, in place."""
-    options = game.options
+    options = options_of(game)
     sheet = options.sheet
     side = game.arthur
     circled = mark(sheet, side, options.tile.skewer_of[face], CIRCLE)
@@ -288,7 +294,7 @@ def player_turn(game: State, crosses: int, filled: bool) -> None:
     "As soon as a player has filled all 50 Hearts ..., take turns until everyone has taken the
     same number of turns." Arthur plays first, so the game ends after this turn.
     """
-    options, side = game.options, game.arthur
+    options, side = options_of(game), game.arthur
     game.gift = arthur_crosses(options.sheet, options.tie, side, crosses) if crosses else ()
     game.player_turns += 1
     game.player_filled = filled = filled or game.player_filled

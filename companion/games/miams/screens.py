@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.spec import running_session
 from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -56,7 +57,7 @@ class PlayScreen(Screen):
 
     @property
     def state(self) -> rules.State:
-        return self.app.session.state
+        return running_session(self.app.games).state
 
     def on_state_changed(self) -> None:
         phase = self.state.phase
@@ -109,8 +110,8 @@ class PlayScreen(Screen):
         elif view == "turn":
             if is_press(event, "OK") or is_press(event, "ACTION"):
                 self._show("cross")
-            elif is_down(event):
-                self._show_rows(1 + self.state.last.marks[0].row)  # the row he just circled
+            elif is_down(event) and (last := self.state.last) is not None:
+                self._show_rows(1 + last.marks[0].row)  # the row he just circled
             else:
                 return False
         elif view == "arthur-sheet":
@@ -191,7 +192,7 @@ class PlayScreen(Screen):
     def _ask_face(self) -> None:
         """The red die's faces by the tile's names, each with the skewer it scores: a table
         whose fruits are not named yet ("Stand-in 3") picks by its mini-board's skewer."""
-        tile = self.state.options.tile
+        tile = rules.options_of(self.state).tile
         labels = [tile.names[f] for f in RED]
         skewers = [OVERVIEW_NAMES[SKEWERS[tile.skewer_of[f]]] for f in RED]
 
@@ -221,9 +222,9 @@ class PlayScreen(Screen):
             if not ending.player_may_fill(self.state, max(self.coach.hearts)):
                 filled(crosses, 0)
                 return
-            app.replace(ChoiceScreen(app, title, "Your hearts track:",
-                                     ["Not full yet", "All 50 filled"],
-                                     lambda index: filled(crosses, index)))
+            app.push(ChoiceScreen(app, title, "Your hearts track:",
+                                  ["Not full yet", "All 50 filled"],
+                                  lambda index: filled(crosses, index)), replace=True)
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
         self.stepper = StepperScreen(app, title, "Crosses on your dice", start, 0, 5, crosses_set)
@@ -240,8 +241,8 @@ class PlayScreen(Screen):
                 self.on_state_changed()
 
         def hearts_set(hearts: int) -> None:
-            app.replace(StepperScreen(app, f"{TITLE} · your score", "Your stars", 0, 0, 999,
-                                      lambda stars: stars_set(hearts, stars)))
+            app.push(StepperScreen(app, f"{TITLE} · your score", "Your stars", 0, 0, 999,
+                                   lambda stars: stars_set(hearts, stars)), replace=True)
 
         app.push(StepperScreen(app, f"{TITLE} · your score", "Your filled hearts", hearts_start, 0,
                                HEARTS_TRACK, hearts_set))
@@ -261,7 +262,7 @@ class PlayScreen(Screen):
             else:
                 row = self.page - 1
                 draw_row_page(canvas, options.sheet.rows[row], state.arthur.rows[row], row)
-        elif view == "turn":
+        elif view == "turn" and state.last is not None:  # the turn view follows his turn
             self._draw_turn(canvas, options, state.last)
         elif view == "cross":
             canvas.paragraph("Arthur crosses too: cross one space on your sheet", 0)
@@ -316,6 +317,8 @@ class PlayScreen(Screen):
 
     @staticmethod
     def _draw_result(canvas: Canvas, state: rules.State) -> None:
+        if state.player_score is None:  # the result follows the player's score
+            return
         hearts, stars = state.player_score
         mine, his = hearts + stars, rules.score(state.arthur)
         half = WIDTH // 2

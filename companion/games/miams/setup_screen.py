@@ -131,7 +131,7 @@ class SetupScreen(MenuScreen):
             self.hint = "see companion doctor"
             self.app.refuse(f"{self.problem}\nsee companion doctor")
             return
-        self.app.new_game(self.app.games["miams"], {
+        self.app.games.start("miams", {
             "type": "setup", "difficulty": self.difficulty,
             "sheet": sheet.to_data(), "tile": tile.to_data(),
             "tie": cfg.tie, "setup_column": cfg.setup_column,

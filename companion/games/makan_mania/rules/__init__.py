@@ -57,12 +57,14 @@ from .state import (
     free_tables,
     holder,
     initial_state,
+    jump_of,
     max_dice,
     order,
     pay_options,
     pending_jump,
     score_needs,
     tables_for,
+    turn_of,
     unseated,
     visible_slots,
     winners,
@@ -74,9 +76,9 @@ __all__ = [
     "MAX_COIN_SUPPLY", "NO_CARDS", "NO_GAIN", "ROUNDS", "TABLE_BENEFITS", "Book", "Card",
     "DrinkTables", "Gained", "Options", "Player", "RuleError", "State", "apply", "current",
     "deck_cards", "describe", "describe_action", "dice_price", "free_tables", "holder",
-    "initial_state", "is_finished", "is_undoable", "max_dice", "order", "pay_options",
-    "pending_jump", "replay", "replayer", "score_needs", "summary", "tables_for", "unseated",
-    "visible_slots", "winners",
+    "initial_state", "is_finished", "is_undoable", "jump_of", "max_dice", "order", "pay_options",
+    "pending_jump", "replay", "replayer", "score_needs", "summary", "tables_for", "turn_of",
+    "unseated", "visible_slots", "winners",
 ]
 
 KEY = "makan"  # the game's key, named by its setup action (see check_game)

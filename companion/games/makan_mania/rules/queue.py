@@ -22,7 +22,7 @@ from .state import (
     _name,
     _new,
     _str,
-    dice_price,
+    discounted_dice,
     pending_jump,
 )
 
@@ -39,7 +39,10 @@ def _next_jump(state: State) -> None:
 
 
 def _jump(state: State, action: Action) -> None:
-    jumper, target, over = pending_jump(state)
+    jump = pending_jump(state)
+    if jump is None:  # the jumps phase always has one: _next_jump leaves it after the last
+        raise _err("No jump to decide")
+    jumper, target, over = jump
     to = whole(action, "to", 1, 88, "Jump target", target)
     go = flag(action, "go", False, "Go")
     tch = action.get("tch", [])
@@ -145,7 +148,7 @@ def _buy(state: State, action: Action) -> None:
     if pay == "dice":
         if drink.dice is None:
             raise _err(drink.name, "costs coins, not dice")
-        price = dice_price(state, key)
+        price = discounted_dice(state, drink.dice)
         if dice < price:
             raise _err(drink.name, f"needs {plural(price, 'die')}, has {dice}")
         dice -= price

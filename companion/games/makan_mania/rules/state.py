@@ -185,6 +185,22 @@ def current(state: State) -> int | None:
     return state.queue[state.turn] if state.phase == "queue" else None
 
 
+def turn_of(state: State) -> int:
+    """The player whose Queue turn it is, asked only during the Queue."""
+    who = current(state)
+    if who is None:
+        raise ValueError(f"no Queue turn in the {state.phase} phase")
+    return who
+
+
+def jump_of(state: State) -> tuple[int, int, tuple[int, ...]]:
+    """:func:`pending_jump`, asked only while a jump waits for its decision."""
+    jump = pending_jump(state)
+    if jump is None:
+        raise ValueError(f"no jump waits in the {state.phase} phase")
+    return jump
+
+
 def free_tables(state: State) -> tuple[int, ...]:
     """Tables nobody sits at, lowest first (Table numbers sort in table order)."""
     return tuple(sorted(_TABLE_SETS[len(state.players)].difference(map(_table_of, state.players))))
@@ -227,7 +243,12 @@ def visible_slots(state: State, player: int) -> tuple[int, ...]:
 def dice_price(state: State, drink: str) -> int | None:
     """Dice the current player pays for ``drink`` now, after discounts (None: not with dice)."""
     cost = state.book.by_key[drink].dice
-    return None if cost is None else max(0, cost - state.discount)
+    return None if cost is None else discounted_dice(state, cost)
+
+
+def discounted_dice(state: State, cost: int) -> int:
+    """A dice cost after the current player's discount (never below nothing)."""
+    return max(0, cost - state.discount)
 
 
 def pay_options(state: State, slot: int) -> tuple[str, ...]:

@@ -45,12 +45,12 @@ class SetupScreen(MenuScreen):
                                                    getattr(self, name), low, high, chosen, step))
 
     def names(self) -> list[str]:
-        known = [n for n in self.app.roster_names() if len(n) <= rules.NAME_MAX]
+        known = [n for n in self.app.games.roster_names() if len(n) <= rules.NAME_MAX]
         spare = (f"Player {n}" for n in range(1, 7) if f"Player {n}" not in known)
         return [*known, *spare][: self.players]
 
     def _start(self) -> None:
-        self.app.new_game(self.app.games[rules.KEY], {
+        self.app.games.start(rules.KEY, {
             "type": "setup", "players": self.names(), "target": self.target})
 
 
@@ -62,7 +62,7 @@ class PlayScreen(Screen):
     hint = "OK roll ◆ hold ▼ all"
 
     def _state(self) -> rules.PigState:
-        session = self.app.session
+        session = self.app.games.session
         return session.state if session is not None else rules.initial_state()
 
     def draw(self, canvas: Canvas) -> None:

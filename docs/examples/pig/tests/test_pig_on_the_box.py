@@ -59,7 +59,7 @@ def test_pig_plays_and_journals_every_action(box):
     assert box.screen.name() == "PlayScreen"
     box.press("OK")
     box.press("OK")
-    session = box.app.session
+    session = box.app.games.session
     assert [a["type"] for a in session.actions] == ["setup", "roll", "roll"]
     saved = box.app.journal.load(session.game_id)
     assert saved.game == "pig" and saved.actions == session.actions
@@ -74,7 +74,7 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
         from companion.simulator.walk import run_steps
         box = SimBox({str(state)!r}, seed=5)
         run_steps(box, ("menu:Pig", "menu:Start", "OK", "OK", "ACTION", "OK"))
-        print(len(box.app.session.actions), flush=True)
+        print(len(box.app.games.session.actions), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -86,8 +86,8 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
         assert box.screen.name() == "ResumeScreen" and "Pig" in box.screen.question
         box.press("OK")
         assert box.screen.name() == "PlayScreen"
-        assert len(box.app.session.actions) == played
-        assert box.app.session.state == SPEC.replay(box.app.session.actions)
+        assert len(box.app.games.session.actions) == played
+        assert box.app.games.session.state == SPEC.replay(box.app.games.session.actions)
     finally:
         box.close()
 
@@ -95,10 +95,10 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
 def test_long_back_undoes_the_last_roll(box):
     start(box)
     box.press("OK")
-    before = box.app.session.state
+    before = box.app.games.session.state
     box.press("OK")
     box.press("BACK", long=True)
-    assert box.app.session.state == before and len(box.app.session.actions) == 2
+    assert box.app.games.session.state == before and len(box.app.games.session.actions) == 2
 
 
 def finished(box: SimBox) -> int:
