@@ -23,7 +23,7 @@ from .state import (
     _new,
     _str,
     discounted_dice,
-    pending_jump,
+    jump_of,
 )
 
 
@@ -39,10 +39,7 @@ def _next_jump(state: State) -> None:
 
 
 def _jump(state: State, action: Action) -> None:
-    jump = pending_jump(state)
-    if jump is None:  # the jumps phase always has one: _next_jump leaves it after the last
-        raise _err("No jump to decide")
-    jumper, target, over = jump
+    jumper, target, over = jump_of(state)
     to = whole(action, "to", 1, 88, "Jump target", target)
     go = flag(action, "go", False, "Go")
     tch = action.get("tch", [])

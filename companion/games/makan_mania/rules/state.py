@@ -186,18 +186,18 @@ def current(state: State) -> int | None:
 
 
 def turn_of(state: State) -> int:
-    """The player whose Queue turn it is, asked only during the Queue."""
+    """The player whose Queue turn it is; outside the Queue, refused."""
     who = current(state)
     if who is None:
-        raise ValueError(f"no Queue turn in the {state.phase} phase")
+        raise _err("No Queue turn now")
     return who
 
 
 def jump_of(state: State) -> tuple[int, int, tuple[int, ...]]:
-    """:func:`pending_jump`, asked only while a jump waits for its decision."""
+    """:func:`pending_jump` of a jump waiting for its decision; without one, refused."""
     jump = pending_jump(state)
-    if jump is None:
-        raise ValueError(f"no jump waits in the {state.phase} phase")
+    if jump is None:  # the jumps phase always has one: _next_jump leaves it after the last
+        raise _err("No jump to decide")
     return jump
 
 
