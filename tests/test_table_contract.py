@@ -5,6 +5,10 @@ sensor. A new member is a decision, made here."""
 from __future__ import annotations
 
 from companion.contract.spec import BoxTable, Games, Place, Table
+from companion.games.catalog import GAMES
+from companion.simulator.simbox import SimBox
+from companion.ui.widgets import MessageScreen
+from tests.counter_game import SPEC
 
 
 def members(protocol: type) -> set[str]:
@@ -29,8 +33,23 @@ def test_the_games_hold_starting_and_the_session():
     assert members(Games) == {"specs", "session", "start", "resume", "shown", "roster_names"}
 
 
-def test_pop_to_goes_to_a_screen_the_game_or_home():
-    assert {place.name for place in Place} == {"GAME", "HOME"}
+def test_pop_to_goes_back_to_the_game_or_home_and_the_game_stays(tmp_path, monkeypatch):
+    monkeypatch.setitem(GAMES, SPEC.key, SPEC)
+    box = SimBox(tmp_path)
+    try:
+        app = box.app
+        assert app.games.start(SPEC.key)
+        root = app.stack[-1]
+        app.push(MessageScreen(app, "Menu", ["a menu left open"]))
+        app.push(MessageScreen(app, "Question", ["and a question over it"]))
+        app.pop_to(Place.GAME)
+        assert app.stack[-1] is root and app.games.shown()
+        app.push(MessageScreen(app, "Menu", ["again"]))
+        app.pop_to(Place.HOME)
+        assert len(app.stack) == 1 and not app.games.shown()
+        assert app.games.session is not None  # a running game stays saved
+    finally:
+        box.close()
 
 
 def test_the_box_screens_add_only_the_box_own_things():
