@@ -327,9 +327,15 @@ def test_brute_force_agrees_with_two_rerolls(white, weights):
     assert_agrees(white, None, 2, weights, most_rerolled=2)
 
 
-def test_brute_force_agrees_with_two_rerolls_and_the_red_die():
-    """One fixed position: six dice, the keeps that reroll one die."""
-    assert_agrees([F1, F1, F3, "cross", F5], "marshmallow", 2, None, most_rerolled=1)
+@pytest.mark.parametrize("weights", [None, Weights((2, 3, 0, 5, 8, 6), Fraction(1, 2))])
+def test_brute_force_agrees_with_two_rerolls_and_the_red_die(weights):
+    """One fixed position: six dice, the keeps that reroll one die; with no sheet (the shipped
+    values) and with one (the search).
+    Rulebook: "During your Rolling phase, you may discard this token to get an additional
+    reroll." and "Before your Rolling phase, you may return this token to the supply to add the
+    red die to your roll."
+    """
+    assert_agrees([F1, F1, F3, "cross", F5], "marshmallow", 2, weights, most_rerolled=1)
 
 
 # ----- the command line ---------------------------------------------------------------------------

@@ -4,16 +4,21 @@ Given the five white dice, the red die when its token was spent, and the rerolls
 works out, for each distinct keep (a multiset of the dice showing), the chance that the final dice
 allow each skewer, the chance that the best skewer they allow is that one or better (rows in
 sheet order, Pair to Yums), and the expected crosses left for Arthur. Chances are exact
-fractions: every multiset of the rerolled dice is weighted by its count of orderings, and the
-value of each (kept multiset, rerolls left) is memoised. After the keep in question, every later
-reroll keeps what is best for the target in question (docs/miams.md#coach).
+fractions: every ordered outcome of the rerolled dice counts once. After the keep in question,
+every later reroll keeps what is best for the target in question (docs/miams.md#coach).
 
 With ``D`` dice and ``R`` rerolls every chance is a whole number over ``6 ** (D * R)``, so the
 search runs on ints. For each target it carries one int, ``(goal * B + chance) * B + fewer``
 (``fewer``: white dice that are not crosses), whose largest value is the best keep, on a tie
 the one with the better chance, then the fewer crosses; sums and maxima of these stay exact.
 The 13 targets' ints are packed side by side into one int, so a reroll's outcomes are summed
-once for all of them.
+once for all of them, and each target's larger of two is taken for all of them at once too.
+
+A reroll is worked out whole, from the last one up, on the 462 multisets of 0 to 5 white dice:
+a keep's sum over the outcomes of its ``n`` rerolled dice is the sum of six keeps with one die
+more (one die rolled, then ``n - 1``), and the best keep of five dice showing is the best of
+keeping all five or the best keep of five less one die of each face. Each multiset costs six
+additions and a few maxima, not a sum over every outcome (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
-from math import factorial, prod
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
@@ -32,7 +36,7 @@ from .sheet import SKEWERS
 
 PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(len(SKEWERS))
 WHITE_DICE = 5
-MAX_REROLLS = 4          # one reroll and three tokens; each more adds ~0.1 s cold with the red die
+MAX_REROLLS = 4          # one reroll and three tokens
 MAX_HEARTS = 50
 # With no sheet entered, the overall best keep weighs the rows by their place, Pair 1 to Yums 6.
 RANKS = tuple(range(1, len(SKEWERS) + 1))
@@ -170,10 +174,33 @@ def _multisets(n: int, faces: int = len(WHITE)) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
+FACE_CODES = tuple(1 << (DIGIT * face) for face in range(len(WHITE)))  # one die of each face
+
+
+@dataclass(frozen=True)
+class _Multisets:
+    """Every multiset of 0 to 5 white dice, fewest dice first, with the moves between them as
+    list positions: the search's arrays are indexed by these."""
+
+    codes: tuple[int, ...]
+    at: dict[int, int]                          # a code's position
+    grown: tuple[tuple[int, ...], ...]          # the multiset and one die more, of each face
+    less: tuple[tuple[int, ...], ...]           # the multiset less one die, of each face it holds
+    rolled: tuple[int, ...]                     # white dice not in the multiset
+    full: int                                   # the first multiset of all five dice
+
+
 @cache
-def _rolls(n: int) -> tuple[tuple[int, int], ...]:
-    """Each multiset ``n`` rerolled white dice can show, with its number of orderings."""
-    return tuple((_code(c), factorial(n) // prod(factorial(k) for k in c)) for c in _multisets(n))
+def _multiset_moves() -> _Multisets:
+    codes = tuple(_code(counts) for n in range(WHITE_DICE + 1) for counts in _multisets(n))
+    at = {code: i for i, code in enumerate(codes)}
+    sizes = [sum(_counts(code)) for code in codes]
+    return _Multisets(
+        codes, at,
+        tuple(tuple(at[code + one] for one in FACE_CODES) if size < WHITE_DICE else ()
+              for code, size in zip(codes, sizes, strict=True)),
+        tuple(tuple(at[code - one] for one in FACE_CODES if code & (7 * one)) for code in codes),
+        tuple(WHITE_DICE - size for size in sizes), sizes.index(WHITE_DICE))
 
 
 @cache
@@ -186,11 +213,12 @@ def _sub_codes(code: int) -> tuple[int, ...]:
 # ----- the search -------------------------------------------------------------------------------
 
 class _Solver:
-    """Memoised values for one sheet, one set of dice (with or without red) and one reroll count.
+    """The values of one sheet, one set of dice (with or without red) and one reroll count,
+    worked out a whole reroll at a time, from the last up.
 
-    ``value(white, red, r)``: the packed ints of the final dice (r = 0) or of the best keep with
-    ``r`` rerolls left, scaled by ``6 ** (D * r)``; ``kept(white, red, r)``: of a keep with ``r``
-    rerolls left, scaled the same. Neither depends on the position the table is asked for.
+    ``kept(white, red, r)``: the packed ints of keeping the white multiset ``white`` and the
+    red die as ``red`` (a face, rerolled, or not rolled) with ``r`` rerolls left, scaled by
+    ``6 ** (D * r)``. It does not depend on the position the table is asked for.
     """
 
     def __init__(self, weights: Weights | None, with_red: bool, rerolls: int) -> None:
@@ -207,20 +235,21 @@ class _Solver:
         self.base = 8 * self.scale                       # above any scaled chance or fewer-crosses
         self.width = ((most_goal + 1) * self.scale * self.base ** 2).bit_length() + 1
         self.mask = (1 << self.width) - 1
-        self.leaves: dict[tuple[int, int], int] = {}
+        # each target's top bit: always clear in a value (the width has one bit to spare)
+        self.tops = sum(1 << (self.width * t + self.width - 1) for t in range(TARGETS))
+        self.reds = range(len(RED)) if with_red else (NO_RED,)
         self.signatures: dict[tuple[int, int], int] = {}
-        self.values: dict[tuple[int, int, int], int] = {}
-        self.keeps: dict[tuple[int, int, int], int] = {}
+        self.keeps: dict[tuple[int, int, int], int] = {}          # shipped values
+        self.kept_lists: dict[tuple[int, int], list[int]] = {}
+        self.final_lists: dict[tuple[int, int], list[int]] = {}
+        self.best_lists: dict[tuple[int, int], list[int]] = {}
 
     def leaf(self, white: int, red: int) -> int:
         """The packed ints of final dice."""
-        found = self.leaves.get((white, red))
+        signature = _final(white, red)
+        found = self.signatures.get(signature)
         if found is None:
-            signature = _final(white, red)
-            found = self.signatures.get(signature)
-            if found is None:
-                found = self.signatures[signature] = self.signature_leaf(*signature)
-            self.leaves[white, red] = found
+            found = self.signatures[signature] = self.signature_leaf(*signature)
         return found
 
     def signature_leaf(self, mask: int, fewer: int) -> int:
@@ -235,36 +264,78 @@ class _Solver:
         goals.append(((hearts * self.per + charge * fewer) * base + (mask > 0)) * base + fewer)
         return sum(g << (self.width * t) for t, g in enumerate(goals))
 
-    def value(self, white: int, red: int, rerolls: int) -> int:
-        key = (white, red, rerolls)
-        found = self.values.get(key)
+    def kept(self, white: int, red: int, rerolls: int) -> int:
+        found = self.keeps.get((white, red, rerolls))
         if found is None:
-            if rerolls == 0:
-                found = self.leaf(white, red)
-            else:
-                options = [self.kept(sub, kept, rerolls)
-                           for sub in _sub_codes(white) for kept in _red_options(red)]
-                found = 0
-                for t in range(TARGETS):
-                    shift = self.width * t
-                    found |= max(o >> shift & self.mask for o in options) << shift
-            self.values[key] = found
+            found = self.kept_list(red, rerolls)[_multiset_moves().at[white]]
         return found
 
-    def kept(self, white: int, red: int, rerolls: int) -> int:
-        key = (white, red, rerolls)
-        found = self.keeps.get(key)
+    def kept_list(self, red: int, rerolls: int) -> list[int]:
+        """``kept`` of every multiset (in ``_Multisets`` order) for one state of the red die.
+
+        A keep's value is the sum over every ordered outcome of the dice rerolled of the value
+        after them, worked out one die at a time: rolling ``n`` dice is rolling one, then the
+        other ``n - 1``; so each multiset sums six others, from the five dice kept down."""
+        found = self.kept_lists.get((red, rerolls))
         if found is None:
-            n = WHITE_DICE - _size(white)
-            reds = range(len(RED)) if red == ROLL_RED else (red,)
-            value, later = self.value, rerolls - 1
-            total = 0
-            for rolled, ways in _rolls(n):
-                for face in reds:
-                    total += ways * value(white + rolled, face, later)
-            found = total * 6 ** (self.dice - n - (red == ROLL_RED))
-            self.keeps[key] = found
+            moves = _multiset_moves()
+            if red == ROLL_RED:
+                ends = [sum(faces) for faces in zip(*(self.final_list(face, rerolls - 1)
+                                                      for face in self.reds), strict=True)]
+            else:
+                ends = self.final_list(red, rerolls - 1)
+            sums = [0] * moves.full + ends
+            for at in range(moves.full - 1, -1, -1):   # the search's inner loop: one die each face
+                a, b, c, d, e, f = moves.grown[at]
+                sums[at] = sums[a] + sums[b] + sums[c] + sums[d] + sums[e] + sums[f]
+            # the outcomes are 6 ** rolled of the 6 ** dice each value is scaled by
+            times = [6 ** (self.dice - rolled - (red == ROLL_RED)) for rolled in range(WHITE_DICE + 1)]
+            found = [total * times[rolled] for total, rolled in zip(sums, moves.rolled, strict=True)]
+            self.kept_lists[red, rerolls] = found
         return found
+
+    def final_list(self, red: int, rerolls: int) -> list[int]:
+        """The value of each five white dice showing (in ``_Multisets`` order from ``full``)
+        with the red die's face ``red``: with no reroll left, the dice's own; else each
+        target's best keep, the red die kept or rerolled."""
+        found = self.final_lists.get((red, rerolls))
+        if found is None:
+            full = _multiset_moves().full
+            if rerolls == 0:
+                found = [self.leaf(code, red) for code in _multiset_moves().codes[full:]]
+            else:
+                found = self.best_list(red, rerolls)[full:]
+                if red != NO_RED:
+                    found = list(map(self.larger, found, self.best_list(ROLL_RED, rerolls)[full:]))
+            self.final_lists[red, rerolls] = found
+        return found
+
+    def best_list(self, red: int, rerolls: int) -> list[int]:
+        """Each target's best ``kept`` over the sub-multisets of each multiset: its own, or the
+        best of it less one die (fewest dice first, so those are known)."""
+        best = self.best_lists.get((red, rerolls))
+        if best is None:
+            best = list(self.kept_list(red, rerolls))
+            tops, shift = self.tops, self.width - 1
+            for at, less in enumerate(_multiset_moves().less):
+                value = best[at]
+                for smaller in less:          # self.larger, inline: the search's inner loop
+                    other = best[smaller]
+                    wins = ((value | tops) - other) & tops
+                    wins -= wins >> shift
+                    value = other ^ ((value ^ other) & wins)
+                best[at] = value
+            self.best_lists[red, rerolls] = best
+        return best
+
+    def larger(self, a: int, b: int) -> int:
+        """Each target's larger field of ``a`` and ``b``, all targets at once: with its top bit
+        set in ``a``, subtracting ``b`` borrows within a field alone, and the bit survives where
+        ``a``'s field is the larger or equal; it becomes that field's mask."""
+        tops = self.tops
+        wins = ((a | tops) - b) & tops
+        wins -= wins >> (self.width - 1)
+        return b ^ ((a ^ b) & wins)
 
     def field(self, packed: int, target: int) -> tuple[Fraction, Fraction, Fraction]:
         """(goal in hearts, chance, expected crosses) of one target of a packed value at the top."""
@@ -318,8 +389,7 @@ def _shipped_keys(with_red: bool, rerolls: int) -> tuple[tuple[int, int, int], .
     """The keeps shipped for one solver, in file order: every multiset of white dice kept, and
     with the red die rolled, each face kept or the die rerolled."""
     reds = (*range(len(RED)), ROLL_RED) if with_red else (NO_RED,)
-    return tuple((_code(counts), red, rerolls) for n in range(WHITE_DICE + 1)
-                 for counts in _multisets(n) for red in reds)
+    return tuple((code, red, rerolls) for code in _multiset_moves().codes for red in reds)
 
 
 def _packed_size(solver: _Solver) -> int:
@@ -372,7 +442,7 @@ def table(white: Sequence[str], red: str | None = None, rerolls: int = 1,
         counts = _counts(sub)
         keep = Keep(tuple(f for f, c in zip(WHITE, counts, strict=True) for _ in range(c)),
                     0 <= kept < ROLL_RED)
-        packed = solver.kept(sub, kept, rerolls) if rerolls else solver.value(code, red_index, 0)
+        packed = solver.kept(sub, kept, rerolls) if rerolls else solver.leaf(code, red_index)
         records.append(packed)
         value, _chance, crosses = solver.field(packed, OVERALL)
         lines.append(Line(keep, solver.chances(packed, range(len(SKEWERS))),
