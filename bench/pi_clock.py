@@ -12,11 +12,11 @@ The guest is Debian bookworm's arm64 Python and kernel, unpacked from the packag
 emulated install step) and booted from RAM: the whole root filesystem is the initramfs, the
 journal is on ext4 on a RAM disk inside the guest (so its fsync runs ext4's and jbd2's code),
 the console is the only device that talks to the host. With nothing arriving from outside,
-the boot is repeatable to the instruction and the figures to within a few per cent (the
-emulator still lets a little host timing through; docs/benchmarks.md). The root filesystem
-and the aarch64 wheels are cached outside the clone (``$PI_CLOCK_CACHE``, default
-``~/.cache/table-companion-pi-clock``) under keys of their inputs; the project is packed
-afresh each run.
+every file dated alike and each section started from a collected heap, two runs of the same
+code give the same figures to the instruction, on any host (docs/benchmarks.md). The root
+filesystem and the aarch64 wheels (the versions of requirements.lock) are cached outside the
+clone (``$PI_CLOCK_CACHE``, default ``~/.cache/table-companion-pi-clock``) under keys of their
+inputs; the project is packed afresh each run.
 
     python bench/pi_clock.py [--json] [--quick] [--check] [--only SECTION…] [--profile SECTION]
 
@@ -41,11 +41,13 @@ import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
+from inspect import getsource
 from pathlib import Path
 from typing import Any, BinaryIO
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = ROOT / "bench" / "pi_clock_baseline.json"
+LOCK = ROOT / "requirements.lock"
 CACHE = Path(os.environ.get("PI_CLOCK_CACHE", Path.home() / ".cache" / "table-companion-pi-clock"))
 MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
 SUITE = "bookworm"
@@ -61,6 +63,7 @@ SKIPPED = ("boot/", "usr/share/doc/", "usr/share/man/", "usr/share/info/", "usr/
            "usr/lib/python3.11/tkinter/", "usr/lib/python3.11/ensurepip/")
 MODULES = ("brd", "ext4", "crc32c_generic")  # the RAM disk, the journal's filesystem and its checksums
 PROJECT = ("companion", "hardware", "firmware_bridge", "bench", "docs/examples")
+PROJECT_DATE = 1767225600      # 2026-01-01: every file's date in the guest
 GROWTH = 0.10
 TIMEOUT_S = 3600
 # The guest's machine: one A53 core, the instruction clock, a fixed seed and a fixed date.
@@ -115,10 +118,13 @@ def cached(name: str, build: Any) -> Path:
 
 def compile_tree(folder: Path, inside: str) -> None:
     """Bytecode for the guest's Python (3.11 reads the host's 3.11 bytecode), named by its path
-    inside the guest; the guest never compiles and never writes a cache."""
+    inside the guest; the guest never compiles and never writes a cache. The sources are dated
+    PROJECT_DATE first: the bytecode records its source's date, and the guest sees that date."""
     if sys.version_info[:2] != tuple(int(n) for n in GUEST_PYTHON.split(".")):
         raise SystemExit(f"pi_clock: the host's Python must be {GUEST_PYTHON}, as the guest's "
                          "(it compiles the guest's bytecode)")
+    for path in walk(folder):
+        os.utime(path, (PROJECT_DATE, PROJECT_DATE), follow_symlinks=False)
     compileall.compile_dir(folder, quiet=2, stripdir=str(folder), prependdir=inside, workers=0)
 
 
@@ -139,15 +145,23 @@ def kernel_release(root: Path) -> str:
 
 def build_site(path: Path) -> None:
     log("downloading the box's dependencies as aarch64 wheels…")
+    pins = path.with_name("locked.txt")
+    pins.write_text("\n".join(locked()) + "\n", encoding="utf-8")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                     "--target", str(path), "--only-binary=:all:", "--implementation", "cp",
                     "--python-version", GUEST_PYTHON, "--abi", "cp311",
-                    *(f"--platform={p}" for p in WHEEL_PLATFORMS), *dependencies()], check=True)
+                    *(f"--platform={p}" for p in WHEEL_PLATFORMS), "--constraint", str(pins),
+                    *dependencies()], check=True)
     compile_tree(path, "/opt/site")
 
 
 def dependencies() -> list[str]:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+
+
+def locked() -> list[str]:
+    """The versions the box installs (requirements.lock), which the guest's wheels keep to."""
+    return re.findall(r"^\S+==\S+", LOCK.read_text(encoding="utf-8"), re.MULTILINE)
 
 
 # ----- the initramfs: newc cpio archives, concatenated (the kernel unpacks them in turn) -------
@@ -156,8 +170,11 @@ class Cpio:
     def __init__(self, out: BinaryIO) -> None:
         self.out, self.inode = out, 1
 
-    def entry(self, name: str, mode: int, data: bytes = b"", mtime: int = 0) -> None:
-        fields = (self.inode, mode, 0, 0, 1, mtime, len(data), 0, 0, 0, 0, len(name) + 1, 0)
+    def entry(self, name: str, mode: int, data: bytes = b"") -> None:
+        """One file, dated PROJECT_DATE whatever its date on this disk (the guest's files are the
+        same bytes on every run and every host; a folder's date alone, read by the import
+        system, moved the figures by a few instructions)."""
+        fields = (self.inode, mode, 0, 0, 1, PROJECT_DATE, len(data), 0, 0, 0, 0, len(name) + 1, 0)
         self.inode += 1
         self.out.write(b"070701" + "".join(f"{v:08X}" for v in fields).encode())
         self.pad(self.out.write(name.encode() + b"\0") + 110)
@@ -178,11 +195,11 @@ class Cpio:
         info = path.lstat()
         mode = stat.S_IFMT(info.st_mode) | stat.S_IMODE(info.st_mode)
         if stat.S_ISLNK(info.st_mode):
-            self.entry(name, mode, os.readlink(path).encode(), int(info.st_mtime))
+            self.entry(name, mode, os.readlink(path).encode())
         elif stat.S_ISREG(info.st_mode):
-            self.entry(name, mode, path.read_bytes(), int(info.st_mtime))
+            self.entry(name, mode, path.read_bytes())
         elif stat.S_ISDIR(info.st_mode):
-            self.entry(name, mode, mtime=int(info.st_mtime))
+            self.entry(name, mode)
 
     def file(self, name: str, text: str, mode: int = 0o644) -> None:
         self.entry(name, stat.S_IFREG | mode, text.encode())
@@ -280,9 +297,10 @@ def project_archive(path: Path, guest_args: list[str]) -> None:
 
 def guest_image() -> tuple[Path, Path]:
     """The kernel and the cached part of the initramfs (built on first use)."""
-    root = cached(f"root-{key_of(SUITE, PACKAGES, MIRROR, 2)}", build_root)
-    site = cached(f"site-{key_of(dependencies(), WHEEL_PLATFORMS, GUEST_PYTHON)}", build_site)
-    base = cached(f"base-{key_of(root.name, site.name, INIT, SKIPPED, MODULES)}.cpio",
+    root = cached(f"root-{key_of(SUITE, PACKAGES, MIRROR, PROJECT_DATE)}", build_root)
+    site = cached(f"site-{key_of(dependencies(), locked(), WHEEL_PLATFORMS, GUEST_PYTHON, PROJECT_DATE)}",
+                  build_site)
+    base = cached(f"base-{key_of(root.name, site.name, INIT, SKIPPED, MODULES, getsource(Cpio))}.cpio",
                   build_base(root, site))
     return root / "boot" / f"vmlinuz-{kernel_release(root)}", base
 

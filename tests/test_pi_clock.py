@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import stat
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -43,19 +46,19 @@ def test_only_times_and_wakeups_are_gated_and_times_carry_their_instructions():
                                        "idle_wakeups_per_s": 0.0}
 
 
-def read_newc(data: bytes) -> list[tuple[str, int, bytes]]:
-    """(name, mode, data) of each entry of a newc archive, as the kernel reads it."""
+def read_newc(data: bytes) -> list[tuple[str, int, int, bytes]]:
+    """(name, mode, date, data) of each entry of a newc archive, as the kernel reads it."""
     entries, at = [], 0
     while True:
         assert data[at:at + 6] == b"070701"
         fields = [int(data[at + 6 + 8 * i:at + 14 + 8 * i], 16) for i in range(13)]
-        mode, size, name_size = fields[1], fields[6], fields[11]
+        mode, date, size, name_size = fields[1], fields[5], fields[6], fields[11]
         name_at = at + 110
         name = data[name_at:name_at + name_size - 1].decode()
         body_at = name_at + name_size + (-(110 + name_size) % 4)
         if name == "TRAILER!!!":
             return entries
-        entries.append((name, mode, data[body_at:body_at + size]))
+        entries.append((name, mode, date, data[body_at:body_at + size]))
         at = body_at + size + (-size % 4)
 
 
@@ -72,11 +75,48 @@ def test_the_archive_holds_files_folders_and_links_with_their_modes(tmp_path):
     archive.tree(tmp_path, "", ("usr/doc/",))
     archive.file("etc/args", "--quick\n")
     archive.close()
-    entries = {name: (mode, body) for name, mode, body in read_newc(out.getvalue())}
+    entries = {name: (mode, body) for name, mode, _date, body in read_newc(out.getvalue())}
     assert list(entries) == [".", "usr", "usr/bin", "usr/bin/alias", "usr/bin/tool", "etc/args"]
     assert entries["usr/bin/tool"] == (stat.S_IFREG | 0o755, b"#!/bin/sh\n")
     assert entries["usr/bin/alias"][1] == b"tool" and stat.S_ISLNK(entries["usr/bin/alias"][0])
     assert stat.S_ISDIR(entries["usr"][0]) and entries["etc/args"][1] == b"--quick\n"
+
+
+def packed(tree: Path) -> bytes:
+    out = io.BytesIO()
+    archive = bench_module("pi_clock").Cpio(out)
+    archive.tree(tree, "opt/companion")
+    archive.close()
+    return out.getvalue()
+
+
+def test_the_archive_is_the_same_bytes_whatever_the_files_dates_on_this_disk(tmp_path):
+    """A folder's date in the guest moved the figures by a few instructions: every entry is
+    dated alike, so two runs of the same code boot the same bytes."""
+    pi_clock = bench_module("pi_clock")
+    trees = []
+    for name, date in (("today", 1_796_000_000), ("last-year", 1_760_000_000)):
+        tree = tmp_path / name
+        (tree / "companion").mkdir(parents=True)
+        (tree / "companion/box.py").write_text("LOOP = 1\n")
+        for path in (tree / "companion/box.py", tree / "companion", tree):
+            os.utime(path, (date, date))
+        trees.append(tree)
+    first, second = (packed(tree) for tree in trees)
+    assert first == second
+    assert {date for _name, _mode, date, _body in read_newc(first)} == {pi_clock.PROJECT_DATE}
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the guest's bytecode is Python 3.11's")
+def test_the_bytecode_records_the_date_the_guest_sees(tmp_path):
+    """The guest checks each module's bytecode against its source's date: both are PROJECT_DATE,
+    so no module is compiled again in the guest."""
+    pi_clock = bench_module("pi_clock")
+    (tmp_path / "box.py").write_text("LOOP = 1\n")
+    os.utime(tmp_path / "box.py", (1_796_000_000, 1_796_000_000))
+    pi_clock.compile_tree(tmp_path, "/opt/companion")
+    (bytecode,) = (tmp_path / "__pycache__").iterdir()
+    assert int.from_bytes(bytecode.read_bytes()[8:12], "little") == pi_clock.PROJECT_DATE
 
 
 def test_kernel_modules_are_loaded_after_the_ones_they_need(tmp_path):
