@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from companion.games.miams import odds, odds_tables
+from companion.games.miams import odds, odds_search, odds_tables
 from firmware_bridge.faces import WHITE
 
 F1, F2, F3 = WHITE[:3]
@@ -33,7 +33,7 @@ def test_a_cold_solver_with_no_sheet_starts_from_the_shipped_keeps(fresh_solvers
                                                                    keeps):
     solver = odds._solver(None, with_red, rerolls)
     assert len(solver.keeps) == keeps
-    computed = odds._Solver(None, with_red, rerolls)
+    computed = odds_search.Solver(None, with_red, rerolls)
     assert all(computed.kept(*key) == value for key, value in list(solver.keeps.items())[::41])
 
 

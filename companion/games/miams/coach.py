@@ -37,6 +37,7 @@ from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED, WHITE
 
 from . import odds, rules
+from .odds_search import MAX_HEARTS
 from .setup_screen import TITLE
 from .sheet import SKEWER_SHORT, SKEWERS, unnamed
 from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
@@ -136,7 +137,7 @@ class Coach:
             hearts, marked, cost = data["hearts"], data["marked"], data["cost_halves"]
             rows = len(SKEWERS)
             if not (len(hearts) == len(marked) == rows and all(
-                    type(v) is int and 0 <= v <= odds.MAX_HEARTS for v in (*hearts, *marked))
+                    type(v) is int and 0 <= v <= MAX_HEARTS for v in (*hearts, *marked))
                     and type(cost) is int and 0 <= cost <= MAX_COST_HALVES):
                 raise ValueError("values out of range")
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -157,7 +158,8 @@ _warmed: set[odds.Weights | None] = set()
 
 def warm(weights: odds.Weights | None) -> None:
     """Work out what every two-reroll table shares (every later roll's best keep), with and
-    without the red die; the table for the dice then takes a few ms instead of ~0.1 s."""
+    without the red die; the table for the dice then takes about a millisecond instead of six
+    here (86 ms on the instruction clock, docs/benchmarks.md)."""
     for red in (RED[0], None):
         odds.table([WHITE[0]] * odds.WHITE_DICE, red, 2, weights)
 
@@ -388,7 +390,7 @@ class MySheetScreen(MenuScreen):
                 app.toast(f"{name}: next is", next_space(coach, row))
             else:
                 app.push(StepperScreen(app, f"{TITLE} · my sheet", "Hearts on my sheet",
-                                       coach.hearts[row], 0, odds.MAX_HEARTS, hearts_set),
+                                       coach.hearts[row], 0, MAX_HEARTS, hearts_set),
                          replace=True)
 
         def hearts_set(value: int) -> None:

@@ -9,7 +9,6 @@ from fractions import Fraction
 from typing import Any
 
 from companion.games.miams.odds import (
-    MAX_HEARTS,
     MAX_REROLLS,
     Keep,
     Odds,
@@ -18,6 +17,7 @@ from companion.games.miams.odds import (
     percent,
     table,
 )
+from companion.games.miams.odds_search import MAX_HEARTS
 from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 from companion.ui.words import plural
 from firmware_bridge.faces import RED, WHITE

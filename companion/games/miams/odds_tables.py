@@ -2,15 +2,15 @@
 
 With no sheet entered (the sensor's first reading after a game opens) a table asks the search
 for the value of each keep of the dice showing; with one or two rerolls left, working those out
-is nearly all of a cold table's time (about 1.4 s on a 1 GHz Cortex-A53's instruction clock for
-two rerolls with the red die, 80 ms for one). They do not depend on the dice showing, so every
+is nearly all of a cold table's time (about 86 ms on a 1 GHz Cortex-A53's instruction clock for
+two rerolls with the red die, 13 ms with these values). They do not depend on the dice showing, so every
 keep's value is shipped here, as the search's own packed ints, for one and two rerolls, the
 white dice alone and with the red die: ``odds_tables.bin``, written by
 ``python -m companion.games.miams.odds`` and checked against the search by the tests. This
 module only reads and writes the file; the odds module says what goes in it.
 The file holds a header line of JSON (each solver's packing width and compressed size) and then
-each solver's values, zlib-compressed alone: fixed-size little-endian ints, keeps in
-``_multisets`` order.
+each solver's values, zlib-compressed alone: fixed-size little-endian ints, keeps in the
+search's multiset order (``odds_search.multiset_moves``).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from math import floor
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
-from .odds import FULL, STRAIGHT, YUMS, made
+from .odds_search import FULL, STRAIGHT, YUMS, made
 from .rules import (
     CIRCLE,
     CROSS,
