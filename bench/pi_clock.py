@@ -63,6 +63,8 @@ SKIPPED = ("boot/", "usr/share/doc/", "usr/share/man/", "usr/share/info/", "usr/
            "usr/lib/python3.11/tkinter/", "usr/lib/python3.11/ensurepip/")
 MODULES = ("brd", "ext4", "crc32c_generic")  # the RAM disk, the journal's filesystem and its checksums
 PROJECT = ("companion", "hardware", "firmware_bridge", "bench", "docs/examples")
+# Not in the guest: a change to this harness or a new baseline must not move the figures.
+HOST_ONLY = (Path(__file__).name, "pi_clock_baseline.json")
 PROJECT_DATE = 1767225600      # 2026-01-01: every file's date in the guest
 GROWTH = 0.10
 TIMEOUT_S = 3600
@@ -283,7 +285,7 @@ def project_archive(path: Path, guest_args: list[str]) -> None:
         copy = Path(tmp) / "companion"
         for part in PROJECT:
             shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns(
-                "__pycache__", "*.pyc", "*.png"))
+                "__pycache__", "*.pyc", "*.png", *HOST_ONLY))
         compile_tree(copy, "/opt/companion")
         with path.open("wb") as out:
             cpio = Cpio(out)
