@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,15 @@ def fsync_ms(folder: Path, samples: int) -> list[float]:
 def journaled_presses(samples: int) -> dict[str, Any]:
     """Pin edge → frame for presses that write the journal (Miams turns: roll, keep, cross)."""
     folder = Path(tempfile.mkdtemp(prefix="bench-journal-"))
+    times, games = journaled_press_times(folder, samples)
+    fsync = fsync_ms(folder, max(200, samples))
+    return {"presses": spread(times), "games": games, "fsync_ms": spread(fsync, 3)}
+
+
+def journaled_press_times(folder: Path, samples: int, clock: Callable[[], float] = time.perf_counter,
+                          unit: float = 1000) -> tuple[list[float], int]:
+    """At least ``samples`` journaled presses' times on ``clock`` (in ms by default: ``unit`` per
+    clock unit), from as many Miams games in ``folder`` as it takes; and that number of games."""
     times: list[float] = []
     games = 0
     while len(times) < samples:
@@ -78,18 +88,17 @@ def journaled_presses(samples: int) -> dict[str, Any]:
                 box.finger.down(button)
                 box.app.pump()
                 box.advance(PRESS_S)
-                began = time.perf_counter()
+                began = clock()
                 box.finger.up(button)  # these buttons act on release
                 box.app.pump()
-                took = (time.perf_counter() - began) * 1000
+                took = (clock() - began) * unit
                 box.advance(PRESS_S)
                 if writes[0] > before:
                     times.append(took)
             if box.app.session is None or box.app.session.spec.is_finished(box.app.session.state):
                 break
         box.close()
-    fsync = fsync_ms(folder, max(200, samples))
-    return {"presses": spread(times), "games": games, "fsync_ms": spread(fsync, 3)}
+    return times, games
 
 
 def _schedstat(pid: int) -> tuple[int, int]:

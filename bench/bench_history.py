@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +30,7 @@ from companion.games.catalog import GAMES  # noqa: E402
 from companion.journal.journal import Journal  # noqa: E402
 from companion.journal.store import Op, commit  # noqa: E402
 from companion.records.export import add_play_link, play_file_text, plays, to_csv  # noqa: E402
-from companion.records.history import open_book  # noqa: E402
+from companion.records.history import Book, open_book  # noqa: E402
 from companion.records.store import import_statements, save_statements  # noqa: E402
 from companion.ui.words import player_lines  # noqa: E402
 
@@ -106,6 +107,20 @@ def timed(fn, runs: int) -> float:
     return round(statistics.median(times), 2)
 
 
+def screen_queries(book: Book) -> dict[str, Callable[[], object]]:
+    """What the History screen's list and the stats screens ask the journal, by figure."""
+    top = book.players()[0][0]
+
+    def stats() -> None:
+        book.players()
+        player_lines(book.player_record(top), {key: spec.short for key, spec in GAMES.items()})
+        for spec in GAMES.values():
+            if spec.stats is not None:
+                spec.stats.lines(book.read)
+
+    return {"history_list_ms": lambda: book.games(limit=50), "stats_ms": stats}
+
+
 def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
     """The history list's and the stats screens' queries on a generated journal of ``games``."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,20 +129,12 @@ def measure(games: int = 10_000, runs: int = 20) -> dict[str, object]:
         generate(state_dir, games)
         generated_s = time.perf_counter() - begun
         book = open_book(state_dir)
-        top = book.players()[0][0]
-
-        def stats() -> None:
-            book.players()
-            player_lines(book.player_record(top), {key: spec.short for key, spec in GAMES.items()})
-            for spec in GAMES.values():
-                if spec.stats is not None:
-                    spec.stats.lines(book.read)
-
+        queries = screen_queries(book)
         result = {
             "games": games,
             "journal_mb": round((state_dir / Journal.FILENAME).stat().st_size / 1e6, 1),
-            "history_list_ms": timed(lambda: book.games(limit=50), runs),
-            "stats_ms": timed(stats, runs),
+            "history_list_ms": timed(queries["history_list_ms"], runs),
+            "stats_ms": timed(queries["stats_ms"], runs),
             "open_checked_ms": timed(lambda: open_book(state_dir).close(), max(3, runs // 4)),
             "open_screen_ms": timed(lambda: open_book(state_dir, check=False, fill=False).close(),
                                     runs),
