@@ -80,7 +80,6 @@ def made(counts: Sequence[int], wild: int = 0) -> int:
     return mask
 
 
-
 # ----- multisets of white dice as ints: a DIGIT-bit count per face, so adding dice is adding ----
 
 def code_of(counts: Sequence[int]) -> int:
@@ -242,14 +241,11 @@ class Solver:
         best = self.best_lists.get((red, rerolls))
         if best is None:
             best = list(self.kept_list(red, rerolls))
-            tops, shift = self.tops, self.width - 1
+            larger = self.larger
             for at, less in enumerate(multiset_moves().less):
                 value = best[at]
-                for smaller in less:          # self.larger, inline: the search's inner loop
-                    other = best[smaller]
-                    wins = ((value | tops) - other) & tops
-                    wins -= wins >> shift
-                    value = other ^ ((value ^ other) & wins)
+                for smaller in less:
+                    value = larger(value, best[smaller])
                 best[at] = value
             self.best_lists[red, rerolls] = best
         return best
