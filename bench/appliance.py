@@ -136,10 +136,12 @@ class Guest:
                     "-device", "virtio-serial-pci",
                     "-chardev", f"socket,id=agent,path={agent_sock},server=on,wait=off",
                     "-device", "virtserialport,chardev=agent,name=companion.agent",
-                    "-nic", "user,model=virtio-net-pci",
+                    # no boot ROM for the network card: the kernel is booted directly, and
+                    # Debian's QEMU has the ROM only in a recommended package (ipxe-qemu)
+                    "-netdev", "user,id=net", "-device", "virtio-net-pci,netdev=net,romfile=",
                     "-device", "qemu-xhci,id=xhci"]
             if self.sensor_tty:
-                cmd += ["-chardev", f"tty,id=sensor,path={self.sensor_tty}",
+                cmd += ["-chardev", f"serial,id=sensor,path={self.sensor_tty}",
                         "-device", "usb-serial,chardev=sensor,id=dice,bus=xhci.0"]
         else:  # raspi3b: the console on the mini UART (ttyS1), the agent on the PL011
             cmd += ["-M", "raspi3b", "-dtb", str(self.work / "raspi3b.dtb"),
