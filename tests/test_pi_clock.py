@@ -119,6 +119,21 @@ def test_the_bytecode_records_the_date_the_guest_sees(tmp_path):
     assert int.from_bytes(bytecode.read_bytes()[8:12], "little") == pi_clock.PROJECT_DATE
 
 
+def test_the_guest_gets_its_own_half_and_the_bench_modules_it_imports_in_turn(tmp_path, monkeypatch):
+    """Any byte more in the guest moves the figures a little: the harness, its baseline and the
+    other benchmarks stay out."""
+    pi_clock = bench_module("pi_clock")
+    (tmp_path / "bench").mkdir()
+    for name, text in (("pi_clock_guest", "import json\nimport bench_box\n"),
+                       ("bench_box", "from bench_display import spread\n"),
+                       ("bench_display", "import statistics\n"), ("pi_clock", "import ast\n"),
+                       ("appliance", "import bench_box\n")):
+        (tmp_path / "bench" / f"{name}.py").write_text(text)
+    (tmp_path / "bench" / "pi_clock_baseline.json").write_text("{}\n")
+    monkeypatch.setattr(pi_clock, "ROOT", tmp_path)
+    assert pi_clock.guest_bench() == ["bench_box.py", "bench_display.py", "pi_clock_guest.py"]
+
+
 def test_kernel_modules_are_loaded_after_the_ones_they_need(tmp_path):
     pi_clock = bench_module("pi_clock")
     for path, depends in (("fs/ext4/ext4.ko", "jbd2,mbcache"), ("fs/jbd2/jbd2.ko", ""),
