@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from companion.appliance import firstboot
-from companion.appliance.firstboot import Box, first_boot, parse
+from companion.appliance import firstboot, firstboot_report
+from companion.appliance.firstboot import Box, first_boot
+from companion.appliance.settings_file import parse
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD = """\ufeff# made on Windows: a byte-order mark and CRLF line ends\r
@@ -50,7 +52,7 @@ def test_every_bad_line_is_named_with_its_fix_and_the_good_ones_still_count():
                      "colour = blue\n")
     assert settings.problems == [
         "line 1: hostname = 'my_box!' is refused: a hostname is 1 to 63 letters, digits and "
-        "inner hyphens, e.g. companion",
+        "inner hyphens, not localhost, e.g. companion",
         "line 2: unknown setting 'wifi_contry' (did you mean wifi_country?)",
         "line 3: wifi_country = 'France' is refused: a Wi-Fi country is a two-letter code "
         "(ISO 3166), e.g. FR, GB, US, DE",
@@ -74,18 +76,34 @@ def test_the_wpa_key_is_the_one_wpa_passphrase_derives():
 
 
 class Recorder:
-    def __init__(self) -> None:
+    """The commands run, with systemctl's enable and disable done as it does them in a root."""
+
+    def __init__(self, root: Path | None = None) -> None:
         self.commands: list[list[str]] = []
+        self.root = root
 
     def __call__(self, command: list[str]) -> None:
         self.commands.append(command)
+        if self.root and command[0] == "systemctl" and command[2] in ("enable", "disable"):
+            link = self.root / "etc/systemd/system/multi-user.target.wants" / command[-1]
+            link.unlink(missing_ok=True)
+            if command[2] == "enable":
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(f"/lib/systemd/system/{command[-1]}")
 
 
 @pytest.fixture
 def root(tmp_path):
-    zone = tmp_path / "usr/share/zoneinfo/Europe/Paris"
-    zone.parent.mkdir(parents=True)
-    zone.write_bytes(b"TZif2")
+    zoneinfo = tmp_path / "usr/share/zoneinfo"
+    for name in ("Europe/Paris", "Europe/London", "Factory"):
+        (zoneinfo / name).parent.mkdir(parents=True, exist_ok=True)
+        (zoneinfo / name).write_bytes(b"TZif2")
+    # The lines of Debian's tzdata this box reads: zones, links, countries.
+    (zoneinfo / "tzdata.zi").write_text("Z Europe/Paris 0:9:21 - LMT 1891 Mar 16\n"
+                                        "Z Factory 0 - -00\nL Europe/London GB\n"
+                                        "Z Europe/London -0:1:15 - LMT 1847 D\n")
+    (zoneinfo / "iso3166.tab").write_text("# ISO 3166 alpha-2 country codes\nFR\tFrance\n"
+                                          "GB\tBritain (UK)\n")
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/hosts").write_text("127.0.0.1\tlocalhost\n127.0.1.1\tdebian\n")
     boot = tmp_path / "boot/firmware"
@@ -95,7 +113,7 @@ def root(tmp_path):
 
 
 def test_applied_once_then_the_passphrase_is_blanked_and_a_new_edit_applies_again(root):
-    run = Recorder()
+    run = Recorder(root)
     box = Box(root, run)
     applied = Path("/var/lib/companion/firstboot.json")
     lines = first_boot(Path("/boot/firmware/companion.txt"), applied, box)
@@ -138,7 +156,8 @@ def test_problems_are_written_beside_the_file_and_the_box_is_left_as_it_was(root
     problems = (root / "boot/firmware/companion-problems.txt").read_text()
     for expected in ("line 1: hostname = '-bad-' is refused",
                      "wifi_password is empty: type the passphrase of 'Home'",
-                     "timezone 'Mars/Olympus' is not a known time zone"):
+                     "line 3: timezone = 'Mars/Olympus' is refused: it is not in the time zone "
+                     "database"):
         assert expected in problems and any(expected in line for line in lines)
     assert not (root / "etc/hostname").exists() and not (root / "etc/localtime").exists()
     assert not (root / "etc/wpa_supplicant").exists()
@@ -153,3 +172,131 @@ def test_the_module_never_fails_the_boot_with_a_traceback(tmp_path):
         capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("companion.txt not applied: ")
+
+
+SETTINGS = Path("/boot/firmware/companion.txt")
+APPLIED = Path("/var/lib/companion/firstboot.json")
+
+
+def boot(root: Path, run: Recorder | None = None) -> list[str]:
+    return first_boot(SETTINGS, APPLIED, Box(root, run or Recorder(root)))
+
+
+def root_files(root: Path) -> dict[str, int]:
+    """Every file of the box's root (not the boot or data partitions) and when it changed."""
+    return {str(path): path.lstat().st_mtime_ns for path in (root / "etc").rglob("*")}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "cp1252", "utf-8-sig"])
+def test_a_file_in_any_encoding_is_applied_once_and_blanked_in_its_own_encoding(root, encoding):
+    source = root / "boot/firmware/companion.txt"
+    text = GOOD.removeprefix("\ufeff")
+    source.write_bytes(text.encode(encoding))
+    assert "applied: Wi-Fi 'Café #2' in FR" in boot(root)
+    assert source.read_bytes() == text.replace(" s3cret#pass word", "").encode(encoding)
+    run = Recorder(root)
+    assert boot(root, run) == [f"{SETTINGS} is unchanged since it was applied"]
+    assert run.commands == []
+
+
+def test_an_edit_that_changes_nothing_on_the_box_leaves_its_root_alone(root):
+    run = Recorder(root)
+    boot(root, run)
+    before, commands = root_files(root), len(run.commands)
+    source = root / "boot/firmware/companion.txt"
+    source.write_bytes(source.read_bytes() + b"# a comment added\r\n")
+    assert boot(root, run) == []  # nothing applied, nothing to say
+    assert root_files(root) == before and len(run.commands) == commands
+
+
+def test_emptying_the_network_name_removes_the_wifi(root):
+    boot(root)
+    wpa = root / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
+    assert wpa.exists()
+    (root / "boot/firmware/companion.txt").write_text("wifi_ssid =\n")
+    run = Recorder(root)
+    assert boot(root, run) == ["applied: Wi-Fi removed (wifi_ssid is empty)"]
+    assert not wpa.exists() and not (root / "etc/systemd/network/50-companion-wlan0.network").exists()
+    assert run.commands == [["systemctl", f"--root={root}", "disable", "--quiet",
+                             "wpa_supplicant@wlan0.service"]]
+
+
+class PowerCut(Exception):
+    pass
+
+
+@pytest.mark.parametrize("moment", ["writing the new file", "before the rename",
+                                    "inside the rename (FAT)"])
+def test_a_cut_while_blanking_leaves_a_whole_file_and_the_next_boot_finishes(root, monkeypatch, moment):
+    source = root / "boot/firmware/companion.txt"
+    replace = os.replace
+
+    def cut(src: object, dst: object) -> None:
+        if Path(str(dst)) != source:
+            return replace(src, dst)  # type: ignore[arg-type]
+        if moment == "writing the new file":
+            Path(str(src)).write_bytes(source.read_bytes()[:40])  # flushed only in part
+        elif moment == "inside the rename (FAT)":
+            source.unlink()  # the old entry gone, the new one not yet named
+        raise PowerCut
+
+    monkeypatch.setattr(firstboot.os, "replace", cut)
+    with pytest.raises(PowerCut):
+        boot(root)
+    monkeypatch.setattr(firstboot.os, "replace", replace)
+    assert not (root / APPLIED.relative_to("/")).exists()  # nothing noted as applied
+    lines = boot(root)
+    assert lines[0].startswith("recovered: ")
+    text = source.read_text()
+    assert "s3cret" not in text and "wifi_ssid = \"Café #2\"" in text
+    assert not source.with_name("companion.txt.new").exists()
+    psk = firstboot.wpa_psk("Café #2", "s3cret#pass word")
+    assert f"psk={psk}" in (root / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf").read_text()
+    assert boot(root) == [f"{SETTINGS} is unchanged since it was applied"]
+
+
+def test_problems_are_kept_on_the_data_partition_for_the_box_doctor_and_page(root):
+    (root / "boot/firmware/companion.txt").write_bytes(
+        b"hostname = localhost\r\nwifi_country = XX\r\ntimezone = localtime\r\nssid = Caf\xe9\r\n")
+    boot(root)
+    report = firstboot_report.in_state_dir(root / "var/lib/companion")
+    assert report is not None and report.problems == [
+        "line 1: hostname = 'localhost' is refused: a hostname is 1 to 63 letters, digits and "
+        "inner hyphens, not localhost, e.g. companion",
+        "line 4: unknown setting 'ssid' (did you mean wifi_ssid?)",
+        "line 3: timezone = 'localtime' is refused: it is not in the time zone database: write a "
+        "name like Europe/Paris, America/New_York or UTC",
+        "line 2: wifi_country = 'XX' is refused: it is not a country's ISO 3166 code: e.g. FR, "
+        "GB, US, DE"]
+    assert report.notices == ["companion.txt is not UTF-8: it was read as Windows-1252 (Western "
+                              "European); save it as UTF-8 to be sure of accents"]
+    assert not (root / "etc/localtime").exists() and not (root / "etc/hostname").exists()
+    written = (root / "boot/firmware/companion-problems.txt").read_text()
+    assert all(line in written for line in report.problems + report.notices)
+
+
+def test_ten_megabytes_of_lines_are_refused_quickly_with_a_small_report(root):
+    source = root / "boot/firmware/companion.txt"
+    source.write_bytes(b"wifi_password = s3cret-pass\n" + b"x = y\n" * (10 * 2**20 // 6))
+    assert boot(root) == ["problem: companion.txt is 10 MiB, far beyond the 64 KiB the box reads: "
+                          "delete it and write it again from the template"]
+    assert (root / "boot/firmware/companion-problems.txt").stat().st_size < 1024
+
+
+def test_an_oversized_file_within_reach_still_loses_its_passphrase(root):
+    source = root / "boot/firmware/companion.txt"
+    source.write_bytes(b"wifi_password = s3cret-pass\r" + b"x = y\r" * 20000)
+    lines = boot(root)
+    assert lines[0].startswith("problem: companion.txt is 117 KiB; the box reads at most 64 KiB")
+    assert b"s3cret" not in source.read_bytes() and source.read_bytes().startswith(b"wifi_password =\r")
+
+
+def test_the_staged_mode_applies_a_notepad_unicode_file(tmp_path, root):
+    (root / "boot/firmware/companion.txt").write_bytes(
+        "hostname = Tavolo\r\nwifi_pasword = s3cret-pass\r\n".encode("utf-16"))
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.appliance.firstboot", str(SETTINGS), "--root", str(root),
+         "--applied", str(APPLIED)], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert (root / "etc/hostname").read_text() == "tavolo\n"
+    assert "s3cret" not in (root / "boot/firmware/companion.txt").read_bytes().decode("utf-16")

@@ -450,3 +450,20 @@ def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(brow
     assert box.screen.name() == "SettingsScreen"
     assert box.screen.items[0].detail == "Quiet"        # and its Settings screen shows it
     shoot(browser, "settings")
+
+
+def test_what_companion_txt_could_not_do_is_shown_on_every_page(browser, table):
+    box, web = table
+    report = box.app.state_dir / "firstboot.json"
+    report.write_text(json.dumps({"sha256": "0" * 64, "notices": [], "problems": [
+        "line 2: wifi_country = 'XX' is refused: it is not a country's ISO 3166 code"]}))
+    try:
+        browser.delete_all_cookies()
+        browser.get(web.base + "/")
+        shown = css(browser, "#setup-problems")
+        assert shown and "companion.txt" in shown[0].text
+        assert "line 2: wifi_country = 'XX' is refused" in shown[0].text
+    finally:
+        report.unlink()
+    browser.get(web.base + "/")
+    assert not css(browser, "#setup-problems")

@@ -1,22 +1,21 @@
 """First-boot settings from ``companion.txt`` on the SD card's boot partition.
 
-A person edits the file on any computer; at the next boot ``companion-firstboot.service``
-runs ``python -m companion.appliance.firstboot`` (as root, before the network), which applies it
-once: hostname, time zone, Wi-Fi (wpa_supplicant, as Debian bookworm ships it), the phone
-page on or off. Then the Wi-Fi passphrase is blanked in the file (the box keeps only the
-key derived from it), and the file's new hash is noted so an unchanged file is not
-applied again. Every bad line gets a message naming its line and the fix, in the log and
-in ``companion-problems.txt`` beside the file; the good lines are still applied.
+A person edits the file on any computer, in any editor (``settings_file`` reads it); at the
+next boot ``companion-firstboot.service`` runs ``python -m companion.appliance.firstboot`` (as
+root, before the network), which applies it: hostname, time zone, Wi-Fi (wpa_supplicant, as
+Debian bookworm ships it), the phone page on or off. The root filesystem is touched (and
+remounted read-write) only for a setting that differs from what the box already has. The
+Wi-Fi passphrase is then blanked in the file (the box keeps only the key derived from it) by
+writing a new file and renaming it over the old. What was applied and every problem are
+noted on the data partition (``firstboot_report``: the OLED, ``companion doctor`` and the
+phone page show them) and in ``companion-problems.txt`` beside the file.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import hashlib
-import json
-import logging
 import os
 import re
 import subprocess
@@ -25,112 +24,25 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+from . import firstboot_report, settings_file
+from .settings_file import Settings, Unreadable
 
 SETTINGS_FILE = Path("/boot/firmware/companion.txt")
 PROBLEMS_NAME = "companion-problems.txt"
 # On the data partition: the root filesystem may be read-only.
-APPLIED_FILE = Path("/var/lib/companion/firstboot.json")
+APPLIED_FILE = firstboot_report.DEFAULT
 WIFI_INTERFACE = "wlan0"
 WPA_CONF = Path(f"/etc/wpa_supplicant/wpa_supplicant-{WIFI_INTERFACE}.conf")
 NETWORK_FILE = Path(f"/etc/systemd/network/50-companion-{WIFI_INTERFACE}.network")
 AVAHI_SERVICE = Path("/etc/avahi/services/companion.service")
+WANTS = Path("/etc/systemd/system/multi-user.target.wants")
+ZONEINFO = Path("/usr/share/zoneinfo")
 WEB_UNIT = "companion-web.service"
 WIFI_UNIT = f"wpa_supplicant@{WIFI_INTERFACE}.service"
 WEB_PORT = 8080
-KEYS = ("hostname", "wifi_country", "wifi_ssid", "wifi_password", "timezone", "phone_page")
-SWITCH = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
-HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
-TIMEZONE = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+){0,2}")
-
-
-@dataclass
-class Settings:
-    """What the file asks for; a key it leaves empty (or gets wrong) changes nothing."""
-
-    hostname: str | None = None
-    wifi_country: str | None = None
-    wifi_ssid: str | None = None
-    wifi_password: str | None = None
-    timezone: str | None = None
-    phone_page: bool | None = None
-    problems: list[str] = field(default_factory=list)
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        return value[1:-1]
-    return value
-
-
-def _check(key: str, value: str) -> tuple[object, str | None]:
-    """The parsed value, or None and why it is refused."""
-    if key == "hostname":
-        name = value.lower()
-        if HOSTNAME.fullmatch(name):
-            return name, None
-        return None, "a hostname is 1 to 63 letters, digits and inner hyphens, e.g. companion"
-    if key == "wifi_country":
-        if re.fullmatch(r"[A-Za-z]{2}", value):
-            return value.upper(), None
-        return None, "a Wi-Fi country is a two-letter code (ISO 3166), e.g. FR, GB, US, DE"
-    if key == "wifi_ssid":
-        if len(value.encode()) <= 32:
-            return value, None
-        return None, "a network name (SSID) is at most 32 bytes"
-    if key == "wifi_password":
-        if 8 <= len(value) <= 63 and value.isascii() and value.isprintable():
-            return value, None
-        return None, "a WPA passphrase is 8 to 63 plain characters (letters, digits, signs)"
-    if key == "timezone":
-        if TIMEZONE.fullmatch(value) and ".." not in value:
-            return value, None
-        return None, "a time zone is a name like Europe/Paris or America/New_York"
-    if value.lower() in SWITCH:
-        return SWITCH[value.lower()], None
-    return None, "phone_page is on or off"
-
-
-def parse(text: str) -> Settings:
-    """Read ``key = value`` lines; ``#`` starts a comment line (values may hold a ``#``)."""
-    settings = Settings()
-    seen: dict[str, int] = {}
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, equals, value = line.partition("=")
-        key = key.strip().lower()
-        if not equals:
-            settings.problems.append(f"line {number}: {line!r} is not a setting: write name = value")
-            continue
-        if key not in KEYS:
-            close = difflib.get_close_matches(key, KEYS, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else f"; the settings are {', '.join(KEYS)}"
-            settings.problems.append(f"line {number}: unknown setting {key!r}{hint}")
-            continue
-        if key in seen:
-            settings.problems.append(f"line {number}: {key} is set again (first on line "
-                                     f"{seen[key]}); the first is used")
-            continue
-        seen[key] = number
-        value = _unquote(value.strip())
-        if not value:
-            continue
-        parsed, why = _check(key, value)
-        if why:
-            shown = "(hidden)" if key == "wifi_password" else repr(value)
-            settings.problems.append(f"line {number}: {key} = {shown} is refused: {why}")
-        else:
-            setattr(settings, key, parsed)
-    if settings.wifi_password and not settings.wifi_ssid:
-        settings.problems.append("wifi_password is set but wifi_ssid is empty: name the network")
-    return settings
-
-
-def blank_password(text: str) -> str:
-    """The file with the passphrase's value removed and every other byte kept."""
-    return re.sub(r"(?im)^(\s*wifi_password\s*=)[^\r\n]*", r"\1", text)
+# A file this big is not read at all (a boot partition's file is never so long by mistake
+# of an editor); up to it, an oversized file is still searched for its passphrase.
+MAX_READ = 4 * 1024 * 1024
 
 
 def wpa_psk(ssid: str, passphrase: str) -> str:
@@ -190,6 +102,59 @@ def run_command(command: list[str]) -> None:
     subprocess.run(command, check=True, timeout=60)
 
 
+def write_durably(target: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``target`` whole or not at all: a new file, flushed, renamed over the old, and
+    the directory flushed. A cut before the rename leaves the old file and a ``.new`` one,
+    which :func:`recover` removes; on FAT a cut inside the rename may leave only the new one,
+    complete, which :func:`recover` puts in place."""
+    fresh = target.with_name(target.name + ".new")
+    with open(fresh, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    with contextlib.suppress(PermissionError):  # FAT has no modes to set
+        fresh.chmod(mode)
+    os.replace(fresh, target)
+    directory = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def recover(target: Path) -> str | None:
+    """Finish or undo a replacement a power cut interrupted; what was done, if anything."""
+    fresh = target.with_name(target.name + ".new")
+    if not fresh.exists():
+        return None
+    if target.exists():
+        fresh.unlink()  # cut before the rename: the old file is whole
+        return f"removed {fresh.name}, left by a power cut before it replaced {target.name}"
+    os.replace(fresh, target)  # cut inside the rename: the new file was flushed before it
+    return f"put {fresh.name} in place of {target.name}, which a power cut removed"
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A file as the settings want it on the box: ``text`` None means absent; ``link`` a
+    symbolic link instead of a file."""
+
+    path: Path
+    text: str | None
+    mode: int = 0o644
+    link: Path | None = None
+
+
+@dataclass
+class Change:
+    """One setting's files and units, and what to log once it is done."""
+
+    said: str
+    files: list[Wanted] = field(default_factory=list)
+    units: dict[str, bool] = field(default_factory=dict)
+    now: list[list[str]] = field(default_factory=list)  # commands for a running box
+
+
 @dataclass
 class Box:
     """Where the settings go: ``root`` "/" on the box, a directory in tests and image builds."""
@@ -200,13 +165,32 @@ class Box:
     def path(self, absolute: Path) -> Path:
         return self.root / absolute.relative_to("/")
 
-    def write(self, absolute: Path, text: str, mode: int = 0o644) -> None:
-        target = self.path(absolute)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        partial.write_text(text)
-        partial.chmod(mode)
-        os.replace(partial, target)
+    def read(self, absolute: Path) -> str | None:
+        try:
+            return self.path(absolute).read_text()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def differs(self, wanted: Wanted) -> bool:
+        target = self.path(wanted.path)
+        if wanted.link is not None:
+            return not target.is_symlink() or target.readlink() != wanted.link
+        if wanted.text is None:
+            return target.exists() or target.is_symlink()
+        return target.is_symlink() or self.read(wanted.path) != wanted.text
+
+    def put(self, wanted: Wanted) -> None:
+        target = self.path(wanted.path)
+        if wanted.text is None or wanted.link is not None or target.is_symlink():
+            target.unlink(missing_ok=True)
+        if wanted.link is not None:
+            target.symlink_to(wanted.link)
+        elif wanted.text is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_durably(target, wanted.text.encode(), wanted.mode)
+
+    def enabled(self, unit: str) -> bool:
+        return self.path(WANTS / unit).is_symlink()
 
     def systemctl(self, *words: str) -> None:
         where = [] if self.root == Path("/") else [f"--root={self.root}"]
@@ -223,58 +207,104 @@ class Box:
         if self.booted:
             self.systemctl("start" if on else "stop", "--no-block", unit)
 
+    def pending(self, change: Change) -> bool:
+        return (any(map(self.differs, change.files))
+                or any(self.enabled(unit) != on for unit, on in change.units.items()))
+
+    def make(self, change: Change) -> None:
+        for wanted in change.files:
+            if self.differs(wanted):
+                self.put(wanted)
+        for unit, on in change.units.items():
+            if self.enabled(unit) != on:
+                self.switch(unit, on)
+        if self.booted:
+            for command in change.now:
+                self.run(command)
+
+
+def known_zones(box: Box) -> set[str]:
+    """The zoneinfo database's zone and link names (its ``tzdata.zi``), without ``Factory``
+    (a placeholder, not a place); a name whose file is missing is left out when used."""
+    text = box.read(ZONEINFO / "tzdata.zi") or ""
+    names = {m[1] for m in re.finditer(r"(?m)^Z (\S+)", text)}
+    names |= {m[1] for m in re.finditer(r"(?m)^L \S+ (\S+)", text)}
+    return names - {"Factory"}
+
+
+def known_countries(box: Box) -> set[str]:
+    """ISO 3166 alpha-2 codes, from the zoneinfo database's ``iso3166.tab``."""
+    text = box.read(ZONEINFO / "iso3166.tab") or ""
+    return set(re.findall(r"(?m)^([A-Z]{2})\t", text))
+
+
+def _zone_file_ok(box: Box, zone: str) -> bool:
+    try:
+        with open(box.path(ZONEINFO / zone), "rb") as tz:
+            return tz.read(4) == b"TZif"
+    except OSError:
+        return False
+
+
+def changes(settings: Settings, box: Box) -> list[Change]:
+    """What the settings ask of the box, each as the files and units it wants."""
+    wanted: list[Change] = []
+    if settings.hostname:
+        hosts = box.read(Path("/etc/hosts")) or "127.0.0.1\tlocalhost\n"
+        hosts = re.sub(r"(?m)^127\.0\.1\.1\s.*\n?", "", hosts).rstrip("\n")
+        wanted.append(Change(
+            f"hostname {settings.hostname} (the box answers at {settings.hostname}.local)",
+            [Wanted(Path("/etc/hostname"), settings.hostname + "\n"),
+             Wanted(Path("/etc/hosts"), hosts + f"\n127.0.1.1\t{settings.hostname}\n")],
+            now=[["hostname", settings.hostname]]))
+    if settings.timezone:
+        if _zone_file_ok(box, settings.timezone):
+            wanted.append(Change(f"time zone {settings.timezone}", [
+                Wanted(Path("/etc/localtime"), "", link=ZONEINFO / settings.timezone),
+                Wanted(Path("/etc/timezone"), settings.timezone + "\n")]))
+        else:
+            settings.refuse("timezone", "the box has no file for this time zone: write a name "
+                            "like Europe/Paris")
+    wanted += _wifi(settings, box)
+    if settings.phone_page is not None:
+        wanted.append(Change("phone page " + ("on" if settings.phone_page else "off"),
+                             [Wanted(AVAHI_SERVICE, AVAHI_XML if settings.phone_page else None)],
+                             {WEB_UNIT: settings.phone_page}))
+    return wanted
+
+
+def _wifi(settings: Settings, box: Box) -> list[Change]:
+    if "wifi_ssid" in settings.cleared:
+        return [Change("Wi-Fi removed (wifi_ssid is empty)",
+                       [Wanted(WPA_CONF, None), Wanted(NETWORK_FILE, None)], {WIFI_UNIT: False})]
+    if not settings.wifi_ssid:
+        return []
+    known = known_network(box.path(WPA_CONF))
+    if settings.wifi_password:
+        psk = wpa_psk(settings.wifi_ssid, settings.wifi_password)
+    elif known and known[0] == settings.wifi_ssid:
+        psk = known[1]  # blanked after an earlier boot: the box keeps its key
+    else:
+        settings.problem(f"wifi_password is empty: type the passphrase of "
+                         f"{settings.wifi_ssid!r} (it is blanked again after use)")
+        return []
+    country = f" in {settings.wifi_country}" if settings.wifi_country else ""
+    return [Change(f"Wi-Fi {settings.wifi_ssid!r}{country}",
+                   [Wanted(WPA_CONF, wpa_config(settings.wifi_country, settings.wifi_ssid, psk),
+                           0o600),
+                    Wanted(NETWORK_FILE, NETWORK_UNIT)], {WIFI_UNIT: True})]
+
 
 def apply(settings: Settings, box: Box) -> list[str]:
-    """Apply what ``settings`` asks; return one line per change made."""
-    done: list[str] = []
-    if settings.hostname:
-        box.write(Path("/etc/hostname"), settings.hostname + "\n")
-        hosts = box.path(Path("/etc/hosts"))
-        text = hosts.read_text() if hosts.exists() else "127.0.0.1\tlocalhost\n"
-        text = re.sub(r"(?m)^127\.0\.1\.1\s.*\n?", "", text)
-        box.write(Path("/etc/hosts"), text.rstrip("\n") + f"\n127.0.1.1\t{settings.hostname}\n")
-        if box.booted:
-            box.run(["hostname", settings.hostname])
-        done.append(f"hostname {settings.hostname} (the box answers at {settings.hostname}.local)")
-    if settings.timezone:
-        zone = Path("/usr/share/zoneinfo") / settings.timezone
-        if box.path(zone).is_file():
-            link = box.path(Path("/etc/localtime"))
-            link.unlink(missing_ok=True)
-            link.symlink_to(zone)
-            box.write(Path("/etc/timezone"), settings.timezone + "\n")
-            done.append(f"time zone {settings.timezone}")
-        else:
-            settings.problems.append(f"timezone {settings.timezone!r} is not a known time zone "
-                                     "(a name like Europe/Paris)")
-    if settings.wifi_ssid:
-        known = known_network(box.path(WPA_CONF))
-        if settings.wifi_password:
-            psk = wpa_psk(settings.wifi_ssid, settings.wifi_password)
-        elif known and known[0] == settings.wifi_ssid:
-            psk = known[1]  # blanked after an earlier boot: the box keeps its key
-        else:
-            psk = None
-            settings.problems.append(f"wifi_password is empty: type the passphrase of "
-                                     f"{settings.wifi_ssid!r} (it is blanked again after use)")
-        if psk:
-            box.write(WPA_CONF, wpa_config(settings.wifi_country, settings.wifi_ssid, psk), 0o600)
-            box.write(NETWORK_FILE, NETWORK_UNIT)
-            box.switch(WIFI_UNIT, True)
-            done.append(f"Wi-Fi {settings.wifi_ssid!r}"
-                        + (f" in {settings.wifi_country}" if settings.wifi_country else ""))
-    if settings.phone_page is not None:
-        if settings.phone_page:
-            box.write(AVAHI_SERVICE, AVAHI_XML)
-        else:
-            box.path(AVAHI_SERVICE).unlink(missing_ok=True)
-        box.switch(WEB_UNIT, settings.phone_page)
-        done.append("phone page " + ("on" if settings.phone_page else "off"))
-    return done
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    """Make what differs from what ``settings`` asks (the root remounted read-write only then);
+    return one line per setting changed."""
+    settings_file.validate(settings, known_zones(box), known_countries(box))
+    pending = [change for change in changes(settings, box) if box.pending(change)]
+    if pending:
+        with writable(Path("/"), box):
+            for change in pending:
+                box.make(change)
+    return [change.said for change in pending]
 
 
 @contextlib.contextmanager
@@ -292,36 +322,69 @@ def writable(path: Path, box: Box) -> Iterator[None]:
             box.run(["mount", "-o", "remount,ro", str(path)])
 
 
-def first_boot(settings_file: Path, applied_file: Path, box: Box) -> list[str]:
+def read_settings(data: bytes) -> tuple[Settings, settings_file.Decoded | None]:
+    """The settings the bytes ask for, and how they were encoded (None: unreadable)."""
+    try:
+        decoded = settings_file.decode(data)
+    except Unreadable as exc:
+        settings = Settings()
+        settings.problem(f"companion.txt cannot be read: {exc}")
+        return settings, None
+    if len(data) > settings_file.MAX_BYTES:
+        settings = Settings()
+        settings.problem(f"companion.txt is {len(data) // 1024} KiB; the box reads at most "
+                         f"{settings_file.MAX_BYTES // 1024} KiB: nothing in it was applied. "
+                         "Write it again from the template (about 1 KiB)")
+        return settings, decoded
+    settings = settings_file.parse(decoded.text)
+    if decoded.encoding == "cp1252":
+        settings.notices.append("companion.txt is not UTF-8: it was read as Windows-1252 "
+                                "(Western European); save it as UTF-8 to be sure of accents")
+    return settings, decoded
+
+
+def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[str]:
     """Apply the file if it changed since it was last applied; return the lines to log."""
-    source = box.path(settings_file)
+    source = box.path(settings_file_path)
+    recovered = recover(source)
+    said = [f"recovered: {recovered}"] if recovered else []
     try:
-        data = source.read_bytes()
+        size = source.stat().st_size
     except FileNotFoundError:
-        return [f"{settings_file} is absent: nothing to apply"]
-    marker = box.path(applied_file)
-    try:
-        if json.loads(marker.read_text()).get("sha256") == _digest(data):
-            return [f"{settings_file} is unchanged since it was applied"]
-    except (OSError, ValueError, AttributeError):
-        pass
-    text = data.decode("utf-8", errors="replace")
-    settings = parse(text)
-    with writable(Path("/"), box):
-        done = apply(settings, box)
-    problems_file = source.with_name(PROBLEMS_NAME)
-    blanked = blank_password(text)
-    if blanked != text:
-        source.write_text(blanked)  # the boot partition is FAT, writable
-    if settings.problems:
-        problems_file.write_text(
-            "Table Companion could not use these lines of companion.txt; fix them and boot again:\n"
-            + "".join(f"- {problem}\n" for problem in settings.problems))
+        return [*said, f"{settings_file_path} is absent: nothing to apply"]
+    if size > MAX_READ:
+        data = b""
+        settings, decoded = Settings(), None
+        settings.problem(f"companion.txt is {size // 2**20} MiB, far beyond the 64 KiB the box "
+                         "reads: delete it and write it again from the template")
     else:
-        problems_file.unlink(missing_ok=True)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"sha256": _digest(blanked.encode())}) + "\n")
-    return [f"applied: {line}" for line in done] + [f"problem: {p}" for p in settings.problems]
+        data = source.read_bytes()
+        marker = box.path(applied_file)
+        if firstboot_report.digest_of(marker) == firstboot_report.digest(data):
+            return [*said, f"{settings_file_path} is unchanged since it was applied"]
+        settings, decoded = read_settings(data)
+    done = apply(settings, box)
+    if decoded is not None:
+        blanked = decoded.encode(settings_file.blank_secret(decoded.text))
+        if blanked != data:
+            write_durably(source, blanked)
+            data = blanked
+    problems = settings.all_problems()
+    report_problems(source.with_name(PROBLEMS_NAME), problems + settings.notices)
+    firstboot_report.write(box.path(applied_file), firstboot_report.Report(
+        firstboot_report.digest(data), problems, settings.notices), write_durably)
+    return ([*said] + [f"applied: {line}" for line in done] + [f"problem: {p}" for p in problems]
+            + [f"notice: {n}" for n in settings.notices])
+
+
+def report_problems(path: Path, lines: list[str]) -> None:
+    """``companion-problems.txt`` beside the settings: there while something is to fix."""
+    if lines:
+        write_durably(path, (
+            "Table Companion could not use all of companion.txt; fix it and boot again:\r\n"
+            + "".join(f"- {line}\r\n" for line in lines)).encode())
+    else:
+        path.unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -330,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "companion-firstboot.service at boot).")
     parser.add_argument("settings", nargs="?", type=Path, default=SETTINGS_FILE)
     parser.add_argument("--applied", type=Path, default=APPLIED_FILE,
-                        help=f"where the applied file's hash is noted (default {APPLIED_FILE})")
+                        help=f"where what was applied is noted (default {APPLIED_FILE})")
     parser.add_argument("--root", type=Path, default=Path("/"),
                         help="apply into this root directory instead of the running system")
     args = parser.parse_args(argv)

@@ -241,14 +241,13 @@ class App:
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
         """Show the first frame: the home menu, and the resume question if a game was cut off."""
-        from ..screens.home import HomeScreen, ResumeScreen
+        from ..screens.home import HomeScreen, opening_screens
 
         self.hardware.buzzer.set_volume(self.settings["volume"])
         self.hardware.display.set_contrast(self.settings["contrast"])
         self.screens.start(HomeScreen(self))
-        saved = self.saved_games()
-        if saved:
-            self.push(ResumeScreen(self, saved))
+        for screen in opening_screens(self):
+            self.push(screen)
         if self._startup_note:
             self.notice(note_text(self._startup_note), error=True)
         if self.journal is not None:

@@ -268,6 +268,20 @@ def check_settings(directory: Path) -> Finding:
                    if used else "none set on the box or the phone: config.toml's")
 
 
+def check_first_boot(directory: Path) -> list[Finding]:
+    """What the boot partition's companion.txt asked that the last boot could not do."""
+    from ..appliance import firstboot_report
+
+    report = firstboot_report.in_state_dir(directory)
+    if report is None:
+        return [Finding("setup", OK, f"no report of companion.txt in {directory} (none applied, "
+                                     "or run as root to read it)")]
+    fix = "edit companion.txt on the SD card's boot partition, then restart the box"
+    return [Finding("setup", WARN, f"companion.txt: {problem}", fix) for problem in report.problems] + [
+        Finding("setup", OK, f"companion.txt: {notice}") for notice in report.notices] or [
+        Finding("setup", OK, "companion.txt applied without a problem")]
+
+
 def check_cards(cfg: config_module.Config, directory: Path) -> Finding:
     """The card files saved on the phone page, which the box reads over config.toml's (and
     which ``cfg`` is pointed at, as the box's own config is)."""
@@ -364,6 +378,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         check_sensor(cfg, probes.sensor, running),
         check_state_dir(state),
         check_settings(state),
+        *check_first_boot(state),
         service,
     ]
 

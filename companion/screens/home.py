@@ -75,6 +75,19 @@ class HomeScreen(MenuScreen):
         self.app.push(AboutScreen(self.app))
 
 
+def opening_screens(app: BoxTable) -> list[Screen]:
+    """Over the home menu at start, the last on top: the resume question if a game was cut
+    off, and what the boot partition's companion.txt asked that the box could not do."""
+    from companion.appliance import firstboot_report
+
+    from .system import SetupProblemsScreen
+
+    saved = app.saved_games()
+    report = firstboot_report.in_state_dir(app.state_dir)
+    return ([ResumeScreen(app, saved)] if saved else []) + (
+        [SetupProblemsScreen(app, report.problems)] if report and report.problems else [])
+
+
 class ResumeScreen(Screen):
     """"Resume Makan Mania, round 3?" — one press to carry on after a power cut; with several
     games saved, ▼ shows them all."""

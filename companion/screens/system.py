@@ -10,7 +10,7 @@ from companion.cards import from_phone
 from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
-from companion.ui.widgets import Screen, is_down, is_up
+from companion.ui.widgets import Screen, is_down, is_press, is_up
 
 if TYPE_CHECKING:
     from companion.contract.spec import BoxTable
@@ -88,6 +88,37 @@ def fit_path(path: str, width: int = WIDTH - 2) -> str:
         if SMALL.width(text) <= width:
             return text
     return SMALL.fit(text, width)
+
+
+class SetupProblemsScreen(Screen):
+    """What the boot partition's companion.txt asked that the box could not do, at start:
+    every problem, word-wrapped; UP/DOWN scroll, OK or BACK closes."""
+
+    title = "companion.txt"
+    hint = "▲▼ scroll  OK close"
+
+    def __init__(self, app: BoxTable, problems: list[str]) -> None:
+        super().__init__(app)
+        self.offset = 0
+        self.rows = [f"Fix on the SD card ({len(problems)}):"]
+        for problem in problems:
+            wrapped = SMALL.wrap(problem, WIDTH - 8)
+            self.rows += ["• " + wrapped[0], *("  " + line for line in wrapped[1:])]
+
+    def draw(self, canvas: Canvas) -> None:
+        for row, line in enumerate(self.rows[self.offset : self.offset + canvas.lines]):
+            canvas.line(row, line)
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_up(event):
+            self.offset = max(0, self.offset - 1)
+        elif is_down(event):
+            self.offset = min(max(0, len(self.rows) - 4), self.offset + 1)
+        elif is_press(event, "OK") or is_press(event, "BACK"):
+            self.app.pop()
+        else:
+            return False
+        return True
 
 
 class PoweredOffScreen(Screen):

@@ -31,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from companion import settings as store
+from companion.appliance import firstboot_report
 from companion.config import Config, ConfigError
 from companion.games.catalog import GAMES, config_sections
 from companion.journal import health_file
@@ -103,7 +104,8 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         journal = health_file.read(health_dir)
         failing = journal if journal and not journal.ok else None
         return HTMLResponse(env.get_template(name).render(
-            **context, failing=failing, failing_kept=kept_words(failing) if failing else ""),
+            **context, failing=failing, failing_kept=kept_words(failing) if failing else "",
+            setup=firstboot_report.in_state_dir(state_dir)),
             status_code=status, headers=HEADERS)
 
     def unpaired(request: Request, message: str = "", status: int = 401) -> Response:
