@@ -95,7 +95,7 @@ def journaled_press_times(folder: Path, samples: int, clock: Callable[[], float]
                 box.advance(PRESS_S)
                 if writes[0] > before:
                     times.append(took)
-            if box.app.session is None or box.app.session.spec.is_finished(box.app.session.state):
+            if box.app.session is None or box.app.session.spec.rules.is_finished(box.app.session.state):
                 break
         box.close()
     return times, games

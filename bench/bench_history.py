@@ -44,7 +44,7 @@ def examples() -> dict[str, tuple[list, dict]]:
         lines = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8").splitlines()
         actions = [json.loads(t) for t in lines if t.strip() and not t.startswith("#")]
         spec = GAMES[key]
-        out[key] = (actions, spec.summary(spec.replay(actions)))
+        out[key] = (actions, spec.rules.summary(spec.rules.replay(actions)))
     return out
 
 
@@ -115,8 +115,8 @@ def screen_queries(book: Book) -> dict[str, Callable[[], object]]:
         book.players()
         player_lines(book.player_record(top), {key: spec.short for key, spec in GAMES.items()})
         for spec in GAMES.values():
-            if spec.stats is not None:
-                spec.stats.lines(book.read)
+            if spec.records.stats is not None:
+                spec.records.stats.lines(book.read)
 
     return {"history_list_ms": lambda: book.games(limit=50), "stats_ms": stats}
 

@@ -49,15 +49,15 @@ def measure(seconds: float = 6.0, windows: int = 12) -> dict[str, object]:
     ``companion replay`` do; the best window and the median with its spread."""
     spec = GAMES["makan"]
     actions = [a for _, a in read_actions(EXAMPLE.read_text(encoding="utf-8").splitlines(), str(EXAMPLE))]
-    assert spec.is_finished(spec.replay(actions)), "the scripted game must reach the end"
+    assert spec.rules.is_finished(spec.rules.replay(actions)), "the scripted game must reach the end"
 
     def one_by_one() -> None:
-        state = spec.initial_state()
+        state = spec.rules.initial_state()
         for action in actions:
-            state = spec.apply(state, action)
+            state = spec.rules.apply(state, action)
 
     calibration = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
-    drafts = rates(lambda: spec.replay(actions), seconds / 2, windows)
+    drafts = rates(lambda: spec.rules.replay(actions), seconds / 2, windows)
     applied = rates(one_by_one, seconds / 2, windows)
     best = max(drafts)
     return {"benchmark": "makan_replay", "actions": len(actions), "windows": windows,

@@ -196,7 +196,7 @@ class Walker:
             seen = (id(session), len(session.actions), id(session.actions[-1]) if session.actions else 0)
             if seen != self._checked:
                 self._checked = seen
-                if session.spec.replay(session.actions) != session.state:
+                if session.spec.rules.replay(session.actions) != session.state:
                     self._break("replay", f"state is not the replay of {len(session.actions)} actions")
                 if app.journal is not None and app.journal_ok and session.game_id is not None \
                         and app.journal.load(session.game_id).actions != session.actions:

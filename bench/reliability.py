@@ -125,9 +125,9 @@ def _resume_report(app: Any, acked: dict[str, Any] | None) -> dict[str, Any]:
     session = app.session
     if session is not None and session.game_id is not None:
         spec, actions = session.spec, app.journal.load(session.game_id).actions
-        replayed = spec.replay(actions)
-        same = json.dumps(spec.summary(session.state), sort_keys=True, default=str) == \
-            json.dumps(spec.summary(replayed), sort_keys=True, default=str)
+        replayed = spec.rules.replay(actions)
+        same = json.dumps(spec.rules.summary(session.state), sort_keys=True, default=str) == \
+            json.dumps(spec.rules.summary(replayed), sort_keys=True, default=str)
         report["mismatch"] = actions != session.actions or not same
     if acked:
         try:
@@ -170,10 +170,10 @@ def _step(box: Any, rng: random.Random, game: str) -> None:
 
     app = box.app
     spec = GAMES[game]
-    if app.session is not None and spec.is_finished(app.session.state):
+    if app.session is not None and spec.rules.is_finished(app.session.state):
         app.go_home()
     if not app.games.shown() and len(app.stack) == 1:
-        app.push(spec.new_game(app))
+        app.push(spec.screens.new_game(app))
     if rng.random() < UNDO_P and app.games.shown():
         say(undoing=True)  # what an undo may have done when a cut comes before its frame
         box.press("BACK", long=True)
@@ -327,10 +327,10 @@ class Campaign:
         journal, _ = Journal.open(state)
         spec, seen = GAMES[game], 0
         for game_id, _, _ in journal.history(limit=1000):
-            state_now, stage = spec.initial_state(), None
+            state_now, stage = spec.rules.initial_state(), None
             for action in journal.load(game_id).actions:
-                state_now = spec.apply(state_now, action)
-                described = spec.describe(state_now)
+                state_now = spec.rules.apply(state_now, action)
+                described = spec.rules.describe(state_now)
                 seen += described != stage
                 stage = described
         journal.close()

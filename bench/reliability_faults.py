@@ -50,7 +50,7 @@ def undo_then_cut(box: Any, rng: random.Random, say: Any, time_left: Any) -> Non
     from companion.games.catalog import GAMES
 
     app = box.app
-    app.push(GAMES["cafe"].new_game(app))
+    app.push(GAMES["cafe"].screens.new_game(app))
     box.press("OK")  # Start (box dice)
     box.press("OK")  # start the round
     box.advance(rng.uniform(1, 30), step=0.5)

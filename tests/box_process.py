@@ -16,7 +16,7 @@ def main(state_dir: str) -> None:
     if box.screen.name() == "ResumeScreen":
         box.press("OK")
     else:
-        box.app.push(SPEC.new_game(box.app))
+        box.app.push(SPEC.screens.new_game(box.app))
         box.press("OK")
     while True:
         box.press("ACTION")

@@ -3,6 +3,8 @@ real game's rules: a tally that ACTION raises by one and OK raises by a die roll
 
 from __future__ import annotations
 
+from companion.contract.rules import Rules
+from companion.contract.spec import CONTRACT, Screens
 from companion.games import GameSpec, RuleError
 from companion.ui.canvas import Canvas
 from companion.ui.widgets import Screen, is_press
@@ -50,15 +52,17 @@ class StartScreen(Screen):
 
 
 SPEC = GameSpec(
+    contract=CONTRACT,
     key="tally",
     title="Tally",
-    initial_state=lambda: 0,
-    apply=apply,
-    is_finished=lambda state: state >= 1000,
-    summary=lambda state: {"tally": state},
-    describe=lambda state: f"at {state}",
-    describe_action=lambda action, state: f"{action['type']} {action.get('n', action.get('value'))}",
-    new_game=StartScreen,
-    play=TallyScreen,
-    is_undoable=lambda action: action["type"] != "roll",
+    rules=Rules(
+        initial_state=lambda: 0,
+        apply=apply,
+        is_finished=lambda state: state >= 1000,
+        summary=lambda state: {"tally": state},
+        describe=lambda state: f"at {state}",
+        describe_action=lambda action, state: f"{action['type']} {action.get('n', action.get('value'))}",
+        is_undoable=lambda action: action["type"] != "roll",
+    ),
+    screens=Screens(new_game=StartScreen, play=TallyScreen),
 )

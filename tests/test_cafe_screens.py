@@ -323,13 +323,13 @@ def test_every_action_kind_has_short_words():
     kinds = {action["type"] for action, _ in EVERY_KIND}
     assert kinds == set(rules._HANDLERS)
     for action, words in EVERY_KIND:
-        said = SPEC.describe_action(action)
+        said = SPEC.rules.describe_action(action)
         assert said == words
         assert len(_wrap(f"Can't undo: {said}")) <= 2 and SMALL.width(said) <= WIDTH - 10
 
 
 @pytest.mark.parametrize("action, words", [(a, w) for a, w in EVERY_KIND
-                                           if not SPEC.is_undoable(a)])
+                                           if not SPEC.rules.is_undoable(a)])
 def test_what_stays_is_named_when_undo_is_refused(box, monkeypatch, action, words):
     """The setup, the rolls the table asked for, time up and the pause at power-up are final."""
     assert action["type"] in ("setup", "roll", "time_up", "pause")
@@ -349,11 +349,11 @@ def test_what_one_undo_takes_back():
     clock = {"type": "clock", "at": 9}
     place = {"type": "place", "die": 1, "placed": True}
     setup = {"type": "setup", "dice": "sensor"}
-    assert SPEC.last_step([setup, done, clock, freed, clock]) == (4, " and its reroll")
-    assert SPEC.last_step([setup, done, place, clock, freed]) == (1, "")
-    assert SPEC.is_undoable(freed)
-    assert SPEC.last_step([setup, place, clock, clock]) == (3, "")
-    assert SPEC.last_step([setup]) == (1, "")
+    assert SPEC.rules.last_step([setup, done, clock, freed, clock]) == (4, " and its reroll")
+    assert SPEC.rules.last_step([setup, done, place, clock, freed]) == (1, "")
+    assert SPEC.rules.is_undoable(freed)
+    assert SPEC.rules.last_step([setup, place, clock, clock]) == (3, "")
+    assert SPEC.rules.last_step([setup]) == (1, "")
 
 
 # ----- issue 24: the ready screen keeps every line -------------------------------------------

@@ -187,7 +187,7 @@ def test_a_makan_game_in_progress_keeps_the_drinks_it_started_with(box):
     _save(box, ("makan", "drinks"), "drink[0].coins", "3")
     box.advance(1.5)
     assert box.app.session.state.book.by_key["kopi_o"].coins == 1
-    replayed = GAMES["makan"].replay(box.app.session.actions)     # as a resume rebuilds it
+    replayed = GAMES["makan"].rules.replay(box.app.session.actions)     # as a resume rebuilds it
     assert replayed.book.by_key["kopi_o"].coins == 1
     assert SetupScreen(box.app).action()["drink_table"][0]["coins"] == 3   # the next game's
 
@@ -203,7 +203,7 @@ def test_a_miams_game_in_progress_keeps_the_sheet_it_started_with(box):
     _save(box, ("miams", "sheet"), "rows.yums.end", "9")
     box.advance(1.5)
     assert box.app.session.actions[0]["sheet"] == first
-    assert GAMES["miams"].replay(box.app.session.actions).options.sheet.rows[-1].end == 3
+    assert GAMES["miams"].rules.replay(box.app.session.actions).options.sheet.rows[-1].end == 3
     later = SetupScreen(box.app)
     later._start()
     assert box.app.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 9

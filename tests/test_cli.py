@@ -51,7 +51,7 @@ CATALOG = """
 import json, sys
 from companion.games.catalog import GAMES
 before = sorted(sys.modules)
-entries = {key: [callable(spec.new_game.resolve()), callable(spec.play.resolve())]
+entries = {key: [callable(spec.screens.new_game.resolve()), callable(spec.screens.play.resolve())]
            for key, spec in GAMES.items()}
 print(json.dumps({"before": before, "entries": entries, "after": sorted(sys.modules)}))
 """

@@ -51,7 +51,7 @@ def test_a_short_walk_drives_edges_through_games_of_each_kind(walker):
 
 def test_a_state_that_is_not_the_replay_of_its_actions_is_a_break(walker):
     app = started(walker)
-    app.session.state = app.session.spec.initial_state()
+    app.session.state = app.session.spec.rules.initial_state()
     app.session.actions.append({"type": "player", "crosses": 0})  # so the check runs again
     walker.check()
     assert walker.breaks["replay"] == 1

@@ -96,7 +96,7 @@ def test_jsonl_export_replays_to_the_same_final_state(imported, tmp_path, capsys
     code, replayed, _ = run(capsys, "replay", "cafe", str(out_file))
     assert code == 0
     spec = GAMES["cafe"]
-    assert json.loads(replayed) == spec.summary(spec.replay(example("cafe")))
+    assert json.loads(replayed) == spec.rules.summary(spec.rules.replay(example("cafe")))
 
 
 def test_import_refuses_what_is_not_a_finished_game(tmp_path, capsys):
@@ -144,11 +144,11 @@ def test_stats_count_wins_scores_and_drinks(imported):
         # Issue 24, item 15: every figure has its label ("won"), not "1 · 1 won 100%".
         assert lines["All games"] == "1 game" and lines["  won"] == "1 of 1 (100%)"
         assert lines["  best score"] == "55" and lines["  drink"] == "Chendol"
-        cafe = [(line.label, line.value) for line in GAMES["cafe"].stats.lines(book.read)]
+        cafe = [(line.label, line.value) for line in GAMES["cafe"].records.stats.lines(book.read)]
         assert ("Survived", "2.0 rounds") in cafe
         assert cafe[-4:] == [("  games", "1 game"), ("    won", "0 of 1 (0%)"),
                              ("No Double Trouble", ""), ("  games", "none")]
-        miams = [(line.label, line.value) for line in GAMES["miams"].stats.lines(book.read)]
+        miams = [(line.label, line.value) for line in GAMES["miams"].records.stats.lines(book.read)]
         assert miams == [("Lunch", "1 game"), ("  won", "0 of 1 (0%)"), ("  best score", "59")]
     finally:
         book.close()
@@ -322,7 +322,7 @@ def test_the_cafe_is_played_by_the_table_whatever_its_setup_holds(players):
     from companion.records.store import summarise
 
     spec, actions = GAMES["cafe"], example("cafe")
-    final = spec.summary(spec.replay(actions))
+    final = spec.rules.summary(spec.rules.replay(actions))
     made = summarise(spec, [{**actions[0], "players": players}, *actions[1:]], final)
     assert [s.name for s in made.seats] == ["Table"]
 

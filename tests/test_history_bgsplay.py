@@ -278,7 +278,8 @@ def test_the_import_round_trips_its_own_file(journal, capsys, tmp_path):
 
     try:
         assert dict(book.players())["Dora"] == 2
-        assert [line.value for line in GAMES["cafe"].stats.lines(book.read)][:2] == ["1 game", "0 of 1 (0%)"]
+        cafe_stats = GAMES["cafe"].records.stats
+        assert [line.value for line in cafe_stats.lines(book.read)][:2] == ["1 game", "0 of 1 (0%)"]
     finally:
         book.close()
 

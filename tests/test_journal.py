@@ -26,7 +26,7 @@ def tally(monkeypatch):
 
 
 def start_tally(box: SimBox) -> None:
-    box.app.push(SPEC.new_game(box.app))
+    box.app.push(SPEC.screens.new_game(box.app))
     box.press("OK")
 
 

@@ -31,33 +31,33 @@ def test_a_replay_is_the_actions_applied_one_by_one():
     for action in actions():
         states.append(rules.apply(states[-1], action))
         seen.append(rules.summary(states[-1]))
-    assert GAMES["makan"].replay(actions()) == states[-1]
-    assert GAMES["makan"].replay(actions()[:30]) == states[30]
+    assert GAMES["makan"].rules.replay(actions()) == states[-1]
+    assert GAMES["makan"].rules.replay(actions()[:30]) == states[30]
     assert [rules.summary(state) for state in states[1:]] == seen
     assert states[-1].phase == "over" and states[30] != states[31]
 
 
 def test_the_example_replays_without_the_data_files(monkeypatch):
     """The Drinks List costs ("Bandung: 1 die or 1 coin") come from the journal's setup."""
-    expected = rules.summary(GAMES["makan"].replay(actions()))
+    expected = rules.summary(GAMES["makan"].rules.replay(actions()))
 
     def broken(*_: object) -> None:
         raise ConfigError("drinks.toml", "drink", "broken", "fix it")
 
     monkeypatch.setattr(rules, "load_drinks", broken)
     monkeypatch.setattr(rules, "load_trays", broken)
-    assert rules.summary(GAMES["makan"].replay(actions())) == expected
+    assert rules.summary(GAMES["makan"].rules.replay(actions())) == expected
 
 
 def test_a_corrected_data_file_does_not_change_a_saved_game(monkeypatch):
     """"Where a cost shows two options, the printed card lets you pay either one": a table that
     later edits its drinks file (say, Bandung to cost 3 dice) still replays the game it played."""
-    expected = rules.summary(GAMES["makan"].replay(actions()))
+    expected = rules.summary(GAMES["makan"].rules.replay(actions()))
     dearer = tuple(d if d.key != "bandung" else data.Drink(d.key, d.name, 3, 3, d.effect, d.amount,
                                                              d.faces, d.pairs_with, d.copies)
                    for d in data.load_drinks())
     monkeypatch.setattr(rules, "load_drinks", lambda *_: dearer)
-    assert rules.summary(GAMES["makan"].replay(actions())) == expected
+    assert rules.summary(GAMES["makan"].rules.replay(actions())) == expected
 
 
 def test_a_journal_from_before_the_drink_table_still_replays():
@@ -65,8 +65,8 @@ def test_a_journal_from_before_the_drink_table_still_replays():
     old = actions()
     setup = dict(old[0], players=[{"name": p["name"], "tray": p["tray"]} for p in old[0]["players"]])
     del setup["drink_table"], setup["stand_in"]
-    assert rules.summary(GAMES["makan"].replay([setup, *old[1:]]))["players"] == \
-        rules.summary(GAMES["makan"].replay(old))["players"]
+    assert rules.summary(GAMES["makan"].rules.replay([setup, *old[1:]]))["players"] == \
+        rules.summary(GAMES["makan"].rules.replay(old))["players"]
 
 
 def test_the_setup_screen_writes_abilities_and_drink_table(box):

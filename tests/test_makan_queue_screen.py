@@ -13,7 +13,7 @@ from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_dri
 from companion.simulator.walk import run_steps
 from companion.ui.font import ICONS, SMALL, BitmapFont
 
-WALK = {name: ("makan-" + name, steps) for name, steps in SPEC.walk.items()}
+WALK = {name: ("makan-" + name, steps) for name, steps in SPEC.screens.walk.items()}
 
 
 @pytest.fixture
@@ -196,7 +196,7 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
             cut.append(text)
         return out
 
-    walk = SPEC.walk
+    walk = SPEC.screens.walk
     picks = [step for n in (8, 9, 3, 5, 6) for step in (*("DOWN",) * n, "OK")]
     seats = walk["jumps"][len(walk["rush-who"]) - 1 :]   # "rush-who" is the Rush plus one OK
     box = render("makan-wide-drinks", ("game:makan", "OK", "OK", *picks, *seats, "OK", "OK",
@@ -221,7 +221,7 @@ def short_pile_box(tmp_path, coins: int):
     from companion.simulator.simbox import SimBox
 
     box = SimBox(tmp_path / "state", cfg=box_config.parse({"games": {"makan": {"coin_supply": coins}}}))
-    run_steps(box, SPEC.walk["jumps"])
+    run_steps(box, SPEC.screens.walk["jumps"])
     return box
 
 
@@ -322,7 +322,7 @@ def test_dealt_drinks_are_never_split_over_two_lines(monkeypatch):
     names = ["Sugarcane Juice", "Ice Kachang", "Kopi O", "Iced Lemon Tea"]
     lines = SMALL.wrap_items(names, 126)
     assert [n for line in lines for n in line.split(", ")] == names
-    box = render("makan-rush-deal", SPEC.walk["rush-deal"])
+    box = render("makan-rush-deal", SPEC.screens.walk["rush-deal"])
     try:
         drawn = texts(box, monkeypatch)
         dealt = [c.drink for c in box.app.session.state.row if c.owner is None]

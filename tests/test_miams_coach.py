@@ -37,9 +37,9 @@ def at_cross(box) -> PlayScreen:
 def test_typed_in_dice_show_the_keep_and_each_skewers_chance(box):
     """"the player enters them with the buttons (UP/DOWN cycles faces, OK next die); the screen
     shows the keep to make (dice marked) and, per skewer, the chance in percent"."""
-    run_steps(box, SPEC.walk["cross"])
+    run_steps(box, SPEC.screens.walk["cross"])
     actions, state = list(box.app.session.actions), box.app.session.state
-    run_steps(box, ODDS[len(SPEC.walk["cross"]):])
+    run_steps(box, ODDS[len(SPEC.screens.walk["cross"]):])
     screen = box.screen
     assert isinstance(screen, OddsScreen) and screen.coach.white == TYPED
     expected = odds.table(TYPED, None, 1)
@@ -120,7 +120,7 @@ def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
     weights = play.coach.weights()
     assert weights == odds.Weights(tuple(play.coach.hearts), Fraction(1, 2))
     box.press("BACK")
-    run_steps(box, ODDS[len(SPEC.walk["cross"]):])
+    run_steps(box, ODDS[len(SPEC.screens.walk["cross"]):])
     assert box.screen.table == odds.table(TYPED, None, 1, weights)
     # kept in the state directory for this game: a restart finds it again
     saved = json.loads((box.app.state_dir / COACH_FILE).read_text())

@@ -160,10 +160,10 @@ def test_refused_undo_names_arthurs_roll(box):
     assert " ".join(box.app.screens.toast_lines) == "Can't undo: Arthur's roll"
 
 
-@pytest.mark.parametrize("name", sorted(SPEC.walk))
+@pytest.mark.parametrize("name", sorted(SPEC.screens.walk))
 def test_every_miams_screen_title_names_the_game(box, name):
     """UX: "the title bar says where we are": the game's name and the place, on every screen."""
-    run_steps(box, SPEC.walk[name])
+    run_steps(box, SPEC.screens.walk[name])
     title = box.screen.title
     assert title.startswith("Miams · ") and len(title) > len("Miams · ")
 
@@ -256,7 +256,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
         if state.arthur.hearts >= 50:
             break
         assert box.screen.title.startswith("Miams · Arthur #")
-        assert SPEC.describe(state) == f"your turn {turn}"
+        assert SPEC.rules.describe(state) == f"your turn {turn}"
         drawn, _ = shown(box, monkeypatch)
         assert any(text.endswith(("st space", "nd space", "rd space", "th space", "row full"))
                    for text in drawn)
@@ -264,7 +264,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     assert box.app.session.state.arthur.hearts >= 50
     assert box.screen.title == "Miams · last turn!"
     # every screen of that turn says so, and the phone's live view too
-    assert SPEC.describe(box.app.session.state) == f"your last turn {turn}"
+    assert SPEC.rules.describe(box.app.session.state) == f"your last turn {turn}"
     box.press("OK")
     drawn, cut = shown(box, monkeypatch)
     assert box.screen.title == "Miams · last turn!" and "Then your last turn!" in drawn
@@ -337,7 +337,7 @@ def test_the_red_die_is_named_as_the_table_named_its_fruits(tmp_path, monkeypatc
         drawn, _ = shown(box, monkeypatch)
         assert "Red die: Strawberry" in drawn and "Full house: 1st space" in drawn
         game = box.app.session
-        view = live.data(game.state, SPEC, [])
+        view = live.data(game.state, SPEC.rules, [])
         assert view["roll_words"] == "Strawberry → Full house"
         assert ("Roll", "Strawberry → Full house") in view["board"]["facts"]
     finally:

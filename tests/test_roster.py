@@ -20,7 +20,7 @@ def _makan(journal: Journal, names: list[str] | None = None) -> int:
     """The example Makan game (Ana, Ben, Cai, Dee) recorded as the box records one."""
     spec = GAMES["makan"]
     actions = example("makan")
-    game_id = import_game(journal, spec, actions, spec.replay(actions), 1_700_000_000, 1800)
+    game_id = import_game(journal, spec, actions, spec.rules.replay(actions), 1_700_000_000, 1800)
     journal.record_players(game_id, names or ["Ana", "Ben", "Cai", "Dee"])
     return game_id
 
@@ -79,7 +79,7 @@ def test_a_game_ending_after_a_rename_keeps_the_new_name(tmp_path):
     with roster.connect(tmp_path) as conn:
         roster.rename(conn, "Ana", "Anna")
     spec, actions = GAMES["makan"], example("makan")
-    record(journal.read, journal.record, game_id, spec, actions, spec.replay(actions))
+    record(journal.read, journal.record, game_id, spec, actions, spec.rules.replay(actions))
     journal.close()
     assert _book_names(tmp_path)[0] == ("Anna", "Ben", "Cai", "Dee")
 

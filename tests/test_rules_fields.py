@@ -37,11 +37,11 @@ def refusal(game: str, kind: str, fields: dict) -> str:
     played = actions(game)
     at = next(i for i, action in enumerate(played)
               if action["type"] == kind and all(key in action for key in fields))
-    state = spec.replay(played[:at])
+    state = spec.rules.replay(played[:at])
     action = {**played[at], **fields}
     action = {key: value for key, value in action.items() if value is not ...}
     with pytest.raises(RuleError) as refused:
-        spec.apply(state, action)
+        spec.rules.apply(state, action)
     return str(refused.value)
 
 
@@ -106,7 +106,7 @@ def config_takes(game: str, key: str, value) -> bool:
 
 def rules_take(game: str, action: dict) -> bool:
     try:
-        GAMES[game].apply(GAMES[game].initial_state(), action)
+        GAMES[game].rules.apply(GAMES[game].rules.initial_state(), action)
     except RuleError as exc:
         assert len(_wrap(str(exc))) <= 2, str(exc)
         return False
@@ -161,7 +161,7 @@ def test_a_setup_names_its_game_and_another_game_is_refused(game):
             assert refusal(game, "setup", {"game": other}) == f"This setup is for\n{other}, not {game}"
             # Another game's whole setup, as a file replayed under the wrong key.
             with pytest.raises(RuleError, match=f"This setup is for\n{other}, not {game}"):
-                GAMES[game].apply(GAMES[game].initial_state(), actions(other)[0])
+                GAMES[game].rules.apply(GAMES[game].rules.initial_state(), actions(other)[0])
     assert refusal(game, "setup", {"game": ["x"]}) == f"Game must be {game}"
     assert refusal(game, "setup", {"game": "x" * 1000}) == f"Game must be {game}"
 
@@ -172,7 +172,7 @@ def test_a_setup_from_before_the_field_still_replays(game):
     played = actions(game)
     old = [{k: v for k, v in played[0].items() if k != "game"}, *played[1:]]
     spec = GAMES[game]
-    assert spec.summary(spec.replay(old)) == spec.summary(spec.replay(played))
+    assert spec.rules.summary(spec.rules.replay(old)) == spec.rules.summary(spec.rules.replay(played))
 
 
 @pytest.mark.parametrize("game", sorted(FILES))

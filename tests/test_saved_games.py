@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -16,10 +17,10 @@ from companion.simulator.simbox import SimBox
 from companion.ui.journal_words import status_text
 from tests.counter_game import SPEC
 
-OTHER = SPEC.__class__(**{**SPEC.__dict__, "key": "tally2", "title": "Other tally"})
+OTHER = replace(SPEC, key="tally2", title="Other tally")
 # A tally played in rounds of three: a save point each time the round changes.
-ROUNDS = SPEC.__class__(**{**SPEC.__dict__, "key": "rounds", "title": "Rounds",
-                           "describe": lambda state: f"round {state // 3 + 1}"})
+ROUNDS = replace(SPEC, key="rounds", title="Rounds",
+                 rules=replace(SPEC.rules, describe=lambda state: f"round {state // 3 + 1}"))
 
 
 @pytest.fixture(autouse=True)

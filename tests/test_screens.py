@@ -98,7 +98,7 @@ def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch)
     monkeypatch.setattr(setup_screen, "COMMON_NAMES", tuple(map(longest, setup_screen.COMMON_NAMES)))
     seed = walk.import_game
     monkeypatch.setattr(walk, "import_game", lambda journal, spec, actions, final, *rest: seed(
-        journal, spec, renamed(actions), spec.replay(renamed(actions)), *rest))
+        journal, spec, renamed(actions), spec.rules.replay(renamed(actions)), *rest))
     monkeypatch.setattr(App, "journal_ok", property(lambda self: False))
     # Its own state directory: another test file may render the same screen at the same time.
     box = render(f"longest/{name}", SCREENS[name])

@@ -176,7 +176,7 @@ def test_a_makan_game_on_the_box_shows_each_action_live(browser, table):
         slowest = max(slowest, took)
         if count == 30:
             shoot(browser, "live-makan")
-    final = spec.summary(box.app.session.state)
+    final = spec.rules.summary(box.app.session.state)
     rows = {el.get_attribute("data-player"): el.text for el in css(browser, "tr[data-player]")}
     for player in final["players"]:
         assert str(player["score"]["total"]) in rows[player["name"]]
@@ -301,7 +301,7 @@ def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_a
     final = box.app.session.state
     rows = board_rows(browser)
     for player in final.players:
-        total = next(p for p in box.app.session.spec.summary(final)["players"]
+        total = next(p for p in box.app.session.spec.rules.summary(final)["players"]
                      if p["name"] == player.name)["score"]["total"]
         assert rows[player.name][-1] == str(total)
     released = wait_for(lambda: browser.execute_script(

@@ -204,7 +204,7 @@ class App:
             self.screens.home_only()
 
         session = self.session
-        if ask and self.games.shown() and session and not session.spec.is_finished(session.state):
+        if ask and self.games.shown() and session and not session.spec.rules.is_finished(session.state):
             self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
         else:
             leave()

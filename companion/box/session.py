@@ -89,7 +89,7 @@ class GameSession:
             try:
                 saved = self._writer().load(game_id)
                 spec = self.specs[saved.game]
-                session = Session(spec, game_id, list(saved.actions), spec.replay(saved.actions))
+                session = Session(spec, game_id, list(saved.actions), spec.rules.replay(saved.actions))
             except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
                 log.warning("could not resume game %s: %r", game_id, exc)
                 self._screens.refuse("That game could not be resumed")
@@ -101,7 +101,7 @@ class GameSession:
     def leave(self) -> None:
         """The table leaves for the home menu: a finished game is over with, a running one
         stays to be resumed."""
-        if self.session and self.session.spec.is_finished(self.session.state):
+        if self.session and self.session.spec.rules.is_finished(self.session.state):
             self.session = None
 
     def discard(self, game_id: int | None) -> None:
@@ -114,13 +114,13 @@ class GameSession:
     def start(self, key: str, first_action: Action | None = None) -> bool:
         """Start game ``key``; every other unfinished game stays saved."""
         spec = self.specs[key]
-        state = spec.initial_state()
+        state = spec.rules.initial_state()
         actions: list[Action] = []
         if first_action is not None:
             # The setup names its game, so a saved or exported file cannot be replayed as another.
             first_action = {**first_action, "game": first_action.get("game", spec.key)}
             try:
-                state = spec.apply(state, first_action)
+                state = spec.rules.apply(state, first_action)
             except RuleError as exc:
                 self._screens.refuse(str(exc))
                 return False
@@ -129,7 +129,7 @@ class GameSession:
         if self.journal is not None:
             game_id = self.journal.new_game(spec.key)
             for action in actions:
-                self.journal.append(game_id, action, spec.is_undoable(action))
+                self.journal.append(game_id, action, spec.rules.is_undoable(action))
                 self.journal.record_players(game_id, self._seat_names(action))  # the roster
             self.journal_news()
         self._played_at = time.time()
@@ -142,7 +142,7 @@ class GameSession:
         return self.session is not None and self._screens.shows_game()
 
     def _show_game(self, session: Session) -> None:
-        self._screens.show_game(session.spec.play(self._table))
+        self._screens.show_game(session.spec.screens.play(self._table))
 
     # ----- play ---------------------------------------------------------------------------
     def dispatch(self, action: Action) -> bool:
@@ -155,23 +155,23 @@ class GameSession:
         if session is None:
             raise RuntimeError("dispatch without a game")
         try:
-            new_state = session.spec.apply(session.state, action)
+            new_state = session.spec.rules.apply(session.state, action)
         except RuleError as exc:
             self._screens.refuse(str(exc))
             return False
         spec = session.spec
         if session.game_id is not None:
             journal = self._writer()
-            finishes = spec.is_finished(new_state)
-            journal.append(session.game_id, action, spec.is_undoable(action), finishes=finishes)
-            stage = spec.describe(session.state)
-            if not finishes and spec.describe(new_state) != stage:
+            finishes = spec.rules.is_finished(new_state)
+            journal.append(session.game_id, action, spec.rules.is_undoable(action), finishes=finishes)
+            stage = spec.rules.describe(session.state)
+            if not finishes and spec.rules.describe(new_state) != stage:
                 journal.checkpoint(stage)
             self.journal_news()
         self._played_at = time.time()
         session.actions.append(action)
         session.state = new_state
-        if session.game_id is not None and session.spec.is_finished(new_state):
+        if session.game_id is not None and session.spec.rules.is_finished(new_state):
             self.write(lambda j: history_store.on_finish(j, session))
         return True
 
@@ -182,36 +182,36 @@ class GameSession:
         if session is None or not session.actions:
             self._screens.toast("Nothing to undo")
             return False
-        count, also = session.spec.last_step(session.actions)
+        count, also = session.spec.rules.last_step(session.actions)
         last = session.actions[-count]
-        if not session.spec.is_undoable(last):
+        if not session.spec.rules.is_undoable(last):
             # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
-            before = session.spec.replay(session.actions[:-count])
-            self._screens.refuse(f"Can't undo: {session.spec.describe_action(last, before)}")
+            before = session.spec.rules.replay(session.actions[:-count])
+            self._screens.refuse(f"Can't undo: {session.spec.rules.describe_action(last, before)}")
             return False
         if count == len(session.actions) and last.get("type") == "setup":
             self._withdraw(session, last)
             return True
         spec = session.spec
-        was_finished = spec.is_finished(session.state)
-        before = spec.replay(session.actions[:-count])
+        was_finished = spec.rules.is_finished(session.state)
+        before = spec.rules.replay(session.actions[:-count])
         # What the box adds with the undo (the Café's clock as it reads now) is journaled in
         # the same change, so a power cut right after it never resumes from an older reading.
         state, added = before, []
-        for action in spec.after_undo(before, self._clock.now()):
-            state = spec.apply(state, action)
+        for action in spec.rules.after_undo(before, self._clock.now()):
+            state = spec.rules.apply(state, action)
             added.append(action)
-        finishes = spec.is_finished(state)
+        finishes = spec.rules.is_finished(state)
         if (game_id := session.game_id) is not None:
             self.write(lambda j: j.pop_last(
                 game_id, count=count, reopens=was_finished,
-                then=[(action, spec.is_undoable(action)) for action in added], finishes=finishes))
+                then=[(action, spec.rules.is_undoable(action)) for action in added], finishes=finishes))
         session.actions[-count:] = added
         session.state = state
         if session.game_id is not None and finishes:
             self.write(lambda j: history_store.on_finish(j, session))
         self._screens.game_changed()
-        self._screens.toast(f"Undone: {spec.describe_action(last, before)}{also}")
+        self._screens.toast(f"Undone: {spec.rules.describe_action(last, before)}{also}")
         self._table.beep("ok")
         return True
 
@@ -224,8 +224,9 @@ class GameSession:
         spec = session.spec
         self.session = None
         self._screens.start(self._screens.home)
-        self._screens.push(spec.new_game(self._table))
-        self._screens.toast(f"Undone: {spec.describe_action(setup, spec.initial_state())}", "Set up again")
+        self._screens.push(spec.screens.new_game(self._table))
+        undone = spec.rules.describe_action(setup, spec.rules.initial_state())
+        self._screens.toast(f"Undone: {undone}", "Set up again")
         self._table.beep("ok")
 
     # ----- the roster of recent players ---------------------------------------------------
@@ -286,7 +287,7 @@ class GameSession:
 
 
 def _entry(spec: GameSpec, game_id: int | None, state: Any, last_at: float) -> SavedEntry:
-    return SavedEntry(game_id, spec.title, spec.describe(state), players_text(state), last_at)
+    return SavedEntry(game_id, spec.title, spec.rules.describe(state), players_text(state), last_at)
 
 
 class SavedGames:
@@ -318,7 +319,7 @@ class SavedGames:
             cached = self._cache.get(summary.id)
             if cached is None or cached[0] != key:
                 try:
-                    state = spec.replay(journal.load(summary.id).actions)
+                    state = spec.rules.replay(journal.load(summary.id).actions)
                     cached = (key, _entry(spec, summary.id, state, summary.last_at))
                 except Exception as exc:  # another version's journal, or edited by hand
                     log.warning("saved game %s does not replay: %r", summary.id, exc)
@@ -333,6 +334,6 @@ def _in_memory(entries: list[SavedEntry], session: Session | None,
                session_at: float) -> list[SavedEntry]:
     """``entries`` with the unfinished game kept only in memory first, if there is one."""
     if session is not None and session.game_id is None \
-            and not session.spec.is_finished(session.state):
+            and not session.spec.rules.is_finished(session.state):
         entries.insert(0, _entry(session.spec, None, session.state, session_at))
     return entries

@@ -225,15 +225,15 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return exc.code if isinstance(exc.code, int) else 1
     except (OSError, UnicodeDecodeError, TooLarge) as exc:
         return _fail(unreadable(args.file, exc) or str(exc))
-    state = spec.initial_state()
+    state = spec.rules.initial_state()
     for number, action in numbered:
         try:
-            state = spec.apply(state, action)
+            state = spec.rules.apply(state, action)
         except RuleError as exc:
             return _fail(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", 1)
         except Exception:
             return _fail(f"{args.file}:{number}: malformed {action['type'][:40]!r} action")
-    if not spec.is_finished(state):
+    if not spec.rules.is_finished(state):
         return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
     actions = [action for _, action in numbered]
     code, game_id = _into_journal(where, lambda journal: import_game(

@@ -83,12 +83,12 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion replay: unknown game {args.game!r}; games: {', '.join(GAMES)}",
               file=sys.stderr)
         return 2
-    state = spec.initial_state()
+    state = spec.rules.initial_state()
     try:
         with opened(args.file) as stream:
             for number, action in read_actions(text_lines(stream, args.file), args.file):
                 try:
-                    state = spec.apply(state, action)
+                    state = spec.rules.apply(state, action)
                 except RuleError as exc:  # written for the OLED's short lines: one line here
                     print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}",
                           file=sys.stderr)
@@ -101,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion replay: {unreadable(args.file, exc)}", file=sys.stderr)
         return 2
     try:
-        json.dump(spec.summary(state), sys.stdout, indent=2, sort_keys=True)
+        json.dump(spec.rules.summary(state), sys.stdout, indent=2, sort_keys=True)
         print()
         sys.stdout.flush()
     except BrokenPipeError:  # `companion replay ... | head`

@@ -5,13 +5,14 @@ phone page and doctor read these and never a game's own state."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic
 
 from companion.config import Config
 
-from .rules import Action
+from .play_facts import PlayFacts
+from .rules import Action, Rules, StateT
 
 # A read-only query on the journal: ``read(sql, args)`` -> rows.
 Read = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -73,13 +74,27 @@ class Example:
     minutes: int
 
 
-@dataclass(frozen=True)
-class LiveView:
-    """The phone's Live page for a game: ``data`` turns the state (its spec, its actions with
-    the time each was written) into plain JSON-like data; ``template``, when the game ships one,
-    draws it, else the page shows ``data``'s ``facts`` (label -> value) as they are."""
+@dataclass(frozen=True, kw_only=True)
+class Records:
+    """What the history, the stats and the exports read of a game's finished plays."""
 
-    data: Callable[[Any, Any, list[tuple[Action, float | None]]], dict[str, Any]]
+    # A finished game's summary from its ``summary`` JSON and its setup action ({} if none).
+    summarise: Callable[[dict[str, Any], Action], Summary] | None = None
+    stats: Stats | None = None              # its own figures under History → Stats
+    cooperative: bool = False               # one shared result: the whole table wins or loses
+    # How its finished plays read in a BG Stats play file and the CSV (its BGG id is its
+    # config section's ``bgg_id``).
+    play_facts: PlayFacts = field(default_factory=PlayFacts)
+
+
+@dataclass(frozen=True)
+class LiveView(Generic[StateT]):
+    """The phone's Live page for a game: ``data`` turns the state (with the game's rules and
+    its actions with the time each was written) into plain JSON-like data; ``template``, when
+    the game ships one, draws it, else the page shows ``data``'s ``facts`` (label -> value) as
+    they are."""
+
+    data: Callable[[StateT, Rules[StateT], list[tuple[Action, float | None]]], dict[str, Any]]
     template: Path | None = None
 
 

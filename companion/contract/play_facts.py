@@ -1,7 +1,7 @@
 """What a game tells the exports about its plays: the facts a play-keeping app (BG Stats) and a
 spreadsheet need that the rules and the summary do not say.
 
-Each game's spec owns its own (see ``GameSpec.play_facts``); its BoardGameGeek id is a setting
+Each game's spec owns its own (``play_facts`` in its spec's ``records``); its BoardGameGeek id is a setting
 of the game's config section (``bgg_id``), so a user can link a game the box does not know the
 id of. The exports loop over the registered games and never name one.
 """

@@ -1,19 +1,85 @@
-"""The rules' side of the contract: actions, refusals, and the checks every game's rules read
-action fields with. Pure: no I/O, no clock, no RNG."""
+"""The rules' side of the contract: actions, refusals, a game's pure rules functions as one
+:class:`Rules` group, and the checks every game's rules read action fields with. Pure: no I/O,
+no clock, no RNG."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from companion.config import Field
 
 Action = dict[str, Any]
+# A game's state: each game has its own type, which its spec's groups share.
+StateT = TypeVar("StateT")
 
 
 class RuleError(Exception):
     """A refused action. The message is for the OLED: two short lines at most."""
+
+
+def _always_undoable(action: Action) -> bool:
+    return True
+
+
+def _no_follow_up(action: Action, earlier: Sequence[Action]) -> str | None:
+    return None
+
+
+def _nothing_after_undo(state: Any, now: float) -> list[Action]:
+    return []
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules(Generic[StateT]):
+    """A game's pure rules: ``apply(state, action) -> new state`` or :class:`RuleError`, and what
+    the box asks of a state. Every function takes the game's own state type."""
+
+    initial_state: Callable[[], StateT]
+    apply: Callable[[StateT, Action], StateT]
+    is_finished: Callable[[StateT], bool]
+    summary: Callable[[StateT], dict[str, Any]]   # final state as JSON, for replay
+    describe: Callable[[StateT], str]             # "round 3", for the resume question
+    # "Ben bought Cola", for "Undone: ..." and "Can't undo: ...", given the action and the
+    # state it was applied to (which says whose turn it was and what a slot held).
+    describe_action: Callable[[Action, StateT], str]
+    is_undoable: Callable[[Action], bool] = _always_undoable
+    # A step the box adds by itself right after the table's action (the Café's reroll of the
+    # dice an order freed, its clock readings), which undo takes back with that action:
+    # ``follow_up(action, earlier actions)`` gives the words the undo toast adds for it
+    # ("its reroll"; "" for a step the table never sees), or None for an action of its own.
+    follow_up: Callable[[Action, Sequence[Action]], str | None] = _no_follow_up
+    # What the box journals in the same change as an undo, given the state the undo leaves and
+    # the box's clock reading now (the Café's fresh clock reading): ``after_undo(state, now)``.
+    after_undo: Callable[[StateT, float], list[Action]] = _nothing_after_undo
+    # A whole game replayed at once, where the rules do it faster than action by action (the
+    # same handlers on one draft); None: apply each action in turn.
+    replay_all: Callable[[Iterable[Action]], StateT] | None = None
+
+    def last_step(self, actions: Sequence[Action]) -> tuple[int, str]:
+        """How many actions at the end of ``actions`` undo as one step (the table's last action
+        and the follow-ups after it), and the words the toast adds: " and its reroll"."""
+        start = len(actions) - 1
+        words: list[str] = []
+        while start > 0:
+            said = self.follow_up(actions[start], actions[:start])
+            if said is None:
+                break
+            if said:
+                words.insert(0, said)
+            start -= 1
+        return len(actions) - start, "".join(f" and {said}" for said in words)
+
+    def replay(self, actions: Iterable[Action]) -> StateT:
+        """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""
+        if self.replay_all is not None:
+            return self.replay_all(actions)
+        state = self.initial_state()
+        for action in actions:
+            state = self.apply(state, action)
+        return state
 
 
 # ----- action fields: what each game's rules accept, refused in words that say what is wrong --

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 from companion.config import Config, Field
 from companion.input import ButtonEvent, SensorStatus
 
 from .cards import CardFile
-from .facts import DoctorCheck, Example, LiveView, Stats, Summary
-from .play_facts import PlayFacts
-from .rules import Action
+from .facts import DoctorCheck, Example, LiveView, Records
+from .rules import Action, Rules, StateT
 
 if TYPE_CHECKING:
     from companion.saved_games import SavedEntry
@@ -55,55 +53,45 @@ class Lazy:
         return f"Lazy({self.target!r})"
 
 
-@dataclass(frozen=True)
-class GameSpec:
-    key: str                                   # CLI and journal name: makan, cafe, miams
-    title: str                                 # shown on screens
-    initial_state: Callable[[], Any]
-    apply: Callable[[Any, Action], Any]
-    is_finished: Callable[[Any], bool]
-    summary: Callable[[Any], dict[str, Any]]   # final state as JSON, for replay
-    describe: Callable[[Any], str]             # "round 3", for the resume question
-    # "Ben bought Cola", for "Undone: ..." and "Can't undo: ...", given the action and the
-    # state it was applied to (which says whose turn it was and what a slot held).
-    describe_action: Callable[[Action, Any], str]
-    # The setup screen, before any action, and the root screen of a game in progress; a game
-    # gives them as Lazy references to its screens module, which draws with Pillow.
+# The version of this contract between a game and the box: a game's spec says which it was
+# written for, and the catalog leaves out a game written for another (docs/games.md).
+CONTRACT = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class Screens:
+    """A game's screens: the setup screen, before any action, and the root screen of a game in
+    progress, given as Lazy references to its screens module (which draws with Pillow)."""
+
     new_game: Callable[[Table], Screen]
     play: Callable[[Table], Screen]
-    is_undoable: Callable[[Action], bool] = lambda action: True
-    # A step the box adds by itself right after the table's action (the Café's reroll of the
-    # dice an order freed, its clock readings), which undo takes back with that action:
-    # ``follow_up(action, earlier actions)`` gives the words the undo toast adds for it
-    # ("its reroll"; "" for a step the table never sees), or None for an action of its own.
-    follow_up: Callable[[Action, Sequence[Action]], str | None] = lambda action, earlier: None
-    # What the box journals in the same change as an undo, given the state the undo leaves and
-    # the box's clock reading now (the Café's fresh clock reading): ``after_undo(state, now)``.
-    after_undo: Callable[[Any, float], list[Action]] = lambda state, now: []
-    config: Mapping[str, Field] = field(default_factory=dict)
     # Named screens for screenshots and the screen walk: name -> steps from the home menu
     # (see companion.simulator.walk for the step syntax).
     walk: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # A whole game replayed at once, where the rules do it faster than action by action (the
-    # same handlers on one draft); None: apply each action in turn.
-    replay_all: Callable[[Iterable[Action]], Any] | None = None
-    # What the box shows of it beyond its own screens: every part is optional, and the box,
-    # the history, the phone page and the doctor read only these, never a game's state.
-    short: str = ""                                 # lists' few letters ("Makan"); "" = title
-    order: int = 100                                # its place on the home menu, lowest first
-    # A finished game's summary from its ``summary`` JSON and its setup action ({} if none).
-    summarise: Callable[[dict[str, Any], Action], Summary] | None = None
-    stats: Stats | None = None                      # its own figures under History → Stats
-    cooperative: bool = False                       # one shared result: the whole table wins or loses
-    live: LiveView | None = None                    # the phone's Live page
-    doctor: DoctorCheck | None = None               # ``companion doctor``'s check of its files
+    example: Example | None = None          # a game the screen walk seeds History with
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSpec(Generic[StateT]):
+    """Everything the box knows of a game, in groups: its rules, screens, records, Live page,
+    card data and doctor check. The box, the history, the phone page and the doctor read only
+    these, never a game's state; ``StateT`` is the game's state type, which its rules and Live
+    view share."""
+
+    contract: int                           # the CONTRACT it was written for
+    key: str                                # CLI and journal name: makan, cafe, miams
+    title: str                              # shown on screens
+    rules: Rules[StateT]
+    screens: Screens
+    short: str = ""                         # lists' few letters ("Makan"); "" = title
+    order: int = 100                        # its place on the home menu, lowest first
+    config: Mapping[str, Field] = field(default_factory=dict)
+    records: Records = field(default_factory=Records)
+    live: LiveView[StateT] | None = None    # the phone's Live page
     # Its printed-card data files, which the phone's Settings offer as forms.
     cards: tuple[CardFile, ...] = ()
-    example: Example | None = None                  # a game the screen walk seeds History with
-    # How its finished plays read in a BG Stats play file and the CSV (its BGG id is its
-    # config section's ``bgg_id``).
-    play_facts: PlayFacts = field(default_factory=PlayFacts)
-    dice: tuple[str, ...] = ()                      # the die kinds its sensor watches, in order
+    doctor: DoctorCheck | None = None       # ``companion doctor``'s check of its files
+    dice: tuple[str, ...] = ()              # the die kinds its sensor watches, in order
     # Its own ``companion`` commands: name -> module with ``register(subparsers)``.
     commands: Mapping[str, str] = field(default_factory=dict)
 
@@ -111,52 +99,15 @@ class GameSpec:
         if not self.short:
             object.__setattr__(self, "short", self.title)
 
-    @classmethod
-    def from_rules(cls, key: str, title: str, rules: ModuleType, **screens_and_data: Any) -> GameSpec:
-        """A spec whose rules functions are the conventional names of a pure ``rules`` module
-        (``replay`` is optional, and ``replay_all`` given by name replaces it); the screens
-        (Lazy references), config and walk are given by name."""
-        return cls(
-            key=key, title=title, initial_state=rules.initial_state, apply=rules.apply,
-            is_finished=rules.is_finished, summary=rules.summary, describe=rules.describe,
-            describe_action=rules.describe_action, is_undoable=rules.is_undoable,
-            **{"replay_all": getattr(rules, "replay", None), "follow_up": getattr(
-                rules, "follow_up", cls.follow_up), "after_undo": getattr(
-                rules, "after_undo", cls.after_undo), **screens_and_data},
-        )
-
-    def last_step(self, actions: Sequence[Action]) -> tuple[int, str]:
-        """How many actions at the end of ``actions`` undo as one step (the table's last action
-        and the follow-ups after it), and the words the toast adds: " and its reroll"."""
-        start = len(actions) - 1
-        words: list[str] = []
-        while start > 0:
-            said = self.follow_up(actions[start], actions[:start])
-            if said is None:
-                break
-            if said:
-                words.insert(0, said)
-            start -= 1
-        return len(actions) - start, "".join(f" and {said}" for said in words)
-
-    def replay(self, actions: Iterable[Action]) -> Any:
-        """The state after ``actions`` from a fresh game; raises RuleError on a bad one."""
-        if self.replay_all is not None:
-            return self.replay_all(actions)
-        state = self.initial_state()
-        for action in actions:
-            state = self.apply(state, action)
-        return state
-
 
 @dataclass
-class Session:
+class Session(Generic[StateT]):
     """The game being played: its actions are the truth, ``state`` their replay."""
 
-    spec: GameSpec
+    spec: GameSpec[StateT]
     game_id: int | None
     actions: list[Action]
-    state: Any
+    state: StateT
 
 
 class Scheduled(Protocol):
@@ -186,9 +137,9 @@ class Games(Protocol):
     key, a screen reads the running game's session."""
 
     @property
-    def specs(self) -> Mapping[str, GameSpec]: ...
+    def specs(self) -> Mapping[str, GameSpec[Any]]: ...
     @property
-    def session(self) -> Session | None: ...
+    def session(self) -> Session[Any] | None: ...
 
     def start(self, key: str, first_action: Action | None = None) -> bool:
         """Start game ``key``, journaling ``first_action`` (its setup) when given."""
@@ -203,11 +154,13 @@ class Games(Protocol):
         """Names of recent players, the last used first (empty without a journal)."""
 
 
-def running_session(games: Games) -> Session:
-    """The session a game's screen shows: a game's screens are made for a running game."""
-    if games.session is None:
-        raise RuntimeError("a game's screen without a game")
-    return games.session
+def running_session(games: Games, state_type: type[StateT]) -> Session[StateT]:
+    """The session a game's screen shows, whose state is its game's ``state_type``: a game's
+    screens are made for a running game of their own."""
+    session = games.session
+    if session is None or not isinstance(session.state, state_type):
+        raise RuntimeError(f"a screen of a game of {state_type.__name__} without that game")
+    return session
 
 
 class Table(Protocol):

@@ -98,7 +98,7 @@ def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None =
 
 def game_name(spec: GameSpec) -> str:
     """The game's whole name in files: "3 Minute Crazy Café", "Makan Mania", "Miams"."""
-    return spec.play_facts.name or spec.title
+    return spec.records.play_facts.name or spec.title
 
 
 # ----- who sat where ----------------------------------------------------------------------------
@@ -218,12 +218,12 @@ def _play(book: Book, people: People, games: Mapping[str, GameSpec], listed: Pla
           links: Mapping[int, int], named: tuple[str, ...]) -> Play:
     played, seats, final = book.game(listed.id)
     spec = games.get(played.game)
-    facts = spec.play_facts if spec else None
+    facts = spec.records.play_facts if spec else None
     imported = (final or {}).get("imported")
     uid = play_uuid(played.id, played.started_at)
     if isinstance(imported, dict):
         return _imported_play(people, played, spec, imported, uid, links)
-    cooperative = bool(spec and spec.cooperative)
+    cooperative = bool(spec and spec.records.cooperative)
     if final is None:  # unfinished: the setup's names, no result
         sitting = [_seated(people, links, i, name) for i, name in enumerate(named)]
         return Play(played, spec, uid, "", 0,
@@ -317,12 +317,12 @@ def to_bgsplay(book: Book, ids: Mapping[str, int] | None = None,
 
 
 def _game_row(key: str, spec: GameSpec | None, bgg_id: int, ref: int) -> dict[str, Any]:
-    facts = spec.play_facts if spec else None
+    facts = spec.records.play_facts if spec else None
     name = game_name(spec) if spec else key
     return {"id": ref, "uuid": game_uuid(key), "name": name, "bggId": bgg_id,
             "bggName": (facts.bgg_name if facts else "") or name,
             "bggYear": facts.bgg_year if facts else 0,
-            "cooperative": bool(spec and spec.cooperative), "highestWins": True,
+            "cooperative": bool(spec and spec.records.cooperative), "highestWins": True,
             "noPoints": bool(facts and facts.no_points), "usesTeams": False}
 
 
@@ -336,7 +336,7 @@ def add_play_link(play: Play, bgg_id: int = 0) -> str:
     """The app's documented "add a play" link for one finished play: it opens BG Stats on the
     phone with the play filled in, to match its game and players and save it."""
     name = game_name(play.spec) if play.spec else play.played.game
-    facts = play.spec.play_facts if play.spec else None
+    facts = play.spec.records.play_facts if play.spec else None
     data = {
         "sourceName": SOURCE, "sourcePlayId": play.uuid,
         "playDate": utc(play.played.started_at), "durationMin": minutes(play.played) or 0,

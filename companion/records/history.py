@@ -161,7 +161,7 @@ class Book:
             f"WHERE bot = 0 {but} AND name = ? GROUP BY game", (*args, name))
         per_game = []
         for key, games_n, won, best, average in sorted(rows, key=lambda r: -r[1]):
-            stats = games[key].stats if key in games else None
+            stats = games[key].records.stats if key in games else None
             more = stats.player(self.read, name, average) \
                 if stats is not None and stats.player is not None else []
             per_game.append(GameRecord(key, games_n, won, best, tuple(more)))
@@ -170,7 +170,7 @@ class Book:
 
 def _people(games: dict[str, GameSpec]) -> tuple[str, tuple[str, ...]]:
     """The condition (and its arguments) that leaves out the seats of cooperative games."""
-    table = tuple(key for key, spec in games.items() if spec.cooperative)
+    table = tuple(key for key, spec in games.items() if spec.records.cooperative)
     return (f"AND game NOT IN ({', '.join('?' * len(table))})", table) if table else ("", ())
 
 

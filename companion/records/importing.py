@@ -96,7 +96,7 @@ def _match(game: Mapping[str, Any], games: Mapping[str, GameSpec], ids: Mapping[
             return spec
     names = {_plain(str(game.get(k, ""))) for k in ("name", "bggName")} - {""}
     for spec in games.values():
-        if names & {_plain(n) for n in (game_name(spec), spec.title, spec.play_facts.bgg_name) if n}:
+        if names & {_plain(n) for n in (game_name(spec), spec.title, spec.records.play_facts.bgg_name) if n}:
             return spec
     return None
 
@@ -220,7 +220,7 @@ def _statements(journal: Journal, game_id: int, play: FilePlay) -> tuple[store.S
             out.append(("INSERT INTO settings (key, value) VALUES (?, (SELECT id FROM players "
                         "WHERE name = ?)) ON CONFLICT(key) DO NOTHING",
                         (roster.ME_SETTING, seat["name"])))
-    if not play.spec.cooperative:  # the table's seats are the file's; a cooperative game has one
+    if not play.spec.records.cooperative:  # the table's seats are the file's; a cooperative game has one
         out += [("INSERT INTO game_players (game_id, seat, player_id) VALUES "
                  "(?, ?, (SELECT id FROM players WHERE name = ?))", (game_id, i, s["name"]))
                 for i, s in enumerate(play.seats) if _linked(s)]
@@ -245,9 +245,9 @@ def _linked(seat: Mapping[str, Any]) -> bool:
 
 def summarise_play(play: FilePlay) -> Summary:
     """The summary the history and stats read, made from a play file's play."""
-    facts = play.spec.play_facts
+    facts = play.spec.records.play_facts
     variant = facts.variant(play.board)
-    if play.spec.cooperative:  # the table's one result, as the box keeps its own plays
+    if play.spec.records.cooperative:  # the table's one result, as the box keeps its own plays
         won = any(s["winner"] for s in play.seats)
         said = "won" if won else "lost"
         rounds = play.rounds

@@ -45,10 +45,10 @@ def _setup(actions: list[Action]) -> Action:
 def summarise(spec: GameSpec, actions: list[Action], final: dict[str, Any]) -> Summary:
     """The summary of a finished game of ``spec`` from its actions and final ``summary`` JSON
     (a game that makes none has no seats and its ``describe`` as its result)."""
-    if spec.summarise is None:
-        said = spec.describe(spec.replay(actions))
+    if spec.records.summarise is None:
+        said = spec.rules.describe(spec.rules.replay(actions))
         return Summary((), said, said)
-    return spec.summarise(final, _setup(actions))
+    return spec.records.summarise(final, _setup(actions))
 
 
 def save_statements(game_id: int, spec: GameSpec, actions: list[Action], final: dict[str, Any],
@@ -93,7 +93,7 @@ def timing(read: Read, game_id: int) -> tuple[float, float | None]:
 def record(read: Read, write: Write, game_id: int, spec: GameSpec, actions: list[Action],
            state: Any) -> None:
     """Write the summary of the finished game ``game_id`` (its ``actions`` led to ``state``)."""
-    write(save_statements(game_id, spec, actions, spec.summary(state), timing(read, game_id)))
+    write(save_statements(game_id, spec, actions, spec.rules.summary(state), timing(read, game_id)))
 
 
 def on_finish(journal: Journal, session: Session) -> None:
@@ -139,8 +139,8 @@ def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Act
             spec = games.get(key)
             if spec is None:
                 continue
-            state = spec.replay(actions)
-            if not spec.is_finished(state):
+            state = spec.rules.replay(actions)
+            if not spec.rules.is_finished(state):
                 raise ValueError("the actions do not end the game")
             record(read, write, game_id, spec, actions, state)
         except Exception as exc:  # an old or hand-edited game: keep it, without a summary
@@ -179,7 +179,7 @@ def import_statements(game_id: int, spec: GameSpec, actions: Iterable[Action],
     for seq, action in enumerate(actions, 1):
         out.append(("INSERT INTO actions (game_id, seq, action, undoable, at) VALUES "
                     "(?, ?, ?, ?, ?)", (game_id, seq, json.dumps(action, separators=(",", ":")),
-                                        int(spec.is_undoable(action)), started_at + seq * step)))
+                                        int(spec.rules.is_undoable(action)), started_at + seq * step)))
     return tuple(out)
 
 
@@ -189,6 +189,6 @@ def import_game(journal: Journal, spec: GameSpec, actions: list[Action], state: 
     in one transaction; returns its id. The caller checks ``journal.status`` afterwards."""
     game_id = int(journal.read("SELECT COALESCE(MAX(id), 0) + 1 FROM games")[0][0])
     rows = import_statements(game_id, spec, actions, started_at, seconds)
-    journal.record(rows + save_statements(game_id, spec, actions, spec.summary(state),
+    journal.record(rows + save_statements(game_id, spec, actions, spec.rules.summary(state),
                                           (started_at + seconds, seconds)))
     return game_id

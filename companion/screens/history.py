@@ -108,7 +108,7 @@ class ReadOnlyTable:
 
     def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
         self._app = app
-        self.games = _RecordedGames(app, Session(spec, None, list(actions), spec.replay(actions)))
+        self.games = _RecordedGames(app, Session(spec, None, list(actions), spec.rules.replay(actions)))
         self.clock = _Frozen(moment(actions))
         self._root: Screen | None = None
         self.origin = app.stack[-1] if app.stack else None  # where leaving the game returns
@@ -164,7 +164,7 @@ class ReadOnlyTable:
     def screen(self) -> Screen:
         """The game's own root screen for the state held."""
         self.quiet = True
-        screen = self.games.session.spec.play(self)
+        screen = self.games.session.spec.screens.play(self)
         screen.on_enter()
         self.quiet = False
         self._root = screen
@@ -328,7 +328,7 @@ class StepScreen(Screen):
         # Where each step ends: after every action the table made or saw; the box's silent
         # steps (the Café's clock readings) go with the step before them.
         self.ends = [0] + [i + 1 for i, action in enumerate(actions)
-                           if spec.follow_up(action, actions[:i]) != ""]
+                           if spec.rules.follow_up(action, actions[:i]) != ""]
         if self.ends[-1] != len(actions):
             self.ends.append(len(actions))
         self.step = 0
@@ -348,10 +348,10 @@ class StepScreen(Screen):
             return f"0/{steps}  OK next step"
         last = self.ends[self.step] - 1
         while last > self.ends[self.step - 1] and \
-                self.spec.follow_up(self.actions[last], self.actions[:last]) == "":
+                self.spec.rules.follow_up(self.actions[last], self.actions[:last]) == "":
             last -= 1  # the step's own action, not the reading after it
-        before = self.spec.replay(self.actions[:last])
-        said = self.spec.describe_action(self.actions[last], before)
+        before = self.spec.rules.replay(self.actions[:last])
+        said = self.spec.rules.describe_action(self.actions[last], before)
         # What the step did, in the game's own words of any length: as much as the line holds.
         return SMALL.elide(f"{self.step}/{steps} {said}", WIDTH - 2)
 

@@ -45,7 +45,7 @@ class HomeScreen(MenuScreen):
         """A new game; every unfinished one stays saved and listed under Resume (said when
         one of this game waits there, so nobody starts again by mistake)."""
         saved = [entry for entry in self.app.saved_games() if entry.title == spec.title]
-        self.app.push(spec.new_game(self.app))
+        self.app.push(spec.screens.new_game(self.app))
         if saved:
             self.app.toast(f"Saved: {saved[0].where}", "BACK, then Resume")
 

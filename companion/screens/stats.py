@@ -37,7 +37,7 @@ class StatsScreen(MenuScreen):
                       for name, games in players]
         self.items += [
             MenuItem(f"{spec.short}: {stats.heading} ▶", self._opener(f"Stats · {spec.short}", stats))
-            for spec in self.app.games.specs.values() if (stats := spec.stats) is not None]
+            for spec in self.app.games.specs.values() if (stats := spec.records.stats) is not None]
         self.selected = min(self.selected, len(self.items) - 1)
 
     def _player(self, name: str) -> None:

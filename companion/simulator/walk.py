@@ -40,11 +40,11 @@ def named_screens() -> dict[str, tuple[str, ...]]:
     (prefixed with the game key)."""
     screens = dict(BOX_SCREENS)
     for key, spec in GAMES.items():
-        if spec.stats is not None:
+        if spec.records.stats is not None:
             screens[f"stats-{key}"] = ("seed:examples", "menu:History", "menu:Stats",
                                        f"menu:{spec.short}")
     for key, spec in GAMES.items():
-        for name, steps in spec.walk.items():
+        for name, steps in spec.screens.walk.items():
             screens[f"{key}-{name}"] = steps
     return screens
 
@@ -60,7 +60,7 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
             seed_examples(box)
         elif step.startswith("game:"):
             spec = GAMES[step[5:]]
-            box.app.push(spec.new_game(box.app))
+            box.app.push(spec.screens.new_game(box.app))
             box.app.pump()
         elif step.endswith("~"):
             box.press(step[:-1], long=True)
@@ -76,12 +76,12 @@ def seed_examples(box: SimBox) -> None:
     if journal is None:
         raise ValueError("seed:examples: the box has no journal")
     for spec in GAMES.values():
-        if spec.example is None:
+        if spec.screens.example is None:
             continue
-        lines = (folder / spec.example.file).read_text(encoding="utf-8").split("\n")
+        lines = (folder / spec.screens.example.file).read_text(encoding="utf-8").split("\n")
         actions = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
-        import_game(journal, spec, actions, spec.replay(actions), spec.example.played_at,
-                    spec.example.minutes * 60)
+        import_game(journal, spec, actions, spec.rules.replay(actions), spec.screens.example.played_at,
+                    spec.screens.example.minutes * 60)
     box.app.stack[0].on_enter()
 
 

@@ -47,17 +47,17 @@ def live(read: Read, games: dict[str, GameSpec] = GAMES) -> dict[str, Any]:
     if spec is None:
         return {**base, "kind": "unknown"}
     try:
-        state = spec.replay(actions)
+        state = spec.rules.replay(actions)
     except Exception:  # a journal from a newer release: say so rather than guess
         return {**base, "kind": "unknown"}
-    base["last"] = spec.describe_action(actions[-1], state) if actions else ""
-    base["describe"] = spec.describe(state)
+    base["last"] = spec.rules.describe_action(actions[-1], state) if actions else ""
+    base["describe"] = spec.rules.describe(state)
     view = spec.live
     if view is None:
         return {**base, "kind": "unknown"}
     stamped = [(a, at) for a, (_, at) in zip(actions, rows, strict=True)]
     return {**base, "kind": "game", "template": template_name(key) if view.template else None,
-            **view.data(state, spec, stamped)}
+            **view.data(state, spec.rules, stamped)}
 
 
 def template_name(key: str) -> str:

@@ -235,7 +235,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
             return {"games": games, "people": [
                 (name, player_lines(b.player_record(name), TITLES)) for name, _ in people[:12]],
                 "stats": [(stats.title or f"{spec.short}: {stats.heading}", stats.lines(b.read))
-                          for spec in GAMES.values() if (stats := spec.stats) is not None],
+                          for spec in GAMES.values() if (stats := spec.records.stats) is not None],
                 "links": log_links(b, games)}
         data = with_book(read, {"games": [], "people": [], "stats": [], "links": {}})
         return page("history.html", tab="history", **data)

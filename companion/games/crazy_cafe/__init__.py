@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.contract.facts import Example
+from companion.contract.facts import Example, Records
 from companion.contract.play_facts import PlayFacts
-from companion.contract.spec import GameSpec, Lazy
+from companion.contract.rules import Rules
+from companion.contract.spec import CONTRACT, GameSpec, Lazy, Screens
 
 from . import live, records, rules
 from .options import CONFIG, TITLE
@@ -62,12 +63,18 @@ PLAY_FACTS = PlayFacts(name="3 Minute Crazy Café", bgg_name="3 Minute Crazy Caf
                        bgg_year=2023, no_points=True, board=_board, rounds=_rounds,
                        variant=lambda board: "double" if board else "plain")
 
-SPEC = GameSpec.from_rules(
-    rules.KEY, TITLE, rules,
-    new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=WALK, short="Café", order=2, cooperative=True,
-    play_facts=PLAY_FACTS,
-    summarise=records.summarise, stats=records.STATS, live=live.VIEW,
-    example=Example("cafe_game.jsonl", 1763812800.0, 12),
+SPEC = GameSpec(
+    contract=CONTRACT, key=rules.KEY, title=TITLE, short="Café", order=2, config=CONFIG,
+    rules=Rules(
+        initial_state=rules.initial_state, apply=rules.apply, is_finished=rules.is_finished,
+        summary=rules.summary, describe=rules.describe, describe_action=rules.describe_action,
+        is_undoable=rules.is_undoable,
+        follow_up=rules.follow_up, after_undo=rules.after_undo),
+    screens=Screens(
+        new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
+        walk=WALK, example=Example("cafe_game.jsonl", 1763812800.0, 12)),
+    records=Records(summarise=records.summarise, stats=records.STATS, cooperative=True,
+                    play_facts=PLAY_FACTS),
+    live=live.VIEW,
     dice=("yellow", "yellow", "blue", "blue"),   # "Yellow die = dishes", "Blue die = drinks"
 )

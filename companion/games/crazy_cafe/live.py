@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.contract.facts import LiveView
-from companion.contract.rules import Action
+from companion.contract.rules import Action, Rules
+
+from .state import CafeState
 
 TROUBLE = {
     "flip": "Double Trouble! Flip one order to its dark side.",
@@ -16,7 +18,8 @@ TROUBLE = {
 }
 
 
-def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> dict[str, Any]:
+def data(state: CafeState, game: Rules[CafeState], actions: list[tuple[Action, float | None]]
+         ) -> dict[str, Any]:
     """The round clock as wall time: the box's clock readings ("at" in its actions) differ from
     wall time by a constant, read from the last action that carries one and the moment the
     journal wrote it."""
@@ -32,7 +35,7 @@ def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> d
             running = False
     if not running:
         left = state.remaining if state.phase in ("paused", "ready") else 0.0
-    summary = spec.summary(state)
+    summary = game.summary(state)
     setup = summary.get("setup", {})
     last = actions[-1][0] if actions else {}
     data = {"round": state.round, "phase": state.phase, "light": state.light,

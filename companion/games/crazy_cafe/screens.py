@@ -277,5 +277,5 @@ def play(app: Table) -> Screen:
             at = state.last_at if state.last_at is not None else deadline
             app.dispatch({"type": "pause", "left": deadline - at} if at < deadline - rules.EPSILON_S
                          else {"type": "time_up", "at": at})
-        clock.adopt(running_session(app.games))
+        clock.adopt(running_session(app.games, CafeState))
     return CafeScreen(app)

@@ -44,7 +44,7 @@ def mmss(seconds: float) -> str:
 
 
 def _state(app: Table) -> CafeState:
-    return running_session(app.games).state
+    return running_session(app.games, CafeState).state
 
 
 def round_title(number: int) -> str:

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.config import Field, one_of
-from companion.contract.facts import Example
+from companion.contract.facts import Example, Records
 from companion.contract.play_facts import PlayFacts, bgg_id_field
-from companion.contract.spec import GameSpec, Lazy
+from companion.contract.rules import Rules
+from companion.contract.spec import CONTRACT, GameSpec, Lazy, Screens
 
 from . import data, doctor, live, records, rules
 
@@ -97,11 +98,15 @@ def _walk() -> dict[str, tuple[str, ...]]:
     }
 
 
-SPEC = GameSpec.from_rules(
-    rules.KEY, "Makan Mania", rules, replay_all=rules.replayer(),
-    new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
-    config=CONFIG, walk=_walk(), short="Makan", order=1, play_facts=PLAY_FACTS,
-    summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_data,
-    cards=data.CARDS,
-    example=Example("makan_4p.jsonl", 1763640000.0, 48),
+SPEC = GameSpec(
+    contract=CONTRACT, key=rules.KEY, title="Makan Mania", short="Makan", order=1, config=CONFIG,
+    rules=Rules(
+        initial_state=rules.initial_state, apply=rules.apply, is_finished=rules.is_finished,
+        summary=rules.summary, describe=rules.describe, describe_action=rules.describe_action,
+        is_undoable=rules.is_undoable, replay_all=rules.replayer()),
+    screens=Screens(
+        new_game=Lazy(f"{__name__}.screens:new_game"), play=Lazy(f"{__name__}.screens:play"),
+        walk=_walk(), example=Example("makan_4p.jsonl", 1763640000.0, 48)),
+    records=Records(summarise=records.summarise, stats=records.STATS, play_facts=PLAY_FACTS),
+    live=live.VIEW, cards=data.CARDS, doctor=doctor.check_data,
 )

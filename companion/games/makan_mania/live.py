@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.contract.facts import LiveView
-from companion.contract.rules import Action
+from companion.contract.rules import Action, Rules
+
+from .rules import State
 
 
-def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> dict[str, Any]:
-    summary = spec.summary(state)
+def data(state: State, game: Rules[State], actions: list[tuple[Action, float | None]]
+         ) -> dict[str, Any]:
+    summary = game.summary(state)
     names = [p["name"] for p in summary["players"]]
     order = list(state.queue) or sorted(
         range(len(state.players)), key=lambda i: (state.players[i].table is None,

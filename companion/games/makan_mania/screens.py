@@ -46,7 +46,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
 
     @property
     def state(self) -> rules.State:
-        return running_session(self.app.games).state
+        return running_session(self.app.games, rules.State).state
 
     @property
     def view(self) -> str:

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.config import Field, one_of
-from companion.contract.facts import Example
+from companion.contract.facts import Example, Records
 from companion.contract.play_facts import PlayFacts, bgg_id_field
-from companion.contract.spec import GameSpec, Lazy
+from companion.contract.rules import Rules
+from companion.contract.spec import CONTRACT, GameSpec, Lazy, Screens
 
 from . import cards, doctor, ending, live, records, rules
 from .sheet import HEARTS_TRACK
@@ -67,39 +68,44 @@ ODDS_DICE = (*STARTED, "ACTION", "OK", "DOWN")
 ODDS = (*ODDS_DICE, "OK", "OK", "UP", "UP", "OK", "DOWN", "OK", "UP", "UP", "UP", "UP", "OK",
         "OK", "OK")
 
-SPEC = GameSpec.from_rules(
-    rules.KEY, "Miams solo", rules,
-    new_game=Lazy(f"{__name__}.screens:SetupScreen"),
-    play=Lazy(f"{__name__}.screens:PlayScreen"),
-    config=CONFIG, short="Miams", order=3, play_facts=PLAY_FACTS,
-    summarise=records.summarise, stats=records.STATS, live=live.VIEW, doctor=doctor.check_files,
-    cards=cards.CARDS,
-    example=Example("miams_game.jsonl", 1764072000.0, 25),
+WALK: dict[str, tuple[str, ...]] = {
+    "setup": SETUP,
+    "difficulty": (*SETUP, "menu:Difficulty"),
+    "sheet": STARTED,
+    "own-die": (*STARTED, "OK"),
+    "turn": (*STARTED, "ACTION"),
+    "cross": (*STARTED, "ACTION", "OK"),
+    "crosses": (*STARTED, "ACTION", "OK", "OK"),
+    "filled": (*STARTED, *FILLED_ASKED),
+    "munchies-sheet": (*MUNCHIES, *quiet_turns(4)),
+    "row-full": (*MUNCHIES, *quiet_turns(3), "ACTION"),
+    "cascade": (*STARTED, *quiet_turns(10), "ACTION"),
+    # the screenshot box's Arthur (seed 7) fills his 50 on his 21st roll: the last turn
+    "last-turn": (*STARTED, *quiet_turns(20), "ACTION", "OK"),
+    "munchies-gift": (*MUNCHIES, *quiet_turns(1), "ACTION", "OK", "OK", "UP", "UP", "OK"),
+    "game-over": (*STARTED, *FILLED_ASKED, "DOWN", "OK"),
+    "result": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP", "OK"),
+    "sheet-row": (*MUNCHIES, *quiet_turns(4), "DOWN", "DOWN"),
+    "odds-dice": (*ODDS_DICE, "OK", "OK", "UP", "UP"),
+    "odds": ODDS,
+    "odds-skewer": (*ODDS, "DOWN", "DOWN", "OK"),
+    "my-sheet": (*STARTED, "ACTION", "OK", "UP"),
+    "result-sheet": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP",
+                     "OK", "DOWN"),
+}
+
+SPEC = GameSpec(
+    contract=CONTRACT, key=rules.KEY, title="Miams solo", short="Miams", order=3, config=CONFIG,
+    rules=Rules(
+        initial_state=rules.initial_state, apply=rules.apply, is_finished=rules.is_finished,
+        summary=rules.summary, describe=rules.describe, describe_action=rules.describe_action,
+        is_undoable=rules.is_undoable),
+    screens=Screens(
+        new_game=Lazy(f"{__name__}.screens:SetupScreen"),
+        play=Lazy(f"{__name__}.screens:PlayScreen"),
+        walk=WALK, example=Example("miams_game.jsonl", 1764072000.0, 25)),
+    records=Records(summarise=records.summarise, stats=records.STATS, play_facts=PLAY_FACTS),
+    live=live.VIEW, cards=cards.CARDS, doctor=doctor.check_files,
     dice=("white",) * 5 + ("red",),   # five white dice and the red one
     commands={"odds": f"{__name__}.odds_command", "simulate": f"{__name__}.simulate_command"},
-    walk={
-        "setup": SETUP,
-        "difficulty": (*SETUP, "menu:Difficulty"),
-        "sheet": STARTED,
-        "own-die": (*STARTED, "OK"),
-        "turn": (*STARTED, "ACTION"),
-        "cross": (*STARTED, "ACTION", "OK"),
-        "crosses": (*STARTED, "ACTION", "OK", "OK"),
-        "filled": (*STARTED, *FILLED_ASKED),
-        "munchies-sheet": (*MUNCHIES, *quiet_turns(4)),
-        "row-full": (*MUNCHIES, *quiet_turns(3), "ACTION"),
-        "cascade": (*STARTED, *quiet_turns(10), "ACTION"),
-        # the screenshot box's Arthur (seed 7) fills his 50 on his 21st roll: the last turn
-        "last-turn": (*STARTED, *quiet_turns(20), "ACTION", "OK"),
-        "munchies-gift": (*MUNCHIES, *quiet_turns(1), "ACTION", "OK", "OK", "UP", "UP", "OK"),
-        "game-over": (*STARTED, *FILLED_ASKED, "DOWN", "OK"),
-        "result": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP", "OK"),
-        "sheet-row": (*MUNCHIES, *quiet_turns(4), "DOWN", "DOWN"),
-        "odds-dice": (*ODDS_DICE, "OK", "OK", "UP", "UP"),
-        "odds": ODDS,
-        "odds-skewer": (*ODDS, "DOWN", "DOWN", "OK"),
-        "my-sheet": (*STARTED, "ACTION", "OK", "UP"),
-        "result-sheet": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP",
-                         "OK", "DOWN"),
-    },
 )

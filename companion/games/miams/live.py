@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.contract.facts import LiveView
-from companion.contract.rules import Action
+from companion.contract.rules import Action, Rules
 
+from .rules import State
 from .sheet import SKEWER_NAMES, SKEWERS
 
 
-def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> dict[str, Any]:
+def data(state: State, game: Rules[State], actions: list[tuple[Action, float | None]]
+         ) -> dict[str, Any]:
     if state.options is None:
         return {"rows": [], "phase": state.phase}
     sheet = state.options.sheet
@@ -25,7 +27,7 @@ def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> d
                   for s, (hearts, bonus) in enumerate(zip(row.hearts, row.bonuses, strict=True))]
         rows.append({"name": SKEWER_NAMES[row.skewer], "spaces": spaces, "end": row.end,
                      "end_mark": done[len(spaces)] if len(done) > len(spaces) else ""})
-    summary = spec.summary(state)
+    summary = game.summary(state)
     last = state.last
     tile = state.options.tile
     # The table's words: the tile's name of the face and the skewer it scores, never its id.
@@ -43,7 +45,7 @@ def data(state: Any, spec: Any, actions: list[tuple[Action, float | None]]) -> d
             "roll": None if last is None else {"face": last.face, "source": last.source},
             "roll_words": roll_words, "outcome": outcome,
             "player": player, "winner": winner,
-            "circled": sum(m.count("o") for m in marks), "describe": spec.describe(state)}
+            "circled": sum(m.count("o") for m in marks), "describe": game.describe(state)}
     return {**data, "board": _board(data)}
 
 

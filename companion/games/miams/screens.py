@@ -57,7 +57,7 @@ class PlayScreen(Screen):
 
     @property
     def state(self) -> rules.State:
-        return running_session(self.app.games).state
+        return running_session(self.app.games, rules.State).state
 
     def on_state_changed(self) -> None:
         phase = self.state.phase

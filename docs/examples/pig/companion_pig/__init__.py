@@ -4,7 +4,9 @@ the first to 100 wins. Everything the box knows about the game is named here."""
 from __future__ import annotations
 
 from companion.config import Field, between
-from companion.contract.spec import GameSpec, Lazy
+from companion.contract.facts import Records
+from companion.contract.rules import Rules
+from companion.contract.spec import GameSpec, Lazy, Screens
 
 from . import records, rules
 
@@ -24,9 +26,15 @@ WALK = {
     "scores": (*STARTED, "OK", "OK", "ACTION", "DOWN"),
 }
 
-SPEC = GameSpec.from_rules(
-    rules.KEY, "Pig", rules,
-    new_game=Lazy(f"{__name__}.screens:SetupScreen"),
-    play=Lazy(f"{__name__}.screens:PlayScreen"),
-    config=CONFIG, walk=WALK, summarise=records.summarise, stats=records.STATS, live=records.LIVE,
+SPEC = GameSpec(
+    contract=2,     # the version of the box's plugin contract this game is written for
+    key=rules.KEY, title="Pig", config=CONFIG,
+    rules=Rules(
+        initial_state=rules.initial_state, apply=rules.apply, is_finished=rules.is_finished,
+        summary=rules.summary, describe=rules.describe, describe_action=rules.describe_action,
+        is_undoable=rules.is_undoable),
+    screens=Screens(new_game=Lazy(f"{__name__}.screens:SetupScreen"),
+                    play=Lazy(f"{__name__}.screens:PlayScreen"), walk=WALK),
+    records=Records(summarise=records.summarise, stats=records.STATS),
+    live=records.LIVE,
 )

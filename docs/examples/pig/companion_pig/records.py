@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.contract.facts import Line, LiveView, Read, Seat, Stats, Summary
-from companion.contract.rules import Action
+from companion.contract.rules import Action, Rules
 from companion.ui.words import played
 
 from .rules import KEY, PigState, summary
@@ -34,7 +34,8 @@ def lines(read: Read) -> list[Line]:
 STATS = Stats("wins", lines)
 
 
-def live(state: PigState, spec: Any, actions: list[tuple[Action, float | None]]) -> dict[str, Any]:
+def live(state: PigState, game: Rules[PigState], actions: list[tuple[Action, float | None]]
+         ) -> dict[str, Any]:
     """The facts the phone's Live page lists, in order: every score, whose turn, the pot."""
     facts: dict[str, Any] = dict(zip(state.players, state.scores, strict=True))
     final = summary(state)

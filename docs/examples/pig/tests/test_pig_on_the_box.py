@@ -87,7 +87,7 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
         box.press("OK")
         assert box.screen.name() == "PlayScreen"
         assert len(box.app.games.session.actions) == played
-        assert box.app.games.session.state == SPEC.replay(box.app.games.session.actions)
+        assert box.app.games.session.state == SPEC.rules.replay(box.app.games.session.actions)
     finally:
         box.close()
 
@@ -104,7 +104,7 @@ def test_long_back_undoes_the_last_roll(box):
 def finished(box: SimBox) -> int:
     """The example game recorded in the box's journal; its id."""
     actions = example()
-    game_id = import_game(box.app.journal, SPEC, actions, SPEC.replay(actions), 1764500000.0, 600)
+    game_id = import_game(box.app.journal, SPEC, actions, SPEC.rules.replay(actions), 1764500000.0, 600)
     box.app.stack[0].on_enter()
     return game_id
 
@@ -119,7 +119,7 @@ def test_a_finished_game_shows_in_history_and_stats(box, tmp_path):
         lines = player_lines(book.player_record("Ana"), {"pig": SPEC.short})
         assert [(line.label, line.value) for line in lines[2:4]] == [("Pig", "1 game"),
                                                                        ("  won", "1 of 1 (100%)")]
-        rows = SPEC.stats.lines(book.read)
+        rows = SPEC.records.stats.lines(book.read)
         assert [line.label for line in rows if not line.label.startswith(" ")] == ["Ana", "Ben", "Cai"]
     finally:
         book.close()
@@ -172,7 +172,7 @@ def test_the_doctor_checks_pigs_config_section(tmp_path):
     assert "[games.pig]" in box_config.example_toml()
 
 
-@pytest.mark.parametrize("name", sorted(f"pig-{name}" for name in SPEC.walk))
+@pytest.mark.parametrize("name", sorted(f"pig-{name}" for name in SPEC.screens.walk))
 def test_the_screen_walk_reaches_pigs_screens(name, tmp_path):
     box = SimBox(tmp_path / "state")
     try:
