@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import logging
 from importlib.metadata import entry_points
+from typing import Any
 
 from companion.config import Field
-from companion.contract.spec import GameSpec
+from companion.contract.spec import CONTRACT, GameSpec
 
 log = logging.getLogger(__name__)
 
@@ -17,10 +18,11 @@ GROUP = "table_companion.games"
 BROKEN: dict[str, str] = {}
 
 
-def discover(group: str = GROUP) -> dict[str, GameSpec]:
-    """The registered games by key, in menu order. A game that does not load, or is no spec,
-    is left out with a log line: one broken plugin never keeps the box from starting."""
-    found: list[GameSpec] = []
+def discover(group: str = GROUP) -> dict[str, GameSpec[Any]]:
+    """The registered games by key, in menu order. A game that does not load, is no spec, or
+    was written for another version of the plugin contract is left out with a log line: one
+    broken plugin never keeps the box from starting."""
+    found: list[GameSpec[Any]] = []
     for entry in entry_points(group=group):
         try:
             spec = entry.load()
@@ -32,6 +34,12 @@ def discover(group: str = GROUP) -> dict[str, GameSpec]:
             log.error("game %s (%s) is not a GameSpec of that key; left out", entry.name, entry.value)
             BROKEN[entry.name] = f"{entry.value} is not the GameSpec of {entry.name}"
             continue
+        if spec.contract != CONTRACT:
+            log.error("game %s (%s) is written for plugin contract %s, not %s; left out",
+                      entry.name, entry.value, spec.contract, CONTRACT)
+            BROKEN[entry.name] = (f"written for plugin contract {spec.contract}; this box has "
+                                  f"contract {CONTRACT} (see docs/games.md)")
+            continue
         if any(other.key == spec.key for other in found):
             log.error("game %s is registered twice; the second (%s) left out", spec.key, entry.value)
             continue
@@ -39,16 +47,16 @@ def discover(group: str = GROUP) -> dict[str, GameSpec]:
     return {spec.key: spec for spec in sorted(found, key=lambda spec: (spec.order, spec.title))}
 
 
-GAMES: dict[str, GameSpec] = discover()
+GAMES: dict[str, GameSpec[Any]] = discover()
 
 
-def config_sections(games: dict[str, GameSpec] | None = None) -> dict[str, dict[str, Field]]:
+def config_sections(games: dict[str, GameSpec[Any]] | None = None) -> dict[str, dict[str, Field]]:
     """The ``[games.<key>]`` config sections the games declare, in menu order."""
     return {key: dict(spec.config) for key, spec in (GAMES if games is None else games).items()
             if spec.config}
 
 
-def dice_sets(games: dict[str, GameSpec] | None = None) -> dict[str, tuple[str, ...]]:
+def dice_sets(games: dict[str, GameSpec[Any]] | None = None) -> dict[str, tuple[str, ...]]:
     """The die kinds each game's sensor watches, by game key (games without dice left out)."""
     return {key: spec.dice for key, spec in (GAMES if games is None else games).items()
             if spec.dice}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.appliance import slots
 from companion.cards import from_phone
+from companion.games.catalog import BROKEN
 from companion.settings import words
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import SMALL
@@ -59,6 +61,9 @@ class AboutScreen(Screen):
             lines += [f" {name}", f"   = {said}"]
         # The same list as `companion doctor`'s cards line: the files saved on the phone.
         lines += ["Cards from phone:", *self.cards] if self.cards else ["Cards: config's"]
+        # The same games as `companion doctor`'s FAILs: installed, but not on the home menu.
+        for key, reason in BROKEN.items():
+            lines += [f"Left out: {key}", *(f" {part}" for part in textwrap.wrap(reason, 20))]
         return lines
 
     def draw(self, canvas: Canvas) -> None:
