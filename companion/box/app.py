@@ -95,7 +95,7 @@ class App:
     def __init__(
         self,
         hardware: Hardware,
-        events: queue.Queue,
+        events: queue.SimpleQueue,
         config: Config,
         journal: Journal | None,
         *,

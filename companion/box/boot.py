@@ -44,7 +44,9 @@ def build_app(
     journal: bool = True,
 ) -> App:
     """The whole box on real (``sim=False``) or simulated hardware."""
-    events: queue.Queue[Any] = queue.Queue()
+    # SimpleQueue: its put is reentrant, so the SIGTERM handler can post while the loop's
+    # own get holds the queue (queue.Queue's lock would deadlock the box on stop).
+    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
     directory = resolve_state_dir(cfg, str(state_dir) if state_dir else None, sim)
     note = None
     opened = None

@@ -9,6 +9,7 @@ import sys
 
 from companion import box_config as config_module
 from companion.appliance.slots import state_dir_for_run
+from companion.box.app import App
 from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
@@ -50,8 +51,7 @@ def handle(args: argparse.Namespace) -> int:
     except HardwareError as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 3
-    signal.signal(signal.SIGTERM, lambda *_: app.post(Stop("SIGTERM")))
-    signal.signal(signal.SIGINT, lambda *_: app.post(Stop("SIGINT")))
+    stop_on_signals(app)
     notifier = Notifier.from_environ()
     app.start()
     supervise(app, notifier)  # READY=1 now that the first frame is on the panel
@@ -61,6 +61,12 @@ def handle(args: argparse.Namespace) -> int:
     app.shutdown()
     notifier.close()
     return 0
+
+
+def stop_on_signals(app: App, signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)) -> None:
+    """Each of ``signals`` asks the loop to stop (the journal is closed on the way out)."""
+    for signum in signals:
+        signal.signal(signum, lambda number, _frame: app.post(Stop(signal.Signals(number).name)))
 
 
 def show_on_default_panel(title: str, message: str) -> None:
