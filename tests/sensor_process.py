@@ -27,4 +27,4 @@ class SimProcess:
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.stdin.close()
-            self.process.wait(5)
+            self.process.wait(60)  # generous: a loaded machine can stall the exit

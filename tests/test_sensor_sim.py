@@ -107,6 +107,6 @@ def test_without_a_script_the_dice_are_thrown_again_and_again(tmp_path):
     finally:
         link.stop()
         process.terminate()
-        process.wait(5)
+        process.wait(60)  # generous: a loaded machine can stall the exit
     assert process.returncode == 0
     assert not link_path.exists()  # SIGTERM unplugs cleanly

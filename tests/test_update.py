@@ -33,6 +33,8 @@ from tests.bookworm_root import cache_dir
 REPO = Path(__file__).resolve().parent.parent
 MACHINE = os.uname().machine
 READY_TIMEOUT_S = 60
+# Generous: a box that stops cleanly takes a second, but a loaded machine can stall it.
+STOP_TIMEOUT_S = 120
 
 
 def dependency_wheels() -> Path:
@@ -102,6 +104,7 @@ class SimService:
         self.state_dir = state_dir
         self.process: subprocess.Popen | None = None
         self.starts: list[dict] = []
+        self.log_path = state_dir.parent / "box.log"
 
     def start(self) -> bool:
         trial = slots.read_trial(self.layout) or {}
@@ -114,10 +117,13 @@ class SimService:
             sock.bind(address)
             sock.settimeout(0.5)
             env = {**os.environ, "NOTIFY_SOCKET": address, "HOME": str(self.state_dir.parent)}
-            self.process = subprocess.Popen(
-                [str(self.layout.venv / "bin" / "companion"), "run", "--sim",
-                 "--state-dir", str(self.state_dir)], env=env,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            # Its log goes to a file: a pipe nobody reads fills up and stops the box mid-write,
+            # so it would never answer SIGTERM.
+            with open(self.log_path, "ab") as log:
+                self.process = subprocess.Popen(
+                    [str(self.layout.venv / "bin" / "companion"), "run", "--sim",
+                     "--state-dir", str(self.state_dir)], env=env,
+                    stdout=subprocess.DEVNULL, stderr=log)
             deadline = time.monotonic() + READY_TIMEOUT_S
             try:
                 while time.monotonic() < deadline and self.process.poll() is None:
@@ -133,7 +139,13 @@ class SimService:
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError("the box did not stop on SIGTERM; its log: "
+                                     + self.log_path.read_text(errors="replace")[-2000:]) from None
         self.process = None
 
 
