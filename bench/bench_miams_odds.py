@@ -15,6 +15,7 @@ warm-up that runs while the faces are typed in (``coach.warm``, about 0.1 s of C
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -135,5 +136,15 @@ def main(seed: int = 1, counts: tuple[int, int] = (200, 100)) -> dict[str, objec
     return figures
 
 
+def cli(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer positions (40 and 20)")
+    parser.add_argument("--json", action="store_true", help="one JSON object on one line")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    figures = main(args.seed, (40, 20) if args.quick else (200, 100))
+    print(json.dumps(figures, indent=None if args.json else 2))
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(), indent=2))
+    cli()

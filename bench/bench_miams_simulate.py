@@ -8,6 +8,7 @@ the median window, with the slowest and fastest beside it; ``table_s`` is the mo
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -51,5 +52,15 @@ def main(games: int = 20_000, seed: int = 1, windows: int = 5) -> dict[str, obje
     return figures
 
 
+def cli(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2,000 games instead of 20,000")
+    parser.add_argument("--json", action="store_true", help="one JSON object on one line")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    figures = main(2_000 if args.quick else 20_000, args.seed)
+    print(json.dumps(figures, indent=None if args.json else 2))
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(), indent=2))
+    cli()

@@ -405,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on one line")
     parser.add_argument("--quick", action="store_true", help="few samples (the CI gate's run)")
     parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when a figure grew > {GROWTH:.0%} over {BASELINE.name}")
+                        help=f"exit 1 when a figure grew > {GROWTH * 100:.0f} %% over {BASELINE.name}")
     parser.add_argument("--write-baseline", action="store_true", help=f"write {BASELINE.name}")
     parser.add_argument("--only", nargs="+", metavar="SECTION", help="some sections only")
     parser.add_argument("--profile", metavar="SECTION", help="cProfile one section in the guest")
