@@ -80,6 +80,8 @@ fi
 mkdir -p "$OUT" "$CACHE"
 WORK=$(mktemp -d "$CACHE/build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=image/cache.sh
+source "$HERE/cache.sh"
 
 # ----- 2. the base root filesystem (cached) -----------------------------------------------
 BASE_KEY=$(key_of "$HERE/base-rootfs.sh" "$HERE/packages.txt" "$HERE/initramfs.conf" "$HERE/initramfs-modules")
@@ -88,10 +90,12 @@ if [[ -f $BASE ]]; then
     stage "base root filesystem: cached ($BASE)"
 else
     stage "base root filesystem: mmdebstrap of Debian bookworm arm64 (first build: about 10-25 min)"
-    "$HERE/base-rootfs.sh" "$WORK/base.tar" >"$WORK/mmdebstrap.log" 2>&1 \
-        || { tail -30 "$WORK/mmdebstrap.log" >&2; die "mmdebstrap failed (log above)"; }
-    mv "$WORK/base.tar" "$BASE"
 fi
+base_rootfs() {  # TAR
+    "$HERE/base-rootfs.sh" "$1" >"$WORK/mmdebstrap.log" 2>&1 \
+        || { tail -30 "$WORK/mmdebstrap.log" >&2; die "mmdebstrap failed (log above)"; }
+}
+cache_fill "$BASE" base_rootfs
 
 # ----- 3. the wheels (cached) -------------------------------------------------------------
 # Every dependency pinned (with its hash) by requirements.lock, as wheels for the Pi's
@@ -102,17 +106,27 @@ if [[ -d $WHEELS ]]; then
     stage "wheels: cached ($WHEELS)"
 else
     stage "wheels: downloading the locked dependencies for aarch64 from PyPI"
-    (cd "$SRC" && "$PYTHON" -m companion.appliance.release wheels "$WORK/wheels" --machine aarch64 >/dev/null)
-    rm -f "$WORK"/wheels/table_companion-*.whl
-    mv "$WORK/wheels" "$WHEELS"
 fi
 # PyPI has lgpio's wheel for the Pi's Python (manylinux_2_34 aarch64, cp311) beside its
 # source: with it in the directory the image needs no compiler to install lgpio.
 LGPIO=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$LOCK")
-if [[ -n $LGPIO ]] && ! ls "$WHEELS"/lgpio-*-cp311-*aarch64.whl >/dev/null 2>&1; then
-    "$PYTHON" -m pip download --quiet --isolated --no-deps --only-binary=:all: --dest "$WHEELS" \
+lgpio_wheel() {  # DIR
+    [[ -n $LGPIO ]] || return 0
+    "$PYTHON" -m pip download --quiet --isolated --no-deps --only-binary=:all: --dest "$1" \
         --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_34_aarch64 \
         "lgpio==$LGPIO"
+}
+locked_wheels() {  # DIR (each step chained: set -e does not reach inside cache_fill's command)
+    (cd "$SRC" && "$PYTHON" -m companion.appliance.release wheels "$1" --machine aarch64 >/dev/null) \
+        && rm -f "$1"/table_companion-*.whl && lgpio_wheel "$1"
+}
+cache_fill "$WHEELS" locked_wheels
+if [[ -n $LGPIO ]] && ! ls "$WHEELS"/lgpio-*-cp311-*aarch64.whl >/dev/null 2>&1; then
+    # an entry made before lgpio's wheel was kept: the wheel goes in by its own rename
+    mkdir "$WORK/lgpio" && lgpio_wheel "$WORK/lgpio"
+    cache_lock "$CACHE"
+    mv -n "$WORK"/lgpio/lgpio-*.whl "$WHEELS/"
+    cache_unlock
 fi
 cp -r "$WHEELS" "$WORK/wheels"
 "$PYTHON" -m pip wheel --quiet --disable-pip-version-check --no-deps \
@@ -131,14 +145,18 @@ PRODUCT_KEY=$(cd "$SRC" && git ls-files -z pyproject.toml requirements.lock comp
 STAGED=$CACHE/staged-$BASE_KEY-$PRODUCT_KEY.tar
 if [[ -f $STAGED ]]; then
     stage "root filesystem: the product staged already ($STAGED), and the system's settings"
-    tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
 else
     stage "root filesystem: the base and the product (systemd/install.sh --root), the system's settings"
-    tar -C "$ROOT" --numeric-owner -xpf "$BASE"
+fi
+staged_root() {  # TAR (each step chained, as above)
+    tar -C "$ROOT" --numeric-owner -xpf "$BASE" || return
     "$SRC/systemd/install.sh" --root "$ROOT" --wheels "$WORK/wheels" --appliance --no-i2c \
         >"$WORK/install.log" 2>&1 || { tail -30 "$WORK/install.log" >&2; die "install.sh --root failed"; }
-    rm -f "$CACHE"/staged-*.tar
-    tar -C "$ROOT" --numeric-owner -cpf "$STAGED.part" . && mv "$STAGED.part" "$STAGED"
+    find "$CACHE" -maxdepth 1 -name 'staged-*.tar' -delete && tar -C "$ROOT" --numeric-owner -cpf "$1" .
+}
+cache_fill "$STAGED" staged_root
+if [[ -z $(ls -A "$ROOT") ]]; then
+    tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
 fi
 "$HERE/stage-system.sh" "$ROOT"
 KERNEL=$(basename "$(ls "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)")
