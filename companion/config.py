@@ -102,7 +102,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
 GameSchemas = Mapping[str, Mapping[str, Field]]
 
 
-class Section(dict):
+class Section(dict[str, Any]):
     """A validated config table; keys read as attributes."""
 
     def __getattr__(self, key: str) -> Any:

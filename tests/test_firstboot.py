@@ -233,7 +233,7 @@ def test_a_cut_while_blanking_leaves_a_whole_file_and_the_next_boot_finishes(roo
 
     def cut(src: object, dst: object) -> None:
         if Path(str(dst)) != source:
-            return replace(src, dst)  # type: ignore[arg-type]
+            return replace(src, dst)  # type: ignore[arg-type]  # the paths os.replace was given
         if moment == "writing the new file":
             Path(str(src)).write_bytes(source.read_bytes()[:40])  # flushed only in part
         elif moment == "inside the rename (FAT)":

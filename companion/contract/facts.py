@@ -121,6 +121,8 @@ DoctorCheck = Callable[[Config], list[Finding]]
 
 def worded(exc: BaseException) -> tuple[str, str]:
     """A data file's error as (file: key: problem, fix); a ConfigError names all four."""
-    if all(hasattr(exc, name) for name in ("path", "key", "problem")):
-        return f"{exc.path}: {exc.key}: {exc.problem}", getattr(exc, "fix", "")  # type: ignore[attr-defined]
+    names = ("path", "key", "problem")
+    if all(hasattr(exc, name) for name in names):
+        path, key, problem = (getattr(exc, name) for name in names)
+        return f"{path}: {key}: {problem}", getattr(exc, "fix", "")
     return str(exc) or type(exc).__name__, ""

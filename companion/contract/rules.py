@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from companion.config import Field
 
@@ -130,7 +130,8 @@ def setting(fields: Mapping[str, Any], key: str, spec: Field, name: str) -> floa
     from the game's config schema): whole or not, and its range; ``spec.default`` if left out."""
     value: Any = fields.get(key, spec.default)
     kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
-    if isinstance(value, bool) or not _of_kind(value, kinds) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not _of_kind(value, kinds) \
+            or not math.isfinite(value):
         raise RuleError(f"{name} must be\n{'a number' if float in kinds else 'a whole number'}")
     problem = spec.check(value) if spec.check else None
     if problem:
@@ -153,7 +154,16 @@ def check_game(action: Mapping[str, Any], key: str) -> None:
     raise RuleError(f"Game must be {key}")
 
 
-def clone(record: Any) -> Any:
+class Slotted(Protocol):
+    """A record whose fields are its ``__slots__``."""
+
+    __slots__: tuple[str, ...]
+
+
+SlottedT = TypeVar("SlottedT", bound=Slotted)
+
+
+def clone(record: SlottedT) -> SlottedT:
     """A shallow copy of a ``__slots__`` record (its fields are shared): the start of a draft
     that a rules module changes in place and returns as the new state."""
     copy = object.__new__(record.__class__)

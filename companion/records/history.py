@@ -144,7 +144,7 @@ class Book:
         return played, seats, final
 
     # ----- stats (only finished games have summaries) ------------------------------------
-    def players(self, games: dict[str, GameSpec] = GAMES) -> list[tuple[str, int]]:
+    def players(self, games: dict[str, GameSpec[Any]] = GAMES) -> list[tuple[str, int]]:
         """Everyone who finished a game (never a bot, nor the one seat of a cooperative game:
         its stats are the game's own), the most played first."""
         but, args = _people(games)
@@ -152,7 +152,7 @@ class Book:
             f"SELECT name, COUNT(*) FROM summary_players WHERE bot = 0 {but} GROUP BY name "
             "ORDER BY COUNT(*) DESC, name", args)]
 
-    def player_record(self, name: str, games: dict[str, GameSpec] = GAMES) -> PlayerRecord:
+    def player_record(self, name: str, games: dict[str, GameSpec[Any]] = GAMES) -> PlayerRecord:
         """A player's games and wins, in all and per game (the most played first), with the
         best score and what the game's own stats add."""
         but, args = _people(games)
@@ -168,7 +168,7 @@ class Book:
         return PlayerRecord(sum(r[1] for r in rows), sum(r[2] for r in rows), tuple(per_game))
 
 
-def _people(games: dict[str, GameSpec]) -> tuple[str, tuple[str, ...]]:
+def _people(games: dict[str, GameSpec[Any]]) -> tuple[str, tuple[str, ...]]:
     """The condition (and its arguments) that leaves out the seats of cooperative games."""
     table = tuple(key for key, spec in games.items() if spec.records.cooperative)
     return (f"AND game NOT IN ({', '.join('?' * len(table))})", table) if table else ("", ())

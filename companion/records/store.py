@@ -42,7 +42,7 @@ def _setup(actions: list[Action]) -> Action:
     return actions[0] if actions and actions[0].get("type") == "setup" else {}
 
 
-def summarise(spec: GameSpec, actions: list[Action], final: dict[str, Any]) -> Summary:
+def summarise(spec: GameSpec[Any], actions: list[Action], final: dict[str, Any]) -> Summary:
     """The summary of a finished game of ``spec`` from its actions and final ``summary`` JSON
     (a game that makes none has no seats and its ``describe`` as its result)."""
     if spec.records.summarise is None:
@@ -51,7 +51,7 @@ def summarise(spec: GameSpec, actions: list[Action], final: dict[str, Any]) -> S
     return spec.records.summarise(final, _setup(actions))
 
 
-def save_statements(game_id: int, spec: GameSpec, actions: list[Action], final: dict[str, Any],
+def save_statements(game_id: int, spec: GameSpec[Any], actions: list[Action], final: dict[str, Any],
                     timing: tuple[float, float | None]) -> tuple[Statement, ...]:
     """The statements that (re)write ``game_id``'s summary; ``timing`` is (ended_at, seconds)."""
     return summary_statements(game_id, spec.key, len(actions),
@@ -90,13 +90,13 @@ def timing(read: Read, game_id: int) -> tuple[float, float | None]:
     return (last, max(0.0, last - started)) if last is not None else (started, None)
 
 
-def record(read: Read, write: Write, game_id: int, spec: GameSpec, actions: list[Action],
+def record(read: Read, write: Write, game_id: int, spec: GameSpec[Any], actions: list[Action],
            state: Any) -> None:
     """Write the summary of the finished game ``game_id`` (its ``actions`` led to ``state``)."""
     write(save_statements(game_id, spec, actions, spec.rules.summary(state), timing(read, game_id)))
 
 
-def on_finish(journal: Journal, session: Session) -> None:
+def on_finish(journal: Journal, session: Session[Any]) -> None:
     """The game just ended on the box: keep its summary (a fault here never stops the game;
     the summary is then made when the journal is next opened)."""
     if session.game_id is None:  # a game kept only in memory has no row to summarise
@@ -121,7 +121,7 @@ def stale(read: Read) -> list[int]:
 
 
 def backfill(read: Read, write: Write, load: Callable[[int], tuple[str, list[Action]]],
-             games: dict[str, GameSpec] | None = None, budget_s: float | None = None) -> int:
+             games: dict[str, GameSpec[Any]] | None = None, budget_s: float | None = None) -> int:
     """Summarise every finished game that lacks an up-to-date summary; returns how many.
 
     A game this release does not know, or whose actions no longer replay, is skipped (it
@@ -168,7 +168,7 @@ def backfill_journal(journal: Journal | None, budget_s: float = BOOT_BUDGET_S) -
         return 0
 
 
-def import_statements(game_id: int, spec: GameSpec, actions: Iterable[Action],
+def import_statements(game_id: int, spec: GameSpec[Any], actions: Iterable[Action],
                       started_at: float, seconds: float) -> tuple[Statement, ...]:
     """A finished game recorded from elsewhere: the game and its actions, spread over
     ``seconds`` from ``started_at`` (a summary follows in the same transaction)."""
@@ -183,7 +183,7 @@ def import_statements(game_id: int, spec: GameSpec, actions: Iterable[Action],
     return tuple(out)
 
 
-def import_game(journal: Journal, spec: GameSpec, actions: list[Action], state: Any,
+def import_game(journal: Journal, spec: GameSpec[Any], actions: list[Action], state: Any,
                 started_at: float, seconds: float) -> int:
     """Record a finished game played elsewhere (``actions`` led to ``state``) with its summary,
     in one transaction; returns its id. The caller checks ``journal.status`` afterwards."""

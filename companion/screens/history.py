@@ -338,11 +338,11 @@ class StepScreen(Screen):
         return ReadOnlyTable(self.app, self.spec, self.actions[:self.ends[self.step]]).screen()
 
     @property
-    def title(self) -> str:  # type: ignore[override]
+    def title(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         return self.inner.title
 
     @property
-    def hint(self) -> str:  # type: ignore[override]
+    def hint(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         steps = len(self.ends) - 1
         if self.step == 0:
             return f"0/{steps}  OK next step"

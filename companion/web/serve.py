@@ -110,7 +110,8 @@ def guarded_protocol(guard: Guard, request_s: float = REQUEST_S) -> type[H11Prot
         _admitted = False
         _deadline: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(  # type: ignore[override]  # a Transport, as uvicorn's H11Protocol
+                self, transport: asyncio.Transport) -> None:
             peer = transport.get_extra_info("peername")
             self.address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
             self.transport = transport

@@ -11,19 +11,20 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from companion.contract.spec import Place, running_session
+from companion.contract.spec import Place, Screen, running_session
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import LARGE, MEDIUM
-from companion.ui.widgets import ChoiceScreen, Screen, is_down, is_press, is_up
+from companion.ui.widgets import ChoiceScreen, is_down, is_press, is_up
 from companion.ui.words import noun_for, plural
 from firmware_bridge.events import DiceSettled
 
 from . import rules
+from .options import BAR
 from .orders import DicePickScreen, TableScreen, start_order_done
 from .rules import KINDS, CafeState
 from .setup_screen import SetupScreen, new_game
 from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, start_round
-from .view import BAR, _state, action_verb, draw_dice, mmss, roll_prompt, round_title
+from .view import _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table

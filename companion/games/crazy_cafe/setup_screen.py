@@ -6,11 +6,13 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import Action
-from companion.ui.widgets import MenuItem, MenuScreen, Screen, StepperScreen
+from companion.contract.spec import Screen
+from companion.ui.widgets import MenuItem, MenuScreen, StepperScreen
 
 from . import rules
+from .options import BAR
 from .rules import KINDS
-from .view import BAR, DICE_NAMES, mmss, setting
+from .view import DICE_NAMES, mmss, setting
 
 if TYPE_CHECKING:
     from collections.abc import Callable

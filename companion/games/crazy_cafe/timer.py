@@ -13,10 +13,10 @@ import weakref
 from typing import TYPE_CHECKING
 
 from companion.contract.rules import Action
-from companion.contract.spec import Place
+from companion.contract.spec import Place, Screen
 from companion.ui.canvas import WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
-from companion.ui.widgets import Screen, is_press
+from companion.ui.widgets import is_press
 from companion.ui.words import plural
 
 from . import rules
@@ -47,7 +47,7 @@ class RoundClock:
     def __init__(self, app: Table, warn_at: tuple[float, ...] = WARN_AT, tick_from: int = TICK_FROM):
         self.app = app
         self.warn_at, self.tick_from = warn_at, tick_from
-        self.session: Session | None = None  # the game whose deadlines are on this clock
+        self.session: Session[rules.CafeState] | None = None  # the game whose deadlines are on this clock
         self.deadline: float | None = None
         self.announced = 0  # the rounds of that game whose TIME'S UP the table has been shown
         self.handled_until = -math.inf
@@ -118,7 +118,7 @@ class RoundClock:
             app.dispatch({"type": "clock", "at": now})
         self._arm(now, deadline)
 
-    def adopt(self, session: Session) -> None:
+    def adopt(self, session: Session[rules.CafeState]) -> None:
         """Take on a game this boot has not played (resumed from the journal): its rounds
         that ran out before were announced by the boot that played them."""
         self.session, self.announced = session, _timed_out(session.state)
@@ -133,7 +133,7 @@ class RoundClock:
         elif app.games.shown():
             self._show_times_up()
 
-    def _announce(self, session: Session) -> None:
+    def _announce(self, session: Session[rules.CafeState]) -> None:
         if self.app.games.session is session:
             self.app.beep("alarm")
             if self.app.games.shown():

@@ -84,7 +84,7 @@ def _get(path: Path | str, where: str, table: dict[str, Any], key: str, kind: ty
 
 def _name(path: Path | str, where: str, table: dict[str, Any], key: str) -> str:
     """A name the screen can draw alone on a line: printable, letters the font has, ≤ 118 px."""
-    name = _get(path, where, table, key, str)
+    name: str = _get(path, where, table, key, str)
     lacking = next((c for c in name if not c.isprintable()), None)
     if lacking is None and not name.strip():
         raise ConfigError(path, f"{where}.{key}", "is empty", _LETTERS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
+from companion.contract.rules import Action
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -198,7 +199,7 @@ class RoundViews:
             lambda ticked: self._jump({"type": "jump", "to": 1, "go": True,
                                        "tch": [over[i] for i in ticked]})))
 
-    def _jump(self, action: dict) -> None:
+    def _jump(self, action: Action) -> None:
         """The jump, then who moves to which table and who takes coins, until OK."""
         before = self.state
         if not self._commit(action):

@@ -10,11 +10,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from companion.contract.spec import running_session
+from companion.contract.spec import Screen, running_session
 from companion.ui.canvas import Canvas
 from companion.ui.widgets import (
     MessageScreen,
-    Screen,
     is_down,
     is_up,
     step_selection,
@@ -56,7 +55,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         return s.phase
 
     @property
-    def title(self) -> str:  # type: ignore[override]
+    def title(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         s = self.state
         if self.view == "board":
             return f"Makan · After R{s.round - 1}"
@@ -70,7 +69,7 @@ class MakanScreen(RoundViews, QueueViews, Screen):
         return f"Makan R{s.round} · {label}"
 
     @property
-    def hint(self) -> str:  # type: ignore[override]
+    def hint(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         return {
             "setup": "OK set up",
             "board": "OK next round",

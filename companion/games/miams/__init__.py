@@ -12,7 +12,7 @@ from companion.contract.rules import Rules
 from companion.contract.spec import CONTRACT, GameSpec, Lazy, Screens
 
 from . import cards, doctor, ending, live, records, rules
-from .sheet import HEARTS_TRACK
+from .sheet import HEARTS_TRACK, TIES
 
 CONFIG = {
     "difficulty": Field("snacking", str, "difficulty offered first: snacking, lunch or munchies",
@@ -22,7 +22,7 @@ CONFIG = {
     "sheets_dir": Field("/etc/companion/miams", str,
                         "folder whose *.toml sheet files the setup screen lists"),
     "tie": Field("top", str, "highest least advanced skewer on a tie: top (Pair first) or bottom",
-                 one_of(*rules.TIES)),
+                 one_of(*TIES)),
     "setup_column": Field("counts", str,
                           "do setup crosses earn the first-column stars: counts or ignored",
                           one_of(*rules.SETUP_COLUMN)),

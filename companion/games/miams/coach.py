@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion import textfiles
+from companion.contract.spec import Screen
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
     MenuItem,
     MenuScreen,
-    Screen,
     StepperScreen,
     is_down,
     is_press,
@@ -37,7 +37,7 @@ from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED, WHITE
 
 from . import odds, rules
-from .odds_search import MAX_HEARTS
+from .odds_search import MAX_HEARTS, WHITE_DICE, Weights
 from .setup_screen import TITLE
 from .sheet import SKEWER_SHORT, SKEWERS, unnamed
 from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
@@ -53,7 +53,7 @@ MAX_COST_HALVES = 8           # a cross given to Arthur costs 0 to 4 hearts, in 
 # What one cross given to Arthur costs the player: My sheet's row, and its stepper's prompt.
 COST_ROW = "Arthur's ✗ costs"
 COST_PROMPT = "Arthur's ✗ costs me"
-RED_DIE = odds.WHITE_DICE     # the entry's fields: five white dice, the red die, the rerolls
+RED_DIE = WHITE_DICE     # the entry's fields: five white dice, the red die, the rerolls
 REROLLS = RED_DIE + 1
 RED_FACES = (None, *RED)      # the red die cycles through "not rolled" first
 
@@ -73,7 +73,7 @@ class Coach:
         self.hearts = [self._printed(row) for row in range(len(SKEWERS))]
         self.cost_halves = 0
         self.entered = False          # no weights until the player has touched "My sheet"
-        self.white: list[str] = [WHITE[0]] * odds.WHITE_DICE
+        self.white: list[str] = [WHITE[0]] * WHITE_DICE
         self.red: str | None = None
         self.rerolls = 1
         self._load()
@@ -86,10 +86,10 @@ class Coach:
         marked = self.marked[row]
         return layout.hearts[marked] if marked < len(layout.hearts) else layout.end
 
-    def weights(self) -> odds.Weights | None:
+    def weights(self) -> Weights | None:
         if not self.entered:
             return None
-        return odds.Weights(tuple(self.hearts), Fraction(self.cost_halves, 2))
+        return Weights(tuple(self.hearts), Fraction(self.cost_halves, 2))
 
     def marked_one(self, row: int) -> None:
         """The player marked the next free space of ``row``: move on to the one after it."""
@@ -153,18 +153,18 @@ def game_options(app: Table) -> rules.Options | None:
     return state.options if state is not None else None
 
 
-_warmed: set[odds.Weights | None] = set()
+_warmed: set[Weights | None] = set()
 
 
-def warm(weights: odds.Weights | None) -> None:
+def warm(weights: Weights | None) -> None:
     """Work out what every two-reroll table shares (every later roll's best keep), with and
     without the red die; the table for the dice then takes about a millisecond instead of six
     here (86 ms on the instruction clock, docs/benchmarks.md)."""
     for red in (RED[0], None):
-        odds.table([WHITE[0]] * odds.WHITE_DICE, red, 2, weights)
+        odds.table([WHITE[0]] * WHITE_DICE, red, 2, weights)
 
 
-def warm_in_background(weights: odds.Weights | None) -> None:
+def warm_in_background(weights: Weights | None) -> None:
     """:func:`warm` on a short-lived thread while the dice are typed in, once per sheet. It only
     fills the odds module's memo (the same values the loop would work out), so the loop never
     waits for it; a table asked for meanwhile is worked out as usual."""
@@ -202,7 +202,7 @@ class OddsScreen(Screen):
             return None
         faces = [f for f, k in zip(sensor.faces, sensor.kinds, strict=False) if k == "white"]
         whites = tuple(f for f in faces if f is not None and f in WHITE)
-        if len(faces) != odds.WHITE_DICE or len(whites) != len(faces):
+        if len(faces) != WHITE_DICE or len(whites) != len(faces):
             return None
         return whites
 

@@ -3,12 +3,33 @@ after it, so the box asks only then, and whether it is the game's last (docs/rul
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from .sheet import HEARTS_TRACK, Sheet
 
-# A game's state is a rules.State; rules reads is_last_turn from here, so it is not imported.
-State = Any
+
+class _Track(Protocol):
+    @property
+    def hearts(self) -> int: ...
+
+
+class _Options(Protocol):
+    @property
+    def sheet(self) -> Sheet: ...
+
+
+class State(Protocol):
+    """What these checks read of a game's state, a ``rules.State`` (rules reads
+    :func:`is_last_turn` from here, so this module does not import it)."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def arthur(self) -> _Track: ...
+    @property
+    def options(self) -> _Options | None: ...
+    @property
+    def player_turns(self) -> int: ...
 
 
 def richest(sheet: Sheet) -> int:

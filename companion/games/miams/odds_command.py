@@ -13,11 +13,10 @@ from companion.games.miams.odds import (
     Keep,
     Odds,
     Pick,
-    Weights,
     percent,
     table,
 )
-from companion.games.miams.odds_search import MAX_HEARTS
+from companion.games.miams.odds_search import MAX_HEARTS, Weights
 from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 from companion.ui.words import plural
 from firmware_bridge.faces import RED, WHITE
@@ -25,7 +24,7 @@ from firmware_bridge.faces import RED, WHITE
 EXAMPLE = "fruit1,fruit1,fruit3,cross,fruit5"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "odds", help="exact odds of each skewer for every keep of a Miams roll",
         description="For the dice showing and the rerolls left, print the chance of each Miams "

@@ -149,7 +149,8 @@ class Solver:
 
     def __init__(self, weights: Weights | None, with_red: bool, rerolls: int) -> None:
         self.dice = WHITE_DICE + with_red
-        self.scale = 6 ** (self.dice * rerolls)
+        # int ** int is typed Any (a negative power is a float): this one is a whole number
+        self.scale: int = 6 ** (self.dice * rerolls)
         cost = weights.cross_cost if weights else Fraction(0)
         self.cost = cost
         self.per = cost.denominator                      # goals in 1/per hearts, to stay whole
@@ -159,10 +160,10 @@ class Solver:
         self.charge = cost.numerator                     # goal per white die that is not a cross
         most_goal = max(*self.aims, max(self.hearts) * self.per) + self.charge * WHITE_DICE
         self.base = 8 * self.scale                       # above any scaled chance or fewer-crosses
-        self.width = ((most_goal + 1) * self.scale * self.base ** 2).bit_length() + 1
+        self.width: int = ((most_goal + 1) * self.scale * self.base ** 2).bit_length() + 1
         self.mask = (1 << self.width) - 1
         # each target's top bit: always clear in a value (the width has one bit to spare)
-        self.tops = sum(1 << (self.width * t + self.width - 1) for t in range(TARGETS))
+        self.tops: int = sum(1 << (self.width * t + self.width - 1) for t in range(TARGETS))
         self.reds = range(len(RED)) if with_red else (NO_RED,)
         self.signatures: dict[tuple[int, int], int] = {}
         self.keeps: dict[tuple[int, int, int], int] = {}          # shipped values

@@ -30,10 +30,7 @@ from firmware_bridge.faces import FRUITS, RED, WHITE
 
 from .odds_search import FULL, STRAIGHT, YUMS, made
 from .rules import (
-    CIRCLE,
-    CROSS,
     DIFFICULTIES,
-    HEARTS_TRACK,
     Side,
     State,
     arthur_turn,
@@ -44,7 +41,20 @@ from .rules import (
     score,
     setup,
 )
-from .sheet import HALF, HALF_BITS, HALF_ROWS, NO_SPOT, SPOT, SPOT_BITS, Sheet, half_table, spot
+from .sheet import (
+    CIRCLE,
+    CROSS,
+    HALF,
+    HALF_BITS,
+    HALF_ROWS,
+    HEARTS_TRACK,
+    NO_SPOT,
+    SPOT,
+    SPOT_BITS,
+    Sheet,
+    half_table,
+    spot,
+)
 
 TABLE_BITS = 14
 TABLE_SIZE = 1 << TABLE_BITS

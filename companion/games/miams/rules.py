@@ -387,7 +387,7 @@ def winner(state: State) -> str | None:
 def is_undoable(action: Action) -> bool:
     """A face typed in from a physical red die can be taken back; a box or sensor roll cannot."""
     if action.get("type") == "roll":
-        return action.get("source", "box") == "hand"
+        return bool(action.get("source", "box") == "hand")
     return action.get("type") != "setup"
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from companion.contract.spec import running_session
+from companion.contract.spec import Screen, running_session
 from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
-    Screen,
     StepperScreen,
     is_down,
     is_press,
@@ -24,7 +23,7 @@ from firmware_bridge.faces import RED
 
 from . import coach, ending, rules
 from .setup_screen import TITLE, SetupScreen
-from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS
+from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS, Mark
 from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
 
 if TYPE_CHECKING:
@@ -338,7 +337,7 @@ class PlayScreen(Screen):
         canvas.center(4 * LINE_H, verdict)
 
 
-def gift_text(gift: tuple[rules.Mark, ...]) -> tuple[str, ...]:
+def gift_text(gift: tuple[Mark, ...]) -> tuple[str, ...]:
     """The crosses the player's dice gave Arthur as the lines of a two-line toast: each space
     by name and place, never split over two lines ("Pair 4th"), by the short names if need be
     ("Full 4th"), or, when even they would not fit, how many and where to see them."""
@@ -355,7 +354,7 @@ def gift_text(gift: tuple[rules.Mark, ...]) -> tuple[str, ...]:
     return ("Arthur crosses", SMALL.first_fit((f"{counted} (▼ rows)", counted), TOAST_LINE))
 
 
-def marks_text(marks: tuple[rules.Mark, ...], names: Mapping[str, str] = SKEWER_SHORT) -> str:
+def marks_text(marks: tuple[Mark, ...], names: Mapping[str, str] = SKEWER_SHORT) -> str:
     """Crosses in words, e.g. ``Pair 3rd, 3 of a kind 1st +★★``: skewer and the space's place
     (an ordinal, never a number that could be read as its hearts), then stars."""
     text = ", ".join(f"{names[SKEWERS[m.row]]} {ordinal(m.space + 1)}" for m in marks)

@@ -8,8 +8,9 @@ from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.words import ordinal, plural
 
-from . import odds, rules
-from .sheet import SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
+from . import rules
+from .odds_search import WHITE_DICE
+from .sheet import CIRCLE, CROSS, SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
 
 # Row names that fit half the screen beside "9/9".
 OVERVIEW_NAMES: dict[str, str] = {
@@ -85,12 +86,12 @@ def _draw_space(canvas: Canvas, x: int, width: int, hearts: int, how: str) -> No
     top, bottom = canvas.top + CELLS_Y, canvas.top + CELLS_Y + CELL_H - 1
     number = f"{hearts}"
     text_x = x + (width - SMALL.width(number) + 1) // 2
-    if how == rules.CIRCLE:  # round and filled, the number cut out of it
+    if how == CIRCLE:  # round and filled, the number cut out of it
         draw.ellipse((x, top, x + width - 1, bottom), fill=255)
         SMALL.draw(canvas.image, (text_x, top + 4), number, fill=0)
         return
     draw.rectangle((x, top, x + width - 1, bottom), outline=255)
-    if how == rules.CROSS:  # struck through corner to corner, two pixels thick, no number
+    if how == CROSS:  # struck through corner to corner, two pixels thick, no number
         for dx in (0, 1):
             draw.line((x + dx, top, x + width - 2 + dx, bottom), fill=255)
             draw.line((x + dx, bottom, x + width - 2 + dx, top), fill=255)
@@ -123,7 +124,7 @@ def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool,
     top = canvas.top + y
     for index, face in enumerate(faces):
         x = die_x(index)
-        if index == odds.WHITE_DICE:
+        if index == WHITE_DICE:
             bar = x - RED_GAP // 2 - 1
             draw.line((bar, top, bar, top + DIE - 1), fill=255)
         keep = index < len(kept) and kept[index]
@@ -142,4 +143,4 @@ def draw_dice(canvas: Canvas, y: int, faces: list[str | None], kept: tuple[bool,
 
 def die_x(index: int) -> int:
     """Where die ``index`` of :func:`draw_dice` starts (the red die is the sixth)."""
-    return index * DIE_PITCH + (RED_GAP if index >= odds.WHITE_DICE else 0)
+    return index * DIE_PITCH + (RED_GAP if index >= WHITE_DICE else 0)

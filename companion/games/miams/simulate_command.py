@@ -7,12 +7,13 @@ import json
 import sys
 
 from companion.games.miams import player_model
-from companion.games.miams.rules import DIFFICULTIES, SETUP_COLUMN, TIES
+from companion.games.miams.rules import DIFFICULTIES, SETUP_COLUMN
+from companion.games.miams.sheet import TIES
 
 MAX_GAMES = 10_000_000  # per difficulty: hours on a Pi, and far past any figure's precision
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "simulate", help="play many solo games headless and print win rates as JSON",
         description="Play Arthur the Insatiable (the box's rules, stand-in sheet and tile) against "
