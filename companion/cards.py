@@ -43,12 +43,12 @@ class CardError(ValueError):
         super().__init__(f"{key}: {problem}" if key else problem)
 
 
-def declared(games: Mapping[str, GameSpec]) -> list[tuple[GameSpec, CardFile]]:
+def declared(games: Mapping[str, GameSpec[Any]]) -> list[tuple[GameSpec[Any], CardFile]]:
     """Every game's card files, in menu order."""
     return [(spec, card) for spec in games.values() for card in spec.cards]
 
 
-def find(games: Mapping[str, GameSpec], game: str, key: str) -> tuple[GameSpec, CardFile] | None:
+def find(games: Mapping[str, GameSpec[Any]], game: str, key: str) -> tuple[GameSpec[Any], CardFile] | None:
     """The card file ``key`` of ``game`` (names from a URL: only a declared one is found)."""
     return next(((spec, card) for spec, card in declared(games)
                  if spec.key == game and card.key == key), None)
@@ -59,21 +59,22 @@ def phone_copy(state_dir: Path, game: str, card: CardFile) -> Path:
     return Path(state_dir) / FOLDER / f"{game}-{card.key}.toml"
 
 
-def from_phone(state_dir: Path | None, games: Mapping[str, GameSpec]) -> list[tuple[GameSpec, CardFile]]:
+def from_phone(state_dir: Path | None, games: Mapping[str, GameSpec[Any]]
+               ) -> list[tuple[GameSpec[Any], CardFile]]:
     """The card files the phone saved a copy of; OSError when the state directory cannot be
     read (``companion doctor`` run by another user)."""
     return [] if state_dir is None else [(spec, card) for spec, card in declared(games)
                                          if phone_copy(state_dir, spec.key, card).is_file()]
 
 
-def installer_paths(cfg: Config, games: Mapping[str, GameSpec]) -> dict[tuple[str, str], str]:
+def installer_paths(cfg: Config, games: Mapping[str, GameSpec[Any]]) -> dict[tuple[str, str], str]:
     """config.toml's path of each card file ("" for the stand-in), before any phone copy."""
     return {(spec.key, card.key): str(cfg.games.get(spec.key, Section()).get(card.key, ""))
             for spec, card in declared(games)}
 
 
-def apply(cfg: Config, state_dir: Path | None, games: Mapping[str, GameSpec],
-          installer: Mapping[tuple[str, str], str] | None = None) -> list[tuple[GameSpec, CardFile]]:
+def apply(cfg: Config, state_dir: Path | None, games: Mapping[str, GameSpec[Any]],
+          installer: Mapping[tuple[str, str], str] | None = None) -> list[tuple[GameSpec[Any], CardFile]]:
     """Point ``cfg``'s game sections at the phone's copies that exist, so setups and checks read
     them; ``installer`` (from :func:`installer_paths`) puts config.toml's path back where a copy
     is gone. Returns the files the phone set."""
@@ -237,7 +238,7 @@ class Refusal:
     message: str
 
 
-def save(cfg: Config, state_dir: Path, spec: GameSpec, card: CardFile, doc: Mapping[str, Any],
+def save(cfg: Config, state_dir: Path, spec: GameSpec[Any], card: CardFile, doc: Mapping[str, Any],
          header: str) -> Refusal | None:
     """Write ``doc`` as the phone's copy, atomically, if the game's loader reads it and its
     doctor check finds nothing wrong with it (checked on the written temporary file, so
@@ -270,7 +271,7 @@ def save(cfg: Config, state_dir: Path, spec: GameSpec, card: CardFile, doc: Mapp
     return None
 
 
-def header(spec: GameSpec, card: CardFile, now: float) -> str:
+def header(spec: GameSpec[Any], card: CardFile, now: float) -> str:
     """The comment a saved copy starts with: what it is and where it came from."""
     day = time.strftime("%Y-%m-%d %H:%M", time.localtime(now))
     return (f"{spec.title}: {card.title}, saved on the phone page's Settings on {day}.\n"

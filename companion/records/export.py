@@ -78,7 +78,7 @@ def all_games(book: Book) -> list[Played]:
     return games[::-1]
 
 
-def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None = None,
+def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec[Any]] | None = None,
             state_dir: str | Path | None = None) -> dict[str, int]:
     """Each game's BoardGameGeek id: its config's ``bgg_id`` (or the game's default), or the
     value set on the box or the phone in the journal of ``state_dir``, as the box uses it."""
@@ -96,7 +96,7 @@ def bgg_ids(config: Config | None = None, games: Mapping[str, GameSpec] | None =
     return out
 
 
-def game_name(spec: GameSpec) -> str:
+def game_name(spec: GameSpec[Any]) -> str:
     """The game's whole name in files: "3 Minute Crazy Café", "Makan Mania", "Miams"."""
     return spec.records.play_facts.name or spec.title
 
@@ -137,7 +137,7 @@ class Play:
     """One game as the exports write it."""
 
     played: Played
-    spec: GameSpec | None
+    spec: GameSpec[Any] | None
     uuid: str
     board: str
     rounds: int
@@ -184,7 +184,7 @@ def _ranked(seats: list[tuple[Person, int | None, bool, bool]], cooperative: boo
     return tuple(out)
 
 
-def plays(book: Book, games: Mapping[str, GameSpec] | None = None,
+def plays(book: Book, games: Mapping[str, GameSpec[Any]] | None = None,
           people: People | None = None, listed: Iterable[Played] | None = None) -> list[Play]:
     """The games ``listed`` (default: every game, oldest first) with their people; unfinished
     ones too: the CSV lists them, the play file keeps the finished."""
@@ -214,7 +214,7 @@ def _setup_names(action: str | None) -> tuple[str, ...]:
         return ()
 
 
-def _play(book: Book, people: People, games: Mapping[str, GameSpec], listed: Played,
+def _play(book: Book, people: People, games: Mapping[str, GameSpec[Any]], listed: Played,
           links: Mapping[int, int], named: tuple[str, ...]) -> Play:
     played, seats, final = book.game(listed.id)
     spec = games.get(played.game)
@@ -249,7 +249,7 @@ def _seated(people: People, links: Mapping[int, int], seat: int, name: str) -> P
     return people.by_name(name)
 
 
-def _imported_play(people: People, played: Played, spec: GameSpec | None,
+def _imported_play(people: People, played: Played, spec: GameSpec[Any] | None,
                    imported: Mapping[str, Any], uid: str, links: Mapping[int, int]) -> Play:
     """A play recorded elsewhere and imported: the people and facts its file gave, the names
     its linked seats bear now."""
@@ -270,7 +270,7 @@ def _imported_play(people: People, played: Played, spec: GameSpec | None,
 # ----- the BG Stats play file -------------------------------------------------------------------
 
 def to_bgsplay(book: Book, ids: Mapping[str, int] | None = None,
-               games: Mapping[str, GameSpec] | None = None) -> dict[str, Any]:
+               games: Mapping[str, GameSpec[Any]] | None = None) -> dict[str, Any]:
     """The finished games as a BG Stats play file: players, games, a location and plays, and
     which player is the user (``userInfo.meRefId``)."""
     ids = bgg_ids(games=games) if ids is None else ids
@@ -316,7 +316,7 @@ def to_bgsplay(book: Book, ids: Mapping[str, int] | None = None,
     }
 
 
-def _game_row(key: str, spec: GameSpec | None, bgg_id: int, ref: int) -> dict[str, Any]:
+def _game_row(key: str, spec: GameSpec[Any] | None, bgg_id: int, ref: int) -> dict[str, Any]:
     facts = spec.records.play_facts if spec else None
     name = game_name(spec) if spec else key
     return {"id": ref, "uuid": game_uuid(key), "name": name, "bggId": bgg_id,
@@ -368,7 +368,7 @@ def game_uuid(key: str) -> str:
 # ----- the spreadsheet --------------------------------------------------------------------------
 
 def to_csv(book: Book, ids: Mapping[str, int] | None = None,
-           games: Mapping[str, GameSpec] | None = None) -> str:
+           games: Mapping[str, GameSpec[Any]] | None = None) -> str:
     """One row per player of each game (one row without a player for a game with none), as
     UTF-8 text with a byte-order mark, so that Excel reads its names and dashes right."""
     ids = bgg_ids(games=games) if ids is None else ids

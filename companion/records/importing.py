@@ -36,7 +36,7 @@ class PlayFileError(Exception):
 class FilePlay:
     """One play of the file, for a game this box knows."""
 
-    spec: GameSpec
+    spec: GameSpec[Any]
     uuid: str
     started_at: float
     seconds: float
@@ -87,8 +87,8 @@ def _is_bot(player: Mapping[str, Any]) -> bool:
     return isinstance(meta, dict) and _flag(meta.get("isNpc"))
 
 
-def _match(game: Mapping[str, Any], games: Mapping[str, GameSpec], ids: Mapping[str, int]
-           ) -> GameSpec | None:
+def _match(game: Mapping[str, Any], games: Mapping[str, GameSpec[Any]], ids: Mapping[str, int]
+           ) -> GameSpec[Any] | None:
     """The registered game a file's game is: by BGG id, by the box's own uuid, else by name."""
     bgg = _whole(game.get("bggId")) or 0
     for key, spec in games.items():
@@ -106,7 +106,7 @@ def _date(text: Any) -> float:
     return float(calendar.timegm(time.strptime(str(text), "%Y-%m-%d %H:%M:%S")))
 
 
-def read_play_file(text: str, games: Mapping[str, GameSpec],
+def read_play_file(text: str, games: Mapping[str, GameSpec[Any]],
                    ids: Mapping[str, int] | None = None) -> Read:
     """The plays of a play file for the games in ``games``; PlayFileError if it is none."""
     ids = bgg_ids(games=games) if ids is None else ids

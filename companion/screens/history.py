@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.contract.facts import Seat
 from companion.contract.rules import Action
@@ -79,12 +79,12 @@ class _RecordedGames:
     """The games as a recorded game's screens see them: its replayed session, and no game
     to start or resume."""
 
-    def __init__(self, app: BoxTable, session: Session) -> None:
+    def __init__(self, app: BoxTable, session: Session[Any]) -> None:
         self._app = app
         self.session = session
 
     @property
-    def specs(self) -> Mapping[str, GameSpec]:
+    def specs(self) -> Mapping[str, GameSpec[Any]]:
         return self._app.games.specs
 
     def start(self, key: str, first_action: Action | None = None) -> bool:
@@ -106,7 +106,7 @@ class ReadOnlyTable:
     and settings, but the game is a replayed state that no press can change and the clock
     stands at the moment shown."""
 
-    def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
+    def __init__(self, app: BoxTable, spec: GameSpec[Any], actions: list[Action]) -> None:
         self._app = app
         self.games = _RecordedGames(app, Session(spec, None, list(actions), spec.rules.replay(actions)))
         self.clock = _Frozen(moment(actions))
@@ -322,7 +322,7 @@ class StepScreen(Screen):
 
     app: BoxTable
 
-    def __init__(self, app: BoxTable, spec: GameSpec, actions: list[Action]) -> None:
+    def __init__(self, app: BoxTable, spec: GameSpec[Any], actions: list[Action]) -> None:
         super().__init__(app)
         self.spec, self.actions = spec, actions
         # Where each step ends: after every action the table made or saw; the box's silent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.games import GameSpec
 from companion.ui.canvas import LINE_H, Canvas
@@ -41,7 +41,7 @@ class HomeScreen(MenuScreen):
         self.items = items
         self.selected = min(self.selected, len(items) - 1)
 
-    def _start(self, spec: GameSpec) -> None:
+    def _start(self, spec: GameSpec[Any]) -> None:
         """A new game; every unfinished one stays saved and listed under Resume (said when
         one of this game waits there, so nobody starts again by mistake)."""
         saved = [entry for entry in self.app.saved_games() if entry.title == spec.title]

@@ -28,7 +28,7 @@ SOURCES = {"phone": "the copy saved on this page", "config": "the file config.to
            "stand-in": "the stand-in shipped with the box"}
 
 
-def source(installer: Mapping[tuple[str, str], str], state_dir: Path, spec: GameSpec,
+def source(installer: Mapping[tuple[str, str], str], state_dir: Path, spec: GameSpec[Any],
            card: CardFile) -> str:
     """Where the file the game reads comes from, in words: the phone's copy, config.toml's
     file (``installer``: :func:`companion.cards.installer_paths`) or the stand-in."""

@@ -32,7 +32,7 @@ def current_game(read: Read) -> tuple[int, str, str] | None:
     return tuple(found[0]) if found else None
 
 
-def live(read: Read, games: dict[str, GameSpec] = GAMES) -> dict[str, Any]:
+def live(read: Read, games: dict[str, GameSpec[Any]] = GAMES) -> dict[str, Any]:
     """The Live page's data: ``kind`` is none (no game yet), unknown (a game this release
     cannot show) or game; ``template`` names the game's own template, if it ships one."""
     found = current_game(read)
@@ -65,7 +65,7 @@ def template_name(key: str) -> str:
     return f"games/{key}/live.html"
 
 
-def game_template(name: str, games: dict[str, GameSpec] = GAMES) -> str | None:
+def game_template(name: str, games: dict[str, GameSpec[Any]] = GAMES) -> str | None:
     """The text of the game template ``name`` (see :func:`template_name`), None if none."""
     key = name.removeprefix("games/").removesuffix("/live.html")
     spec = games.get(key)
