@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -122,15 +123,33 @@ def test_order_done_is_in_the_list_in_every_mode(box):
 
 def test_dice_are_words_that_fit(monkeypatch, box):
     """The 7-px pictures could not tell a burger from a donut: the dice strip names each face
-    in words, and four of the longest still fit one line."""
-    faces = {f: view.DIE_WORDS[f] for f in rules.FACE_NAMES}
-    assert len(set(faces.values())) == len(faces)  # no two faces read alike
-    longest = max(SMALL.width(word) for word in faces.values())
-    assert 4 * longest + 2 + 4 * 2 <= WIDTH  # four words, the narrowest gaps
+    in words, and four of the longest still fit one line (shortened with a full stop then)."""
+    words = {*view.FACE_LABELS.values(), *view.DIE_SHORT.values()}
+    assert len(set(view.FACE_LABELS.values())) == len(view.FACE_LABELS)  # no two faces read alike
+    longest = max(SMALL.width(view.DIE_SHORT.get(f, view.FACE_LABELS[f])) for f in rules.FACE_NAMES)
+    assert 4 * longest + 2 + 3 * view.DIE_GAP_MIN <= WIDTH  # four words, the narrowest gaps
     start_game(box)
     drawn, cut = shown(box, monkeypatch)
-    assert [view.DIE_WORDS[f] for f in state(box).faces] == [t for t in drawn if t in
-                                                              faces.values()]
+    assert view.die_words(state(box)) == [t for t in drawn if t in words]
+    assert cut == []
+
+
+@pytest.mark.parametrize(("faces", "line"), [
+    # issue 39: "Salad Salad  Coff Bill", "Salad Burg  Juice Bill" looked cut off
+    (("salad", "salad", "coffee", "bill"), ["Salad", "Salad", "Coffee", "Bill"]),
+    (("salad", "burger", "juice", "bill"), ["Salad", "Burger", "Juice", "Bill"]),
+    # the widest roll of all: shortened, and each short form says so with its full stop
+    (("burger", "burger", "coffee", "coffee"), ["Burg.", "Burg.", "Coff.", "Coffee"]),
+    (("burger", "donut", "coffee", "water"), ["Burg.", "Donut", "Coffee", "Water"]),
+])
+def test_the_dice_line_spells_a_face_in_full_when_it_fits(box, monkeypatch, faces, line):
+    """The dice strip reads as the "Which dice?" list spells the faces ("Coffee"), and a word
+    shortened to fit ends in a full stop, so no word looks cut off."""
+    start_game(box)
+    box.press("OK")  # round 1 runs: the strip is on the timer
+    monkeypatch.setattr(box.app.session, "state", dataclasses.replace(state(box), faces=faces))
+    drawn, cut = shown(box, monkeypatch)
+    assert [t for t in drawn if t in (*view.FACE_LABELS.values(), *view.DIE_SHORT.values())] == line
     assert cut == []
 
 
@@ -360,14 +379,14 @@ def test_what_one_undo_takes_back():
 
 @pytest.mark.parametrize(("choices", "sensor", "rounds_over", "expected"), [
     (("Special",), False, 0, ["Draw a round 1 menu", "The box rolled:"]),
-    (("Special",), False, 1, ["Round 1: 5 set aside", "Draw a round 2 menu", "OK rolls all 4 dice"]),
-    (("Special",), False, 2, ["4 new + 11 set aside", "Draw a round 3 menu", "OK rolls all 4 dice"]),
+    (("Special",), False, 1, ["Round 1: 5 set aside", "Draw a round 2 menu", "New dice at the start"]),
+    (("Special",), False, 2, ["4 new + 11 set aside", "Draw a round 3 menu", "New dice at the start"]),
     (("Special", "Dice"), True, 0, ["Draw a round 1 menu", "Sensor offline"]),
 ])
 def test_a_special_menu_hides_no_line_of_the_ready_screen(box, monkeypatch, choices, sensor,
                                                          rounds_over, expected):
     """Issue 24, item 3: "Before the start of each round, you draw a special menu": that line
-    joins the setup roll, "OK rolls all 4 dice" and "Sensor offline"; it replaces none."""
+    joins the setup roll, "New dice at the start" and "Sensor offline"; it replaces none."""
     start_game(box, *choices, sensor=sensor)
     for _ in range(rounds_over):
         box.press("OK")
@@ -436,3 +455,23 @@ def test_a_round_that_ends_early_has_its_moment(box, monkeypatch):
     assert {"ALL DONE!", "with 2:52 to spare", "5 of 5 fulfilled"} <= set(drawn) and cut == []
     box.press("OK")
     assert box.screen is box.app.game_root and state(box).round == 2
+
+
+@pytest.mark.parametrize("rounds_over", [1, 2])
+def test_the_ready_screen_says_once_what_its_ok_does(box, monkeypatch, rounds_over):
+    """Issue 39: rounds 2 and 3 said "OK rolls all 4 dice" in the body and "OK start the
+    timer" in the hint, though one OK does both: the hint alone names OK, with both, and the
+    press does both."""
+    start_game(box)
+    for _ in range(rounds_over):
+        box.press("OK")
+        box.advance(181)
+        box.press("OK")  # TIME'S UP closed
+    drawn, cut = shown(box, monkeypatch)
+    assert cut == []
+    assert [line for line in drawn if line.startswith("OK")] == ["OK roll + start timer"]
+    assert "New dice at the start" in drawn
+    rolled = len([a for a in box.app.session.actions if a.get("kind") == "setup"])
+    box.press("OK")
+    assert state(box).phase == "running"
+    assert len([a for a in box.app.session.actions if a.get("kind") == "setup"]) == rolled + 1

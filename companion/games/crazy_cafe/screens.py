@@ -79,12 +79,18 @@ class CafeScreen(Screen):
     def hint(self) -> str:  # type: ignore[override]  # computed; the panel only reads it
         state = self.state
         if state.phase == "ready":
-            return "OK start the timer"
+            # one OK rolls the dice of rounds 2 and 3 and starts the timer: said here only
+            return "OK roll + start timer" if self._rolls_on_ok() else "OK start the timer"
         if state.phase == "finished":
             return "OK menu  hold BACK ↶"
         if state.phase == "paused":
             return "OK go on  ▲▼ fix count"
         return f"◆{action_verb(state)} OK pause ▼list"
+
+    def _rolls_on_ok(self) -> bool:
+        """The round's OK rolls the box's dice too (rounds 2 and 3; round 1's are rolled)."""
+        state = self.state
+        return rules.setup_of(state).dice == "box" and bool(state.rounds)
 
     def on_enter(self) -> None:
         if self.state.phase == "running":  # back from a notice or a list over the round
@@ -151,7 +157,7 @@ class CafeScreen(Screen):
         elif dice == "sensor" and None in state.faces:
             lines.append("Roll all 4 dice")
         elif dice == "box":
-            lines.append("OK rolls all 4 dice" if state.rounds else "The box rolled:")
+            lines.append("New dice at the start" if state.rounds else "The box rolled:")
         return lines
 
     def _draw_timer(self, canvas: Canvas) -> None:

@@ -22,9 +22,11 @@ FACE_LABELS = {
     "cake": "Cake", "cola": "Cola", "milkshake": "Shake", "coffee": "Coffee", "juice": "Juice",
     "water": "Water", "bill": "Bill",
 }
-# The dice strip's words: 7-px pictures could not tell a burger from a donut, and the full
-# words of four dice do not fit a line, so the two longest are cut (every word <= 29 px).
-DIE_WORDS = {**FACE_LABELS, "burger": "Burg", "coffee": "Coff"}
+# The dice strip's words: 7-px pictures could not tell a burger from a donut. The full words
+# are shown whenever four fit a line; the two longest have a short form, with its full stop so
+# it reads as shortened rather than cut, for the few rolls where they do not.
+DIE_SHORT = {"burger": "Burg.", "coffee": "Coff."}
+DIE_GAP_MIN = 2   # px between two dice on a crowded line
 
 # Cues before the deadline: warnings at 1:00 and 0:30, a tick each second from 0:10.
 WARN_AT: tuple[float, ...] = (60.0, 30.0)
@@ -91,11 +93,25 @@ def action_verb(state: CafeState) -> str:
     return ACTION_VERB[setup.dice]
 
 
+def die_words(state: CafeState) -> list[str]:
+    """The four dice's words for one line: full words when they fit, else the widest shortened
+    first ("Burg.", "Coff."); "?" for a face the box does not know."""
+    faces = [face if face is not None and i not in state.to_roll else None
+             for i, face in enumerate(state.faces)]
+    words = [FACE_LABELS[face] if face else "?" for face in faces]
+    room = WIDTH - 2 - (len(words) - 1) * DIE_GAP_MIN
+    for i in sorted(range(len(words)), key=lambda i: -SMALL.width(words[i])):
+        if sum(SMALL.width(word) for word in words) <= room:
+            break
+        if (face := faces[i]) in DIE_SHORT:
+            words[i] = DIE_SHORT[face]
+    return words
+
+
 def draw_dice(canvas: Canvas, y: int, state: CafeState) -> None:
     """The four dice as words on one line, yellow pair then blue pair; a die on an order is
     drawn inverted, one whose face the box does not know as "?"."""
-    words = [DIE_WORDS[face] if face is not None and i not in state.to_roll else "?"
-             for i, face in enumerate(state.faces)]
+    words = die_words(state)
     widths = [SMALL.width(word) for word in words]
     # Gaps of 4 px in a pair and 8 px between pairs, narrowed when four long words need it.
     spare = WIDTH - 2 - sum(widths)
