@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .config import DEVICE_STATE_DIR, SCHEMA, Config, ConfigError
+from .config import DEVICE_STATE_DIR, SCHEMA, Config, ConfigError, ConfigErrors
 from .games.catalog import config_sections
 
-__all__ = ["DEVICE_STATE_DIR", "SCHEMA", "Config", "ConfigError", "example_toml", "load", "parse"]
+__all__ = ["DEVICE_STATE_DIR", "SCHEMA", "Config", "ConfigError", "ConfigErrors", "example_toml",
+           "load", "parse"]
 
 
 def load(path: Path | str | None = None, *, required: bool = False) -> Config:

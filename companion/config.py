@@ -27,6 +27,17 @@ class ConfigError(Exception):
         super().__init__(f"{path}: {key}: {problem}. Fix: {fix}")
 
 
+class ConfigErrors(ConfigError):
+    """Every problem of one config file: the first is this error's own (a caller that shows one
+    problem shows it), all are in ``problems`` and in the message, one a line."""
+
+    def __init__(self, problems: list[ConfigError]) -> None:
+        first = problems[0]
+        super().__init__(first.path, first.key, first.problem, first.fix)
+        self.problems = problems
+        self.args = ("\n".join(str(problem) for problem in problems),)
+
+
 @dataclass(frozen=True)
 class Field:
     default: Any
@@ -129,27 +140,41 @@ class Config:
 
 
 def _check_table(path: Path | str, where: str, raw: Any, schema: Mapping[str, Field]) -> Section:
+    section, problems = _table_problems(path, where, raw, schema)
+    if problems:
+        raise problems[0]
+    return section
+
+
+def _table_problems(path: Path | str, where: str, raw: Any,
+                    schema: Mapping[str, Field]) -> tuple[Section, list[ConfigError]]:
+    """The table's valid values (a wrong one replaced by its default, so the checks after it
+    still run) and a problem for each wrong key."""
     if not isinstance(raw, dict):
-        raise ConfigError(path, where, "must be a table", f"write it as [{where}] with keys below")
-    unknown = sorted(set(raw) - set(schema))
-    if unknown:
-        known = ", ".join(schema) or "none"
-        raise ConfigError(path, f"{where}.{unknown[0]}", "unknown key", f"remove it; known keys: {known}")
+        problem = ConfigError(path, where, "must be a table", f"write it as [{where}] with keys below")
+        return _table_problems(path, where, {}, schema)[0], [problem]
+    known = ", ".join(schema) or "none"
+    problems = [ConfigError(path, f"{where}.{key}", "unknown key", f"remove it; known keys: {known}")
+                for key in sorted(set(raw) - set(schema))]
     out = Section()
     for key, field in schema.items():
         value = raw.get(key, field.default)
+        out[key] = field.default
         kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             expected = " or ".join(k.__name__ for k in kinds)
-            raise ConfigError(
+            problems.append(ConfigError(
                 path, f"{where}.{key}", f"expected {expected}, got {value!r}",
                 f"set {key} = <{expected}> ({field.doc}), or remove it for {field.default!r}",
-            )
-        problem = field.check(value) if field.check else None
-        if problem:
-            raise ConfigError(path, f"{where}.{key}", f"{value!r} {problem}", f"set a valid {field.doc}")
+            ))
+            continue
+        wrong = field.check(value) if field.check else None
+        if wrong:
+            problems.append(ConfigError(path, f"{where}.{key}", f"{value!r} {wrong}",
+                                        f"set a valid {field.doc}"))
+            continue
         out[key] = value
-    return out
+    return out, problems
 
 
 check_table = _check_table     # one table (or one field of it), as the loader checks it
@@ -235,27 +260,38 @@ def parse(
     """Validate an already-parsed TOML document; ``games`` are the known game sections."""
     game_schemas = games or {}
     known = [*SCHEMA, "games"]
-    for name in raw:
-        if name not in known:
-            raise ConfigError(path, name, "unknown section", f"remove it; sections are {', '.join(known)}")
-    sections = {name: _check_table(path, name, raw.get(name, {}), schema) for name, schema in SCHEMA.items()}
+    problems = [ConfigError(path, name, "unknown section", f"remove it; sections are {', '.join(known)}")
+                for name in raw if name not in known]
+    sections: dict[str, Section] = {}
+    for name, schema in SCHEMA.items():
+        sections[name], found = _table_problems(path, name, raw.get(name, {}), schema)
+        problems += found
     games_raw = raw.get("games", {})
     if not isinstance(games_raw, dict):
-        raise ConfigError(path, "games", "must be a table", "write game settings as [games.<name>]")
-    for name in games_raw:
-        if name not in game_schemas:
-            known_games = ", ".join(sorted(game_schemas)) or "none"
-            raise ConfigError(path, f"games.{name}", "unknown game", f"use one of: {known_games}")
-    game_sections = {
-        name: _check_table(path, f"games.{name}", games_raw.get(name, {}), schema)
-        for name, schema in game_schemas.items()
-    }
-    _check_pins(path, sections)
+        problems.append(ConfigError(path, "games", "must be a table",
+                                    "write game settings as [games.<name>]"))
+        games_raw = {}
+    known_games = ", ".join(sorted(game_schemas)) or "none"
+    problems += [ConfigError(path, f"games.{name}", "unknown game", f"use one of: {known_games}")
+                 for name in games_raw if name not in game_schemas]
+    game_sections: dict[str, Section] = {}
+    for name, game_schema in game_schemas.items():
+        game_sections[name], found = _table_problems(path, f"games.{name}", games_raw.get(name, {}),
+                                                     game_schema)
+        problems += found
+    try:
+        _check_pins(path, sections)
+    except ConfigError as exc:
+        problems.append(exc)
     if sections["display"]["blank_after_min"] <= sections["display"]["dim_after_min"]:
-        raise ConfigError(
+        problems.append(ConfigError(
             path, "display.blank_after_min", "must be later than dim_after_min",
             "blank the screen after it has dimmed, e.g. dim 3, blank 15",
-        )
+        ))
+    if len(problems) > 1:
+        raise ConfigErrors(problems)
+    if problems:
+        raise problems[0]
     return Config(str(path), sections, game_sections)
 
 

@@ -125,6 +125,26 @@ def test_an_invalid_config_fails_with_file_key_and_fix(tmp_path, capsys):
     assert "display" not in out, "hardware checks need a valid config"
 
 
+def test_every_problem_of_a_config_file_is_reported_in_one_run(tmp_path, capsys):
+    """Issue 39: a config file with two problems showed only the first; each now has its own
+    FAIL line with its fix, and a wrong value does not hide a pin clash or an order mistake."""
+    path = write_config(tmp_path, "[buzzer]\nvolume = 9\n[buttons]\nup = 4\ndown = 4\n"
+                                  "[display]\ndim_after_min = 20\nblank_after_min = 10\n"
+                                  "[games.miams]\ndifficulty = \"hungry\"\ncolour = 1\n")
+    code = main(["doctor", "--sim", "--config", path, "--state-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    fails = [line for line in out.splitlines() if line.startswith("FAIL  config")]
+    assert [line.split(": ")[1] for line in fails] == [
+        "buzzer.volume", "games.miams.colour", "games.miams.difficulty", "buttons.down",
+        "display.blank_after_min"]
+    assert all(". Fix: " in line for line in fails)
+    with pytest.raises(config_module.ConfigErrors) as caught:
+        config_module.load(path)
+    assert len(caught.value.problems) == 5
+    assert str(caught.value).count(path) == 5
+
+
 def test_a_failed_service_warns_but_the_box_can_still_run(tmp_path):
     findings = diagnose(None, Probes.sim(service="failed"), state_dir=str(tmp_path), sim=True)
     service = by_check(findings)["service"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from firmware_bridge.faces import FRUITS, WHITE
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "miams_game.jsonl"
 
@@ -63,3 +64,17 @@ def test_simulate_all_difficulties(capsys):
 def test_numbers_out_of_bounds_are_refused_with_the_bounds(capsys, argv, said):
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == f"companion {argv[0]}: {said}"
+
+
+def test_the_readme_names_the_faces_that_odds_takes(capsys):
+    """Issue 39: the README wrote ``--dice F,F,F,F,F`` without saying what F is. Its row names
+    every face the command takes, and its example runs."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if "`companion odds miams --dice" in line)
+    assert "`fruit1`…`fruit5`" in row and "`cross`" in row and "`marshmallow`" in row
+    assert {*FRUITS} == {f"fruit{n}" for n in range(1, 6)}
+    assert set(WHITE) == {*FRUITS, "cross"}
+    example = row.split("e.g. `", 1)[1].split("`", 1)[0].split()
+    assert example[0] == "--dice"
+    assert main(["odds", "miams", *example, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)

@@ -78,7 +78,8 @@ def test_buttons(args: argparse.Namespace) -> int:
     """Press each button when asked, then play each buzzer pattern; exit 0 if every button came."""
     found, cfg = check_config(args.config)
     if cfg is None:
-        print(found.line())
+        for finding in found:
+            print(finding.line())
         return 1
     edges: queue.Queue = queue.Queue()
     try:

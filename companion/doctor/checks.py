@@ -97,18 +97,21 @@ class Probes:
 # ----- the checks ---------------------------------------------------------------------------
 
 
-def check_config(path: str | None) -> tuple[Finding, config_module.Config | None]:
-    """The config file parses and every key is valid (a missing default file means defaults)."""
+def check_config(path: str | None) -> tuple[list[Finding], config_module.Config | None]:
+    """The config file parses and every key is valid (a missing default file means defaults):
+    one FAIL line for each problem of the file, so one run names them all."""
     try:
         cfg = config_module.load(path, required=path is not None)
     except config_module.ConfigError as exc:
-        return Finding("config", FAIL, f"{exc.path}: {exc.key}: {exc.problem}", exc.fix), None
+        problems = exc.problems if isinstance(exc, config_module.ConfigErrors) else [exc]
+        return [Finding("config", FAIL, f"{e.path}: {e.key}: {e.problem}", e.fix)
+                for e in problems], None
     except Exception as exc:  # a game's data that fails while the config declares its section
-        return Finding("config", FAIL, f"a game cannot load: {exc}",
-                       "correct the file and key named here, or reinstall the package"), None
+        return [Finding("config", FAIL, f"a game cannot load: {exc}",
+                        "correct the file and key named here, or reinstall the package")], None
     source = Path(cfg.path)
     detail = f"{source} valid" if source.exists() else f"no {source}; using the defaults"
-    return Finding("config", OK, detail), cfg
+    return [Finding("config", OK, detail)], cfg
 
 
 def check_display(cfg: config_module.Config, probes: Board) -> Finding:
@@ -363,13 +366,13 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     version = Finding("version", OK, version_line())  # and the one kept for a rollback
     found, cfg = check_config(config_path)
     if cfg is None:
-        return [version, found, service]
+        return [version, *found, service]
     running = service_state in ("active", "activating", "reloading")
     state = resolve_state_dir(cfg, state_dir, sim)
     phone_cards = check_cards(cfg, state)     # before the games' checks, which read them
     return [
         version,
-        found,
+        *found,
         *check_games(cfg),
         phone_cards,
         check_display(cfg, probes.board),
