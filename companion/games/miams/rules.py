@@ -11,8 +11,12 @@ a person or the dice sensor, never here. Actions (see docs/miams.md):
   "tie": "top", "setup_column": "counts"}`` (sheet and tile as in the TOML files; left out =
   the stand-ins)
 - ``{"type": "roll", "face": "fruit3", "source": "box" | "hand" | "sensor"}`` Arthur's turn
-- ``{"type": "player", "crosses": 0..5, "filled": false}`` the player's turn
-- ``{"type": "score", "hearts": 0..50, "stars": N}`` the player's final score
+- ``{"type": "player", "crosses": 0..5, "filled": false}`` the player's turn; with
+  ``"own_sheet": true`` in the setup, the box keeps the player's sheet too and the turn says what
+  they marked instead of ``filled`` (``crossed``, ``scored``, ``catch_up``, ``paid``: see
+  :mod:`.own_sheet`)
+- ``{"type": "score", "hearts": 0..50, "stars": N}`` the player's final score, counted from
+  their paper (never asked when the box keeps their sheet: it scores it)
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from companion.contract.rules import Action, RuleError, check_game, clone, flag,
 from companion.ui.words import plural
 from firmware_bridge.faces import RED
 
+from . import own_sheet
 from .ending import is_last_turn
+from .marks import Side, mark, mark_spot
+from .own_sheet import OwnSheet, OwnTurn
 from .sheet import (
     CIRCLE,
-    COUNT,
     COUNT_BITS,
     CROSS,
     FIRST_COLUMN_STARS,
@@ -43,13 +49,11 @@ from .sheet import (
     Mark,
     Sheet,
     Tile,
-    every_row_started,
     load_sheet,
     load_tile,
     pack_rows,
     sheet_from_data,
     tile_from_data,
-    unpack_rows,
 )
 
 KEY = "miams"  # the game's key, named by its setup action (see check_game)
@@ -62,39 +66,6 @@ SOURCES = ("box", "hand", "sensor")
 # The stand-ins, read once when the package loads so apply() never touches a file.
 DEFAULT_SHEET: Sheet = load_sheet()
 DEFAULT_TILE: Tile = load_tile()
-
-
-class Side:
-    """A sheet's marks (each skewer row, left to right), hearts and stars: Arthur's, or the
-    simulated player's own.
-
-    Built from readable rows, ``Side(("xo", "", ...), hearts, stars, column)``; the marks are
-    kept as two ints (see sheet.pack_rows) so that marking a space is an addition. The rules
-    change a Side in place, and only in a draft (see :func:`apply`).
-    """
-
-    __slots__ = ("column", "counts", "crossed", "hearts", "stars")
-
-    def __init__(self, rows: tuple[str, ...] = (), hearts: int = 0, stars: int = 0,
-                 column: bool = False) -> None:
-        self.counts, self.crossed = pack_rows(rows)
-        self.hearts = hearts
-        self.stars = stars
-        self.column = column            # the first-column stars are settled (taken, or ruled out)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Side):
-            return NotImplemented
-        return (self.counts, self.crossed, self.hearts, self.stars, self.column) == (
-            other.counts, other.crossed, other.hearts, other.stars, other.column)
-
-    def __repr__(self) -> str:
-        return f"Side(rows={self.rows!r}, hearts={self.hearts}, stars={self.stars}, column={self.column})"
-
-    @property
-    def rows(self) -> tuple[str, ...]:
-        """Per row a string of marks, "o" circled, "x" crossed, from the left."""
-        return unpack_rows(self.counts, self.crossed)
 
 
 class Turn(NamedTuple):
@@ -130,10 +101,10 @@ class State:
     player_score: tuple[int, int] | None   # (hearts, stars) entered at the end
     last: Turn | None           # Arthur's last turn, for the screen
     gift: tuple[Mark, ...]      # crosses Arthur got in the player's last turn
+    own: OwnSheet | None = None  # the player's sheet, when the box keeps it
 
 
-# A Mark or Turn is built positionally: NamedTuple's generated __new__ costs more than the rest
-# of a mark.
+# A Turn is built positionally: NamedTuple's generated __new__ costs more than the rest of a turn.
 _new = tuple.__new__
 
 
@@ -149,60 +120,16 @@ def options_of(state: State) -> Options:
 
 
 def draft(state: State) -> State:
-    """A copy of ``state`` the rules may change in place: its own Arthur's sheet (every other
-    field is immutable, so shared)."""
+    """A copy of ``state`` the rules may change in place: its own Arthur's sheet and player's
+    sheet (every other field is immutable, so shared)."""
     copy = clone(state)
     copy.arthur = clone(state.arthur)
+    if state.own is not None:
+        copy.own = state.own.copy()
     return copy
 
 
 # ----- the sheet --------------------------------------------------------------------------------
-
-def mark(sheet: Sheet, side: Side, row: int, how: str, bonus: bool = True) -> Mark:
-    """Circle or cross the leftmost free space of ``row`` on ``side``, in place, and return the
-    mark; a circle on a full row scores its end.
-
-    "Circle the leftmost free box ... Fill as many Hearts ... as the value of the space you
-    circled. Take the Bonus token ... If you had already crossed off or circled all spaces of
-    the row, you still obtain hearts: as many as the value at the end of the row."
-    """
-    return mark_spot(sheet, side, row << COUNT_BITS | side.counts >> (COUNT_BITS * row) & COUNT, how, bonus)
-
-
-def mark_spot(sheet: Sheet, side: Side, at: int, how: str, bonus: bool = True) -> Mark:
-    """:func:`mark` at a row's spot (``sheet.spot``), as the sheet's choice tables give it. A
-    cross on a full row raises ValueError and leaves ``side`` as it was."""
-    if (step := sheet.steps[how][at]) is None:
-        raise ValueError("a full row has no space to cross")
-    made, counted, crossed, most_hearts, value, got = step
-    side.counts += counted
-    if crossed:
-        side.crossed |= crossed
-    hearts = side.hearts
-    if hearts <= most_hearts and bonus:
-        # the usual mark: not in the first column, every heart fits, the bonus is taken
-        side.hearts = hearts + value
-        side.stars += got
-        return made
-    if not bonus:
-        got = 0
-    filled = HEARTS_TRACK - hearts
-    if value < filled:
-        filled = value
-    side.hearts = hearts + filled
-    # "take a Star token for each Heart you cannot fill"
-    got += value - filled
-    space = made.space
-    if space == 0 and not side.column and every_row_started(side.counts):
-        got += FIRST_COLUMN_STARS
-        side.column = True
-    elif bonus and filled == value:
-        side.stars += got
-        return made  # a first column mark like any other
-    side.stars += got
-    tokens = made.tokens if bonus else 0
-    return _new(Mark, (made.row, space, how, filled, got, tokens))
-
 
 def least_advanced(sheet: Sheet, rows: tuple[str, ...], tie: str = "top") -> int | None:
     """The row of the "highest least advanced skewer": fewest marks among rows with a free space.
@@ -255,6 +182,7 @@ def setup(action: Action) -> State:
     setup_column = action.get("setup_column", "counts")
     if not _one_of(tie, TIES) or not _one_of(setup_column, SETUP_COLUMN):
         raise RuleError("Unknown ruling option")
+    own = OwnSheet() if flag(action, "own_sheet", False, "Own sheet") else None
     try:
         sheet = sheet_from_data(action["sheet"], "setup.sheet") if "sheet" in action else DEFAULT_SHEET
         tile = tile_from_data(action["tile"], "setup.tile") if "tile" in action else DEFAULT_TILE
@@ -268,7 +196,7 @@ def setup(action: Action) -> State:
     if setup_column == "ignored" and side.column:
         side.stars -= FIRST_COLUMN_STARS
     options = Options(sheet, tile, difficulty, tie, setup_column)
-    return State("arthur", options, side, 0, 0, False, None, None, ())
+    return State("arthur", options, side, 0, 0, False, None, None, (), own)
 
 
 def arthur_turn(game: State, face: str, source: str = "box") -> None:
@@ -299,6 +227,20 @@ def player_turn(game: State, crosses: int, filled: bool) -> None:
     game.player_turns += 1
     game.player_filled = filled = filled or game.player_filled
     game.phase = "score" if filled or side.hearts >= HEARTS_TRACK else "arthur"
+
+
+def tracked_turn(game: State, crosses: int, turn: OwnTurn) -> None:
+    """The player's turn when the box keeps their sheet: their marks first, then the turn as
+    :func:`player_turn` plays it, the track full when the sheet says so; at the end the box
+    scores their sheet. Changes ``game``, a draft, in place."""
+    own = game.own
+    assert own is not None  # a tracked turn is read only for a game that keeps the sheet
+    own_sheet.play_turn(options_of(game).sheet, own, turn)
+    player_turn(game, crosses, own.side.hearts >= HEARTS_TRACK)
+    if game.phase == "score":
+        # "Each player calculates their final score, adding up the filled Hearts on their game
+        # sheet and their Star tokens."
+        final_score(game, own.side.hearts, own.stars)
 
 
 def final_score(game: State, hearts: int, stars: int) -> None:
@@ -340,6 +282,13 @@ def apply(state: State, action: Action) -> State:
         if phase != "player":
             raise RuleError("Not your turn")
         crosses = whole(action, "crosses", 0, 5, "Crosses", 0)
+        if state.own is not None:
+            if "filled" in action:
+                raise RuleError("Your sheet says\nwhen it is full")
+            turn = own_sheet.read_turn(action, options_of(state).sheet, state.own)
+            return _on_draft(state, tracked_turn, crosses, turn)
+        if any(key in action for key in own_sheet.TURN_FIELDS):
+            raise RuleError("Your sheet is\nnot kept here")
         filled = flag(action, "filled", False, "Filled")
         return _on_draft(state, player_turn, crosses, filled)
     if phase != "score":
@@ -438,7 +387,10 @@ def summary(state: State) -> dict[str, Any]:
             "rows": {SKEWERS[i]: marks for i, marks in enumerate(arthur.rows)},
         },
         "player": {"turns": state.player_turns, "filled_50": state.player_filled},
+        "own_sheet": state.own is not None,
     })
+    if state.own is not None:
+        out["player"].update(own_sheet.summary(state.own))
     if state.player_score is not None:
         hearts, stars = state.player_score
         out["player"].update({"hearts": hearts, "stars": stars, "score": hearts + stars})
