@@ -237,12 +237,13 @@ def test_first_player_reads_as_a_fact_not_a_choice(box, monkeypatch):
 
     run_steps(box, ("game:miams",))
     setup = box.screen
-    assert [item.label for item in setup.items] == ["Start game", "Difficulty", "Sheet"]
+    assert [item.label for item in setup.items] == ["Start game", "Difficulty", "Sheet",
+                                                    "Track my sheet"]
     drawn, _ = shown(box, monkeypatch)
     assert "Arthur plays first" in drawn
-    for _ in range(4):  # ▼ stops on the last setting (no wrap to Start)
+    for _ in range(5):  # ▼ stops on the last setting (no wrap to Start)
         box.press("DOWN")
-    assert setup.items[setup.selected].label == "Sheet"
+    assert setup.items[setup.selected].label == "Track my sheet"
     run_steps(box, ("menu:Start game",))
     assert box.app.session.actions[0]["type"] == "setup"
 

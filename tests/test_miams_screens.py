@@ -400,3 +400,85 @@ def test_a_full_row_never_reads_as_a_bare_count(box, monkeypatch):
     size = len(options.sheet.rows[4].hearts)
     assert "Straight" in drawn and drawn[drawn.index("Straight") + 1] in ("full", f"{size}/{size}")
     assert cut == []
+
+
+# ----- issue 39: both sheets kept by the box -----------------------------------------------------
+
+def tracked_turn(box, *presses: str) -> None:
+    """Arthur's box roll, his turn read, then the player's questions answered by ``presses``."""
+    box.press("ACTION")
+    box.press("OK")     # his turn read: "cross one space on your sheet"
+    box.press("OK")     # the questions start
+    for press in presses:
+        box.press(press)
+
+
+def test_track_my_sheet_asks_what_was_marked_and_scores_both_sheets(box, monkeypatch):
+    """"Track my sheet too": each turn the box asks the row crossed for Arthur ("Cross off your
+    own game sheet like in a multiplayer game"), the crosses, the skewer scored ("Circle the
+    leftmost free box ... on the row of the skewer you obtained") and, with stars held, the
+    stars paid; at the end it scores both sheets and says who won, with nothing typed in."""
+    from tests.test_screens import shown
+
+    started(box, "menu:Track my sheet")
+    assert actions(box)[0]["own_sheet"] is True
+    box.press("ACTION")
+    box.press("OK")
+    box.press("OK")
+    assert isinstance(box.screen, ChoiceScreen) and box.screen.prompt == "I crossed for Arthur:"
+    drawn, cut = shown(box, monkeypatch)
+    assert "Pair" in drawn and "1st 1♥" in drawn and cut == []
+    box.press("DOWN")
+    box.press("DOWN")
+    box.press("DOWN")   # 4 of a kind
+    box.press("OK")
+    assert isinstance(box.screen, StepperScreen)
+    box.press("OK")     # no cross on the dice
+    assert box.screen.prompt == "I scored:"
+    assert box.screen.options[-2:] == ["Catch-up space", "Nothing"]
+    drawn, cut = shown(box, monkeypatch)
+    assert "Pair" in drawn and "1st 1♥" in drawn and cut == []
+    box.press("UP")
+    box.press("UP")     # the list wraps: Nothing, then Catch-up space
+    box.press("OK")
+    assert box.screen.prompt == "Catch-up space:"
+    box.press("OK")     # the 1st: a star on the stand-in sheet ("obtain the Bonus token")
+    assert box.screen.prompt == "Stars paid to buy"
+    box.press("UP")
+    box.press("OK")     # "for 3 stars, buy the top card": here a 1-star card
+    turn = actions(box)[-1]
+    assert turn == {"type": "player", "crosses": 0, "crossed": "four", "scored": "catch_up",
+                    "catch_up": 0, "paid": 1}
+    assert state(box).own.side.rows[:4] == ("", "", "", "x") and state(box).own.stars == 0
+    # the coach's My sheet follows the sheet the box keeps
+    assert box.screen.coach.marked[:4] == [0, 0, 0, 1] and box.screen.coach.tracked
+    for _ in range(40):
+        if state(box).phase == "over":
+            break
+        tracked_turn(box, "OK", "OK", "OK")  # the first free row crossed, no cross, Pair scored
+        while not isinstance(box.screen, PlayScreen):
+            box.press("OK")    # the stars stepper, when the player holds stars: none paid
+    assert state(box).phase == "over"
+    screen = box.screen
+    assert screen.view == "result" and screen.hint == "▼ Arthur ▲ my sheet"
+    mine = state(box).own
+    assert state(box).player_score == (mine.side.hearts, mine.stars)
+    drawn, cut = shown(box, monkeypatch)
+    assert str(sum(state(box).player_score)) in drawn and cut == []
+    assert any(line in drawn for line in ("You win!", "Arthur wins!", "Tie: Arthur holds on"))
+    box.press("UP")
+    assert screen.view == "own-sheet"
+    drawn, _ = shown(box, monkeypatch)
+    assert f"{mine.side.hearts}" in drawn
+    box.press("OK")
+    assert screen.view == "result"
+
+
+def test_without_track_my_sheet_the_turn_is_as_before(box):
+    """The option off (the default): the setup has no own_sheet and a turn is one stepper."""
+    started(box)
+    assert "own_sheet" not in actions(box)[0]
+    box.press("ACTION")
+    box.press("OK")
+    box.press("OK")
+    assert isinstance(box.screen, StepperScreen) and box.screen.prompt == "Crosses on your dice"

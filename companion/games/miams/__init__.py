@@ -45,6 +45,8 @@ PLAY_FACTS = PlayFacts(name="Miams", board=_board, rounds=_rounds,
 SETUP = ("game:miams",)
 STARTED = (*SETUP, "menu:Start")
 MUNCHIES = (*SETUP, "menu:Difficulty", "menu:Munchies", "menu:Start")
+# "Track my sheet too": the box asks what the player marked (docs/miams.md)
+TRACKED = (*SETUP, "menu:Track my sheet", "menu:Start", "ACTION", "OK", "OK")
 # A turn where the player rolled no cross and has not filled their track: Arthur's roll, his
 # turn read, then the player's two presses (no cross; "Not full yet"). The track question is
 # asked only from the turn the track could be full (rules.player_may_fill): on the stand-in
@@ -90,6 +92,8 @@ WALK: dict[str, tuple[str, ...]] = {
     "odds": ODDS,
     "odds-skewer": (*ODDS, "DOWN", "DOWN", "OK"),
     "my-sheet": (*STARTED, "ACTION", "OK", "UP"),
+    "own-crossed": TRACKED,
+    "own-scored": (*TRACKED, "OK", "OK"),
     "result-sheet": (*STARTED, *FILLED_ASKED, "DOWN", "OK", "OK", "OK", "UP", "UP", "UP",
                      "OK", "DOWN"),
 }

@@ -73,6 +73,7 @@ class Coach:
         self.hearts = [self._printed(row) for row in range(len(SKEWERS))]
         self.cost_halves = 0
         self.entered = False          # no weights until the player has touched "My sheet"
+        self.tracked = False          # the rows follow the sheet the game keeps (follow)
         self.white: list[str] = [WHITE[0]] * WHITE_DICE
         self.red: str | None = None
         self.rerolls = 1
@@ -97,6 +98,13 @@ class Coach:
             self.marked[row] += 1
         self.hearts[row] = self._printed(row)
         self.changed()
+
+    def follow(self, rows: tuple[str, ...]) -> None:
+        """The rows of the player's sheet as the game keeps it ("Track my sheet too"): each
+        row's next free space, with the hearts printed in it, weighs the odds."""
+        self.tracked = self.entered = True
+        self.marked = [len(marks) for marks in rows]
+        self.hearts = [self._printed(row) for row in range(len(SKEWERS))]
 
     def changed(self) -> None:
         self.entered = True
@@ -382,6 +390,9 @@ class MySheetScreen(MenuScreen):
     def _row(self, row: int) -> None:
         app, coach = self.app, self.coach
         name = SKEWER_SHORT[SKEWERS[row]]
+        if coach.tracked:  # the game keeps this sheet: a row moves on with the turn's marks
+            app.toast(f"{name}: next is {next_space(coach, row)}", "from your turns")
+            return
 
         def chosen(index: int) -> None:
             if index == 0:

@@ -43,6 +43,12 @@ class OwnSheet:
         """The Star tokens held: every star the sheet gave, less those spent."""
         return self.side.stars - self.paid
 
+    def shown(self) -> Side:
+        """The sheet as the overview draws a side: its stars those held."""
+        side = Side((), self.side.hearts, self.stars, self.side.column)
+        side.counts, side.crossed = self.side.counts, self.side.crossed
+        return side
+
     def copy(self) -> OwnSheet:
         side = Side((), self.side.hearts, self.side.stars, self.side.column)
         side.counts, side.crossed = self.side.counts, self.side.crossed

@@ -22,6 +22,7 @@ from firmware_bridge.events import DiceSettled
 from firmware_bridge.faces import RED
 
 from . import coach, ending, rules
+from .own_screens import TrackedTurn
 from .setup_screen import TITLE, SetupScreen
 from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS, Mark
 from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
@@ -63,6 +64,9 @@ class PlayScreen(Screen):
         self.view = {"arthur": "sheet", "player": "turn", "score": "final", "over": "result"}.get(
             phase, "sheet")
         self.dice, self.stepper = (), None  # a read-back belongs to one turn
+        own = self.state.own
+        if own is not None:  # the coach weighs the open boxes of the sheet the box keeps
+            self.coach.follow(own.side.rows)
         self._retitle()
 
     def _retitle(self) -> None:
@@ -84,7 +88,10 @@ class PlayScreen(Screen):
             self.hint = "OK enter your score"
         elif self.view == "result":
             self.title = f"{TITLE} · scores"
-            self.hint = "▼ Arthur's sheet"
+            self.hint = "▼ Arthur ▲ my sheet" if state.own is not None else "▼ Arthur's sheet"
+        elif self.view == "own-sheet":
+            self.title = f"{TITLE} · my sheet"
+            self.hint = "OK back"
         elif self.view == "arthur-sheet":
             self.title = f"{TITLE} · Arthur"  # his sheet; "Arthur's sheet" leaves no room for icons
             self.hint = "▲▼ row  OK back"
@@ -140,6 +147,13 @@ class PlayScreen(Screen):
         elif view == "result":
             if is_down(event):
                 self._show_rows(OVERVIEW)
+            elif is_up(event) and self.state.own is not None:
+                self._show("own-sheet")
+            else:
+                return False
+        elif view == "own-sheet":
+            if is_press(event, "OK") or is_press(event, "BACK"):
+                self._show("result")
             else:
                 return False
         return True
@@ -211,11 +225,7 @@ class PlayScreen(Screen):
 
         def filled(crosses: int, index: int) -> None:
             app.pop()
-            if app.dispatch({"type": "player", "crosses": crosses, "filled": index == 1}):
-                self.on_state_changed()
-                gift = self.state.gift
-                if gift:
-                    app.toast(*gift_text(gift))
+            self._send_turn({"type": "player", "crosses": crosses, "filled": index == 1})
 
         def crosses_set(crosses: int) -> None:
             if not ending.player_may_fill(self.state, max(self.coach.hearts)):
@@ -226,8 +236,22 @@ class PlayScreen(Screen):
                                   lambda index: filled(crosses, index)), replace=True)
 
         start = min(5, self.dice[:5].count("cross")) if self.dice else 0
+        if state.own is not None:  # the box keeps the player's sheet: ask what they marked
+            TrackedTurn(app, state, title, start, self._send_turn).start()
+            return
         self.stepper = StepperScreen(app, title, "Crosses on your dice", start, 0, 5, crosses_set)
         app.push(self.stepper)
+
+    def _send_turn(self, action: dict[str, Any]) -> bool:
+        """The player's turn to the rules; the crosses it gave Arthur in a toast."""
+        if not self.app.dispatch(action):
+            return False
+        self.on_state_changed()
+        if self.state.gift:
+            self.app.toast(*gift_text(self.state.gift))
+        if self.state.phase == "over":
+            self.app.beep("ok")
+        return True
 
     def _ask_score(self) -> None:
         app = self.app
@@ -278,6 +302,8 @@ class PlayScreen(Screen):
             canvas.center(3 * LINE_H + 5, "and stars.")
         elif view == "result":
             self._draw_result(canvas, state)
+        elif view == "own-sheet" and state.own is not None:
+            draw_overview(canvas, options.sheet, state.own.shown())
 
     @staticmethod
     def _draw_turn(canvas: Canvas, options: rules.Options, turn: rules.Turn) -> None:

@@ -68,6 +68,7 @@ class SetupScreen(MenuScreen):
         # which of them still say they are stand-ins (a sheet saved on the phone page too)
         self.stand_ins = [path == DEFAULT_SHEET or _says_stand_in(path) for path in self.sheets]
         self.sheet_index = 0
+        self.own_sheet = False        # "Track my sheet too": the box keeps the player's sheet
         if self.problem:
             self.hint = "see companion doctor"
         self.on_enter()
@@ -77,7 +78,12 @@ class SetupScreen(MenuScreen):
             MenuItem("Start game", self._start, "▶"),
             MenuItem("Difficulty", self._pick_difficulty, rules.DIFFICULTY_NAMES[self.difficulty]),
             MenuItem("Sheet", self._pick_sheet, self._sheet_label(self.sheets[self.sheet_index])),
+            MenuItem("Track my sheet", self._toggle_own_sheet, "on" if self.own_sheet else "off"),
         ]
+
+    def _toggle_own_sheet(self) -> None:
+        self.own_sheet = not self.own_sheet
+        self.on_enter()
 
     def draw(self, canvas: Canvas) -> None:
         # the three rows, then two lines: a file's problem, or who plays first and the warning
@@ -135,6 +141,7 @@ class SetupScreen(MenuScreen):
             "type": "setup", "difficulty": self.difficulty,
             "sheet": sheet.to_data(), "tile": tile.to_data(),
             "tie": cfg.tie, "setup_column": cfg.setup_column,
+            **({"own_sheet": True} if self.own_sheet else {}),
         })
 
 
