@@ -452,6 +452,37 @@ def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(brow
     shoot(browser, "settings")
 
 
+def facts_off_the_edge(browser) -> list[str]:
+    """The fact cards' values that reach past the page's width or past their own box."""
+    return browser.execute_script(
+        "const w = document.documentElement.clientWidth;"
+        "return [...document.querySelectorAll('.facts dd')].filter(d => "
+        "d.getBoundingClientRect().right > w + 0.5 || d.scrollWidth > d.clientWidth + 0.5"
+        ").map(d => d.innerText)")
+
+
+def test_the_miams_roll_card_fits_a_390_px_phone(browser, table):
+    """Issue 39: at 390×844 (one of the README's sizes) the ROLL card cut "Marshmallow → Yums"
+    ("Marshm", then "→ Yums" off the edge): on the Table and the Live page the whole roll shows
+    inside its card and the page."""
+    box, actions = open_table(browser, table, "miams")
+    assert box.app.dispatch({"type": "roll", "face": "marshmallow", "source": "box"})
+    box.app.pump()
+    assert wait_for(lambda: live_actions(browser) == 2)[0], live_actions(browser)
+    screen_size(browser, 390, 844)
+    time.sleep(0.2)
+    roll = next(d for d in css(browser, ".facts dd") if "→" in d.text)
+    assert roll.text.replace("\n", " ") == "Marshmallow → Yums"
+    assert facts_off_the_edge(browser) == []
+    _, web = table
+    browser.get(web.base + "/")
+    screen_size(browser, 390, 844)
+    assert wait_for(lambda: css(browser, "#roll"))[0]
+    assert css(browser, "#roll")[0].text.replace("\n", " ") == "Marshmallow → Yums"
+    assert facts_off_the_edge(browser) == []
+    screen_size(browser, PHONE["width"], PHONE["height"])
+
+
 def test_what_companion_txt_could_not_do_is_shown_on_every_page(browser, table):
     box, web = table
     report = box.app.state_dir / "firstboot.json"
