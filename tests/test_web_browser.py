@@ -465,7 +465,7 @@ def test_the_miams_roll_card_fits_a_390_px_phone(browser, table):
     """Issue 39: at 390×844 (one of the README's sizes) the ROLL card cut "Marshmallow → Yums"
     ("Marshm", then "→ Yums" off the edge): on the Table and the Live page the whole roll shows
     inside its card and the page."""
-    box, actions = open_table(browser, table, "miams")
+    box, _ = open_table(browser, table, "miams")
     assert box.app.dispatch({"type": "roll", "face": "marshmallow", "source": "box"})
     box.app.pump()
     assert wait_for(lambda: live_actions(browser) == 2)[0], live_actions(browser)

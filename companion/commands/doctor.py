@@ -11,7 +11,7 @@ from typing import Any
 
 from companion.cli import add_common
 from companion.doctor.by_hand import BUTTON_TIMEOUT_S, check_buttons, check_buzzer
-from companion.doctor.checks import FAIL, WARN, Finding, Probes, can_run, check_config, diagnose
+from companion.doctor.checks import FAIL, WARN, Finding, Probes, can_run, config_findings, diagnose
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,7 +76,7 @@ def open_parts(cfg: Any, sim: bool, post: Any) -> tuple[Any, Any, Any]:
 
 def test_buttons(args: argparse.Namespace) -> int:
     """Press each button when asked, then play each buzzer pattern; exit 0 if every button came."""
-    found, cfg = check_config(args.config)
+    found, cfg = config_findings(args.config)
     if cfg is None:
         for finding in found:
             print(finding.line())

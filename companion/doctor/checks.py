@@ -97,7 +97,14 @@ class Probes:
 # ----- the checks ---------------------------------------------------------------------------
 
 
-def check_config(path: str | None) -> tuple[list[Finding], config_module.Config | None]:
+def check_config(path: str | None) -> tuple[Finding, config_module.Config | None]:
+    """The config file parses and every key is valid: its first finding (see
+    :func:`config_findings` for one line per problem)."""
+    found, cfg = config_findings(path)
+    return found[0], cfg
+
+
+def config_findings(path: str | None) -> tuple[list[Finding], config_module.Config | None]:
     """The config file parses and every key is valid (a missing default file means defaults):
     one FAIL line for each problem of the file, so one run names them all."""
     try:
@@ -364,7 +371,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     service_state = probes.service_state()
     service = check_service(service_state)
     version = Finding("version", OK, version_line())  # and the one kept for a rollback
-    found, cfg = check_config(config_path)
+    found, cfg = config_findings(config_path)
     if cfg is None:
         return [version, *found, service]
     running = service_state in ("active", "activating", "reloading")
