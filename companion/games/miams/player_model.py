@@ -28,14 +28,13 @@ from math import floor
 
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
+from .marks import Side, mark_spot
 from .odds_search import FULL, STRAIGHT, YUMS, made
 from .rules import (
     DIFFICULTIES,
-    Side,
     State,
     arthur_turn,
     draft,
-    mark_spot,
     options_of,
     player_turn,
     score,

@@ -9,6 +9,7 @@ from companion.ui.font import MEDIUM, SMALL
 from companion.ui.words import ordinal, plural
 
 from . import rules
+from .marks import Side
 from .odds_search import WHITE_DICE
 from .sheet import CIRCLE, CROSS, SKEWER_SHORT, SKEWERS, Bonus, Row, Sheet
 
@@ -28,7 +29,7 @@ DIE_PITCH = 15
 RED_GAP = 4            # the red die stands apart, after a bar
 
 
-def draw_overview(canvas: Canvas, sheet: Sheet, side: rules.Side) -> None:
+def draw_overview(canvas: Canvas, sheet: Sheet, side: Side) -> None:
     """The six rows in two columns ("Pair 3/9", "full" once every space is marked), then
     Arthur's hearts large with his stars and score."""
     marks = side.rows
