@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 from companion.games.catalog import GAMES  # noqa: E402
 from companion.journal.journal import Journal  # noqa: E402
 from companion.journal.store import Op, commit  # noqa: E402
-from companion.records.export import add_play_link, play_file_text, plays, to_csv  # noqa: E402
+from companion.records.bgstats import add_play_link, play_file_text  # noqa: E402
+from companion.records.export import plays, to_csv  # noqa: E402
 from companion.records.history import Book, open_book  # noqa: E402
 from companion.records.store import import_statements, save_statements  # noqa: E402
 from companion.ui.words import player_lines  # noqa: E402

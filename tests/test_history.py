@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,41 @@ def test_jsonl_export_replays_to_the_same_final_state(imported, tmp_path, capsys
     assert code == 0
     spec = GAMES["cafe"]
     assert json.loads(replayed) == spec.rules.summary(spec.rules.replay(example("cafe")))
+
+
+def test_a_game_exported_as_json_lines_imports_with_its_own_date(imported, tmp_path, capsys,
+                                                                   monkeypatch):
+    """The file's first line says when the game was played, with the box's offset from UTC:
+    imported elsewhere (another time zone) it is the same instant and length, not the import
+    time; --date and --minutes still say otherwise when given."""
+    out_file = tmp_path / "makan.jsonl"
+    assert run(capsys, "history", "--state-dir", str(imported), "export", "--format", "jsonl",
+               "--id", "1", "--out", str(out_file))[0] == 0
+    first = out_file.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# Makan Mania, game 1 of 2026-11-20 19:30:00 ") and first.endswith(
+        ", 30 min")
+    elsewhere = tmp_path / "other"
+    original = time.mktime((2026, 11, 20, 19, 30, 0, 0, 0, -1))  # as the fixture imported it
+    try:
+        monkeypatch.setenv("TZ", "Asia/Singapore")
+        time.tzset()
+        code, said, err = run(capsys, "history", "--state-dir", str(elsewhere), "import",
+                              str(out_file), "--game", "makan")
+        assert code == 0, err
+        shown = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(original))  # in Singapore
+        assert said == f"game 1: Makan Mania, {shown}\n"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    book = open_book(elsewhere)
+    try:
+        played = book.games(limit=1)[0]
+    finally:
+        book.close()
+    assert (played.started_at, played.seconds) == (original, 1800)
+    code, said, _ = run(capsys, "history", "--state-dir", str(elsewhere), "import", str(out_file),
+                        "--game", "makan", "--date", "2026-12-01 10:00", "--minutes", "5")
+    assert code == 0 and said.endswith("2026-12-01 10:00:00\n")
 
 
 def test_import_refuses_what_is_not_a_finished_game(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """The plays leave the box as a BG Stats play file and a spreadsheet, and come back: the
-example games (and a renamed player) checked against a schema written from the open-source
-tools that read and write the app's files, never from this export."""
+example games (and a renamed player) checked against a schema written from a file the app
+itself exported and from two open-source readers of its files, never from this export."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from companion.cli import main
 from companion.jsonread import BOM
-from companion.records.export import ADD_PLAY_URL, add_play_link, bgg_ids, plays
+from companion.records.bgstats import add_play_link
+from companion.records.export import ADD_PLAY_URL, bgg_ids, plays
 from companion.records.history import open_book
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,32 @@ FIXTURES = ROOT / "tests" / "fixtures" / "history"
 EXAMPLES = (("makan", "makan_4p.jsonl"), ("cafe", "cafe_game.jsonl"), ("miams", "miams_game.jsonl"))
 SCHEMA = json.loads((FIXTURES / "bgsplay.schema.json").read_text(encoding="utf-8"))
 SAMPLE = FIXTURES / "sample.bgsplay"
+APP_EXPORT = FIXTURES / "app_export.json"  # written by the app: see tests/fixtures/history/README.md
+# The fields each open reader of the app's files takes from every row (the sources are named in
+# the schema): hermod-bot maps these into its play (the game's card, its images, designers,
+# player counts and ages, it leaves empty when absent); my-bg-stats reads these.
+READERS = {
+    "hermod-bot PlayFile.cs": {
+        "players": {"id", "uuid", "name", "isAnonymous", "modificationDate", "bggUsername"},
+        "locations": {"id", "uuid", "name", "modificationDate"},
+        "games": {"id", "uuid", "name", "modificationDate", "cooperative", "highestWins",
+                  "noPoints", "usesTeams", "bggName", "bggYear", "bggId", "isBaseGame",
+                  "isExpansion"},
+        "plays": {"uuid", "modificationDate", "entryDate", "playDate", "usesTeams", "durationMin",
+                  "ignored", "manualWinner", "rounds", "locationRefId", "gameRefId", "board",
+                  "playerScores", "expansionPlays"},
+        "playerScores": {"score", "winner", "newPlayer", "startPlayer", "playerRefId", "role",
+                         "rank", "seatOrder"},
+    },
+    "my-bg-stats transform-game-data.js": {
+        "file": {"userInfo", "players", "locations", "games", "plays", "tags"},
+        "players": {"id", "name", "isAnonymous"},
+        "locations": {"id", "name"},
+        "games": {"id", "name", "bggId", "bggYear", "isBaseGame", "isExpansion"},
+        "plays": {"gameRefId", "playDate", "durationMin", "playerScores", "locationRefId"},
+        "playerScores": {"playerRefId"},
+    },
+}
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -70,7 +97,8 @@ def validate(data: dict) -> None:
     assert data["userInfo"]["meRefId"] in players | {0}
     for play in data["plays"]:
         assert play["gameRefId"] in {g["id"] for g in data["games"]}
-        assert play["locationRefId"] in {loc["id"] for loc in data["locations"]}
+        assert "locationRefId" not in play or play["locationRefId"] in {
+            loc["id"] for loc in data["locations"]}
         assert {s["playerRefId"] for s in play["playerScores"]} <= players
 
 
@@ -96,18 +124,30 @@ def test_the_export_of_the_examples_and_a_rename_passes_the_outside_schema(journ
     assert (makan["rounds"], makan["board"], makan["durationMin"]) == (5, "", 30)
 
 
-def test_play_dates_are_utc_as_the_app_writes_them_and_the_csv_local(tmp_path, capsys,
-                                                                      monkeypatch):
-    monkeypatch.setenv("TZ", "Europe/Paris")
+def _in_zone(monkeypatch, zone: str) -> None:
+    monkeypatch.setenv("TZ", zone)
     time.tzset()
+
+
+def test_play_dates_are_the_boxs_local_time_as_the_app_writes_them(tmp_path, capsys,
+                                                                    monkeypatch):
+    """The app keeps the player's own clock: the same play exported in Singapore is 8 hours
+    later than in UTC, and its CSV says the same local time."""
     try:
+        _in_zone(monkeypatch, "UTC")
         history(capsys, tmp_path, "import", str(ROOT / "docs" / "examples" / "miams_game.jsonl"),
                 "--game", "miams", "--date", "2026-11-20 19:30", "--minutes", "30")
-        play = export(capsys, tmp_path)["plays"][0]
-        assert (play["playDate"], play["entryDate"]) == ("2026-11-20 18:30:00",
-                                                         "2026-11-20 19:00:00")
+        dates = ("playDate", "entryDate", "modificationDate")
+        in_utc = [export(capsys, tmp_path)["plays"][0][k] for k in dates]
+        _in_zone(monkeypatch, "Asia/Singapore")
+        data = export(capsys, tmp_path)
+        validate(data)
+        assert in_utc == ["2026-11-20 19:30:00", "2026-11-20 20:00:00", "2026-11-20 20:00:00"]
+        assert [data["plays"][0][k] for k in dates] == [
+            "2026-11-21 03:30:00", "2026-11-21 04:00:00", "2026-11-21 04:00:00"]
         rows = list(csv.DictReader(io.StringIO(export(capsys, tmp_path, "csv").lstrip(BOM))))
-        assert (rows[0]["date"], rows[0]["time"]) == ("2026-11-20", "19:30")
+        assert (rows[0]["date"], rows[0]["time"]) == ("2026-11-21", "03:30")
+        assert {p["modificationDate"] for p in data["players"]} == {"2026-11-21 04:00:00"}
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -117,11 +157,19 @@ def test_no_invented_players_and_arthur_is_a_bot(journal, capsys):
     data = export(capsys, journal)
     people = {p["name"]: p for p in data["players"]}
     assert set(people) == {"Ana", "Ben", "Cai", "Dee", "Arthur"}  # no "You", no "Table"
-    assert json.loads(people["Arthur"]["metaData"]) == {"isNpc": 1}
+    # The app's own file marks a player's settings so: '{"isNpc":0}' (app_export.json).
+    real = [p["metaData"] for p in json.loads(APP_EXPORT.read_text(encoding="utf-8"))["players"]
+            if "isNpc" in p.get("metaData", "")]
+    assert '{"isNpc":0}' in real and people["Dee"]["metaData"] == '{"isNpc":0}'
+    assert people["Arthur"]["metaData"] == '{"isNpc":1}'
     assert not people["Arthur"]["isAnonymous"]
     assert all(json.loads(p["metaData"]) == {"isNpc": 0} for n, p in people.items() if n != "Arthur")
     # The unnamed Miams player is the roster's "me"; Arthur beat them, Lunch is in board.
-    assert seats(data, 2) == [("Dee", "59", False, 2, 1, True), ("Arthur", "64", True, 1, 2, False)]
+    # "The AI plays first. Circle the 1 space of its sheet." (rules/miams.txt): Arthur starts.
+    assert seats(data, 2) == [("Dee", "59", False, 2, 1, False), ("Arthur", "64", True, 1, 2, True)]
+    arthur_seat = data["plays"][2]["playerScores"][1]
+    assert arthur_seat["metaData"] == '{"isNpc":1}'  # where my-bg-stats looks for the mark
+    assert "metaData" not in data["plays"][2]["playerScores"][0]
     assert (data["plays"][2]["board"], data["plays"][2]["rounds"]) == ("Lunch", 12)
 
 
@@ -136,7 +184,7 @@ def test_a_miams_player_named_at_setup_is_that_name_not_the_user(journal, capsys
     history(capsys, journal, "import", str(named), "--game", "miams")
     data = export(capsys, journal)
     validate(data)
-    assert seats(data, 3) == [("Zoe", "59", False, 2, 1, True), ("Arthur", "64", True, 1, 2, False)]
+    assert seats(data, 3) == [("Zoe", "59", False, 2, 1, False), ("Arthur", "64", True, 1, 2, True)]
     assert seats(data, 2)[0][0] == "Dee"  # the unnamed one is still the user
 
 
@@ -149,6 +197,17 @@ def test_the_cafe_is_cooperative_with_its_bgg_id_and_the_shared_result(journal, 
     assert play["gameRefId"] == cafe["id"]
     assert (play["board"], play["rounds"]) == ("Double Trouble", 3)
     assert seats(data, 1) == [("Dee", "", False, 0, 1, True)]  # the table lost; no made-up seat
+    # The app's own file: a cooperative scoreless game won has its winners marked by hand
+    # (manualWinner true), one lost has none (false); a scored game's are its scores'.
+    real = json.loads(APP_EXPORT.read_text(encoding="utf-8"))
+    kinds = {g["id"]: (g["cooperative"], g["noPoints"]) for g in real["games"]}
+    coop = {(any(s["winner"] for s in p["playerScores"]), p["manualWinner"])
+            for p in real["plays"] if kinds[p["gameRefId"]] == (True, True)}
+    assert coop == {(True, True), (False, False)}
+    assert [p["manualWinner"] for p in data["plays"]] == [False, False, False]
+    history(capsys, journal, "import", str(SAMPLE))  # a Café the table won
+    won = export(capsys, journal)["plays"][3]
+    assert (won["gameRefId"], won["manualWinner"]) == (cafe["id"], True)
 
 
 def test_without_a_me_the_unnamed_seats_are_the_apps_anonymous_player(journal, capsys):
@@ -189,27 +248,66 @@ def test_merging_the_user_moves_the_me_mark(journal, capsys):
                           if "Deedee" in line)
 
 
-def test_the_sample_play_file_passes_the_schema_and_the_export_has_its_shape(journal, capsys):
-    """The sample is written from the app's documented structure (not from this export): every
-    field the export writes is one the sample has, with the same JSON type."""
-    sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    validate(sample)
+def test_the_apps_own_export_passes_the_schema_and_the_box_writes_its_fields_its_way(
+        journal, capsys):
+    """A file the app wrote passes the schema; every field the export writes is one the app
+    writes, with the same JSON type (the seat's bot mark, which one reader looks for, aside)."""
+    real = json.loads(APP_EXPORT.read_text(encoding="utf-8"))
+    validate(real)
     data = export(capsys, journal)
+    validate(data)
 
     def shape(rows: list[dict]) -> dict[str, set[str]]:
         return {k: {type(row[k]).__name__ for row in rows if k in row}
                 for row in rows for k in row}
 
-    def scores(file: dict) -> list[dict]:
-        return [s for p in file["plays"] for s in p["playerScores"]]
+    for part in ("players", "locations", "games", "plays", "playerScores"):
+        ours, theirs = shape(_rows(data, part)), shape(_rows(real, part))
+        extra = set(ours) - set(theirs) - ({"metaData"} if part == "playerScores" else set())
+        assert not extra, f"{part}: {extra} not in the app's file"
+        assert all(ours[k] <= theirs.get(k, {"str"}) for k in ours), part
+    assert set(data) - {"about"} <= set(real) and set(data["userInfo"]) == set(real["userInfo"])
+    assert all(g["isBaseGame"] == 1 and g["isExpansion"] == 0 for g in data["games"])
 
-    for part in ("players", "locations", "games", "plays"):
-        ours, theirs = shape(data[part]), shape(sample[part])
-        assert set(ours) <= set(theirs), f"{part}: {set(ours) - set(theirs)} not in the sample"
-        assert all(ours[k] <= theirs[k] for k in ours), part
-    ours, theirs = shape(scores(data)), shape(scores(sample))
-    assert set(ours) <= set(theirs) and all(ours[k] <= theirs[k] for k in ours)
-    assert set(data) <= set(sample) and set(data["userInfo"]) == set(sample["userInfo"])
+
+def _rows(data: dict, part: str) -> list[dict]:
+    if part == "playerScores":
+        return [s for p in data["plays"] for s in p["playerScores"]]
+    return data[part]
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_the_export_has_every_field_each_open_reader_takes(journal, capsys, reader):
+    data = export(capsys, journal)
+    for part, fields in READERS[reader].items():
+        rows = [data] if part == "file" else _rows(data, part)
+        assert rows, part
+        for row in rows:
+            assert fields <= set(row), f"{reader}: {part} lacks {fields - set(row)}"
+
+
+def test_a_player_keeps_one_uuid_from_the_first_export_on(tmp_path, capsys):
+    """Dee played before the roster held her: joining it, then a new name, keeps her uuid; a
+    new Dee afterwards is someone else."""
+    where = tmp_path / "box"
+    history(capsys, where, "import", str(ROOT / "docs" / "examples" / "makan_4p.jsonl"),
+            "--game", "makan")
+
+    def uuid_of(name: str) -> str:
+        return next(p["uuid"] for p in export(capsys, where)["players"] if p["name"] == name)
+
+    first = uuid_of("Dee")
+    history(capsys, where, "roster", "add", "Dee")
+    assert uuid_of("Dee") == first
+    history(capsys, where, "roster", "rename", "Dee", "Dora")
+    assert uuid_of("Dora") == first
+    history(capsys, where, "roster", "add", "Dee")
+    history(capsys, where, "import", str(ROOT / "docs" / "examples" / "makan_4p.jsonl"),
+            "--game", "makan")
+    assert uuid_of("Dee") not in {first, uuid_of("Dora")} and uuid_of("Dora") == first
+    history(capsys, where, "roster", "add", "Ben")
+    history(capsys, where, "roster", "merge", "Ben", "Dora")  # Dora stays Dora
+    assert uuid_of("Dora") == first
 
 
 def test_the_csv_opens_with_the_right_characters(journal, capsys, tmp_path):
@@ -335,7 +433,7 @@ def test_the_config_links_a_game_to_its_bgg_id(journal, capsys, tmp_path):
     assert code == 2 and "games.makan.bgg_id" in err
 
 
-def test_the_add_play_link_carries_the_play(journal):
+def test_the_add_play_link_carries_the_play(journal, capsys):
     book = open_book(journal)
     try:
         found = [p for p in plays(book) if p.finished]
@@ -354,6 +452,12 @@ def test_the_add_play_link_carries_the_play(journal):
     assert all({"startPlayer", "winner", "sourcePlayerId"} <= set(p) for d in data
                for p in d["players"])
     assert makan["sourceName"] == "Table Companion" and makan["sourcePlayId"]
+    # Followed once the game has ended: the end (19:30 + 30 minutes, local), and where.
+    assert [d["playDate"] for d in data] == ["2026-11-20 20:00:00", "2026-11-21 20:00:00",
+                                             "2026-11-22 20:00:00"]
+    assert {d["location"]["name"] for d in data} == {"Table Companion"}
+    assert {d["location"]["sourceLocationId"] for d in data} == {
+        export(capsys, journal)["locations"][0]["uuid"]}
 
 
 def _nested(inner: st.SearchStrategy) -> st.SearchStrategy:

@@ -19,11 +19,12 @@ from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
 from companion.records import roster
+from companion.records.bgstats import play_file_text
 from companion.records.export import (
     BGSPLAY_SUFFIX,
     bgg_ids,
     game_name,
-    play_file_text,
+    played_when,
     to_csv,
     to_jsonl,
     when,
@@ -65,8 +66,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("file", help="JSON-lines actions, as `companion replay` reads them, or a "
                      "BG Stats play file")
     imp.add_argument("--game", help="game key of JSON-lines actions: " + ", ".join(GAMES))
-    imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: now)")
-    imp.add_argument("--minutes", type=float, default=0, help="how long it lasted")
+    imp.add_argument("--date", help="when it was played, YYYY-MM-DD HH:MM (default: the date a "
+                     "file exported by the box gives in its first line, else now)")
+    imp.add_argument("--minutes", type=float, help="how long it lasted (default: as the file's "
+                     "first line says, else 0)")
     roster = verbs.add_parser("roster", help="the players: list, add, rename, merge",
                               description="The roster the box's name picker offers. A rename "
                               "renames the player in every game they played; a merge joins "
@@ -211,20 +214,23 @@ def _import(args: argparse.Namespace, where: Path) -> int:
     spec = GAMES.get(args.game)
     if spec is None:
         return _fail(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
-    try:
-        started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
-                   else time.time() - args.minutes * 60)
-    except ValueError:
-        return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
-    if not 0 <= args.minutes <= MAX_MINUTES:  # also refuses nan
-        return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     try:  # a line that is not an action has been said, as `companion replay` says it
         with opened(args.file) as stream:
-            numbered = list(read_actions(text_lines(stream, args.file), args.file))
+            lines = list(text_lines(stream, args.file))
+        numbered = list(read_actions(iter(lines), args.file))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1
     except (OSError, UnicodeDecodeError, TooLarge) as exc:
         return _fail(unreadable(args.file, exc) or str(exc))
+    said = played_when(lines[0]) if lines else None  # a file the box exported dates itself
+    length = args.minutes if args.minutes is not None else (said and said[1]) or 0.0
+    try:
+        started = (time.mktime(time.strptime(args.date, "%Y-%m-%d %H:%M")) if args.date
+                   else said[0] if said else time.time() - length * 60)
+    except ValueError:
+        return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
+    if not 0 <= length <= MAX_MINUTES:  # also refuses nan
+        return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
     state = spec.rules.initial_state()
     for number, action in numbered:
         try:
@@ -237,7 +243,7 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
     actions = [action for _, action in numbered]
     code, game_id = _into_journal(where, lambda journal: import_game(
-        journal, spec, actions, state, started, args.minutes * 60))
+        journal, spec, actions, state, started, length * 60))
     if code == 0:
         print(f"game {game_id}: {spec.title}, {when(started)}")
     return code

@@ -1,6 +1,6 @@
-"""The recorded games as files: a BG Stats play file (``.bgsplay``), a CSV for spreadsheets
-(one row per player of a game), a game's actions as JSON lines (what ``companion replay``
-reads), the app's "add a play" link, and the box's copy of the first two onto a USB stick.
+"""The recorded games as files: the plays and their people (what the BG Stats play file of
+:mod:`.bgstats` writes), a CSV for spreadsheets (one row per player of a game), and a game's
+actions as JSON lines (what ``companion replay`` reads).
 
 The play file and the CSV name the same people (:func:`plays`): a seat linked to a roster
 player is that player, whatever they are called now, so a rename or a merge keeps their id;
@@ -12,18 +12,18 @@ name is the app's anonymous player. docs/history.md describes every field.
 
 from __future__ import annotations
 
+import calendar
 import csv
 import io
 import json
 import os
+import re
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from .. import settings
 from ..config import Config
@@ -31,12 +31,10 @@ from ..contract.spec import GameSpec
 from ..games.catalog import GAMES
 from ..jsonread import BOM
 from ..names import same_name
-from ..textfiles import write_atomic
 from . import roster
 from .history import Book, Played, setup_names
+from .ids import name_uuid, roster_uuids, stable_uuid
 
-# Stable ids, so exporting again gives BG Stats the same players, games and plays.
-_NAMESPACE = uuid.UUID("4d2f7a51-3f0e-4f6c-9c55-2b1f0c6e8a17")
 PAGE = 500  # games read per query while exporting
 LOCATION = "Table Companion"
 SOURCE = "Table Companion"  # the app that made a play, in the "add a play" link
@@ -51,19 +49,17 @@ ANONYMOUS = "Anonymous player"  # the app's own entry for a seat that names nobo
 CSV_FIELDS = ("game_id", "game", "bgg_id", "date", "time", "minutes", "status", "variant",
               "rounds", "result", "seat", "player", "score", "winner", "rank", "start_player",
               "bot")
+# The end of to_jsonl's first line: " of 2026-11-20 19:30:00 +0100, 48 min".
+_PLAYED = re.compile(r" of (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?: ([+-]\d{4}))?(?:, (\d+) min)?$")
 # Where desktop automounters put removable drives (udisks2: /media/<user>/<label> on
 # Raspberry Pi OS and Debian, /run/media/<user>/<label> elsewhere).
 MOUNT_ROOTS = (Path("/media"), Path("/run/media"))
 
 
 def when(seconds: float) -> str:
-    """Local date and time: ``2026-11-30 19:05:00`` (the lists and the CSV)."""
+    """Local date and time: ``2026-11-30 19:05:00`` (the lists, the CSV, and every date of the
+    play file: the app keeps the player's own clock, not UTC)."""
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
-
-
-def utc(seconds: float) -> str:
-    """UTC date and time as the app writes ``playDate``: ``2026-11-30 18:05:00``."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
 
 
 def minutes(played: Played) -> int | None:
@@ -109,17 +105,18 @@ class Person:
 
     key: str                    # identity: "roster:12", "name:Dee", "bot:Arthur", "anonymous"
     name: str
+    uuid: str                   # the same from the first export on (see ids)
     roster_id: int | None = None
     bot: bool = False           # the game's own opponent: never a person of the user's
     anonymous: bool = False     # a seat the box cannot name
 
-    @property
-    def uuid(self) -> str:
-        return _uid("player", self.key)
+
+def bot_person(name: str) -> Person:
+    return Person(f"{BOT_PERSON}{name}", name, stable_uuid("player", f"bot:{name}"), bot=True)
 
 
 BOT_PERSON = "bot:"
-NOBODY = Person("anonymous", ANONYMOUS, anonymous=True)
+NOBODY = Person("anonymous", ANONYMOUS, stable_uuid("player", "anonymous"), anonymous=True)
 
 
 @dataclass(frozen=True)
@@ -153,18 +150,20 @@ class People:
 
     def __init__(self, book: Book) -> None:
         self.roster = {pid: name for pid, name in book.read("SELECT id, name FROM players")}
+        self.uuids = roster_uuids(book.read)
         _, me = roster.me_row(book.read)
         self.me = self.by_id(me) if me is not None else None
 
     def by_id(self, player_id: int) -> Person:
-        return Person(f"roster:{player_id}", self.roster[player_id], player_id)
+        return Person(f"roster:{player_id}", self.roster[player_id], self.uuids[player_id],
+                      player_id)
 
     def by_name(self, name: str) -> Person:
         """The roster player of that name, else the name alone."""
         for pid, known in self.roster.items():
             if same_name(known, name):
                 return self.by_id(pid)
-        return Person(f"name:{name}", name)
+        return Person(f"name:{name}", name, name_uuid(name))
 
     def unnamed(self) -> Person:
         """A seat the setup named nobody in: the box's user if known, else anonymous."""
@@ -234,7 +233,7 @@ def _play(book: Book, people: People, games: Mapping[str, GameSpec[Any]], listed
         table = [_seated(people, links, i, name) for i, name in enumerate(named)]
         found = [(p, None, won, i == 0) for i, p in enumerate(table or [people.unnamed()])]
     else:
-        found = [(Person(f"{BOT_PERSON}{s.name}", s.name, bot=True) if s.bot
+        found = [(bot_person(s.name) if s.bot
                   else _seated(people, links, i, s.name) if i < len(named) or i in links
                   else people.unnamed(), s.score, s.winner, s.start)
                  for i, s in enumerate(seats)]
@@ -256,7 +255,7 @@ def _imported_play(people: People, played: Played, spec: GameSpec[Any] | None,
     out = []
     for i, seat in enumerate(imported.get("seats", ())):
         name = str(seat.get("name", ""))
-        person = (Person(f"{BOT_PERSON}{name}", name, bot=True) if seat.get("bot")
+        person = (bot_person(name) if seat.get("bot")
                   else NOBODY if seat.get("anonymous")
                   else people.by_id(links[i]) if links.get(i) in people.roster
                   else people.by_name(name))
@@ -267,102 +266,13 @@ def _imported_play(people: People, played: Played, spec: GameSpec[Any] | None,
                 int(imported.get("rounds") or 0), tuple(out))
 
 
-# ----- the BG Stats play file -------------------------------------------------------------------
-
-def to_bgsplay(book: Book, ids: Mapping[str, int] | None = None,
-               games: Mapping[str, GameSpec[Any]] | None = None) -> dict[str, Any]:
-    """The finished games as a BG Stats play file: players, games, a location and plays, and
-    which player is the user (``userInfo.meRefId``)."""
-    ids = bgg_ids(games=games) if ids is None else ids
-    people = People(book)
-    everyone = [p for p in plays(book, games, people) if p.finished]
-    players: dict[str, dict[str, Any]] = {}
-    refs = iter(range(max(people.roster, default=0) + 1, 1 << 31))
-
-    def ref(person: Person) -> int:
-        if person.key not in players:
-            players[person.key] = {
-                "id": person.roster_id if person.roster_id is not None else next(refs),
-                "uuid": person.uuid, "name": person.name, "isAnonymous": person.anonymous,
-                "metaData": json.dumps({"isNpc": int(person.bot)}, separators=(",", ":"))}
-        return int(players[person.key]["id"])
-
-    if people.me is not None:
-        ref(people.me)  # the user first, as the app lists them
-    game_rows: dict[str, dict[str, Any]] = {}
-    out_plays = []
-    for play in everyone:
-        key = play.played.game
-        if key not in game_rows:
-            game_rows[key] = _game_row(key, play.spec, ids.get(key, 0), len(game_rows) + 1)
-        out_plays.append({
-            "uuid": play.uuid, "gameRefId": game_rows[key]["id"], "locationRefId": 1,
-            "playDate": utc(play.played.started_at),
-            "entryDate": utc(play.played.ended_at or play.played.started_at),
-            "durationMin": minutes(play.played) or 0, "ignored": False, "manualWinner": False,
-            "usesTeams": False, "rounds": play.rounds, "board": play.board, "scoringSetting": 0,
-            "playerScores": [{
-                "playerRefId": ref(s.person), "score": "" if s.score is None else str(s.score),
-                "winner": s.winner, "newPlayer": False, "startPlayer": s.start, "rank": s.rank,
-                "seatOrder": s.order, "role": ""} for s in play.seats],
-        })
-    return {
-        "about": ABOUT,
-        "userInfo": {"meRefId": people.me.roster_id if people.me is not None else 0},
-        "players": list(players.values()),
-        "locations": [{"id": 1, "uuid": _uid("location", LOCATION), "name": LOCATION}],
-        "games": list(game_rows.values()),
-        "plays": out_plays,
-    }
-
-
-def _game_row(key: str, spec: GameSpec[Any] | None, bgg_id: int, ref: int) -> dict[str, Any]:
-    facts = spec.records.play_facts if spec else None
-    name = game_name(spec) if spec else key
-    return {"id": ref, "uuid": game_uuid(key), "name": name, "bggId": bgg_id,
-            "bggName": (facts.bgg_name if facts else "") or name,
-            "bggYear": facts.bgg_year if facts else 0,
-            "cooperative": bool(spec and spec.records.cooperative), "highestWins": True,
-            "noPoints": bool(facts and facts.no_points), "usesTeams": False}
-
-
-def play_file_text(book: Book, ids: Mapping[str, int] | None = None) -> str:
-    """The play file as written to a file or sent to a phone."""
-    # Compact: the C encoder, several times faster than an indented file on a large journal.
-    return json.dumps(to_bgsplay(book, ids), ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def add_play_link(play: Play, bgg_id: int = 0) -> str:
-    """The app's documented "add a play" link for one finished play: it opens BG Stats on the
-    phone with the play filled in, to match its game and players and save it."""
-    name = game_name(play.spec) if play.spec else play.played.game
-    facts = play.spec.records.play_facts if play.spec else None
-    data = {
-        "sourceName": SOURCE, "sourcePlayId": play.uuid,
-        "playDate": utc(play.played.started_at), "durationMin": minutes(play.played) or 0,
-        "board": play.board,
-        "game": {"name": name, "sourceGameId": play.played.game,
-                 "highestWins": True, "noPoints": bool(facts and facts.no_points),
-                 **({"bggId": bgg_id} if bgg_id else {})},
-        "players": [{"name": s.person.name, "sourcePlayerId": s.person.uuid,
-                     "startPlayer": s.start, "winner": s.winner, "rank": s.rank, "role": "",
-                     **({} if s.score is None else {"score": s.score})} for s in play.seats],
-    }
-    return ADD_PLAY_URL + quote(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-                                safe="")
-
-
-def _uid(kind: str, name: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, f"{kind}:{name}"))
-
-
 def play_uuid(game_id: int, started_at: float) -> str:
     """A journal game's play uuid: the same on every export, so the app counts it once."""
-    return _uid("play", f"{game_id}/{started_at}")
+    return stable_uuid("play", f"{game_id}/{started_at}")
 
 
 def game_uuid(key: str) -> str:
-    return _uid("game", key)
+    return stable_uuid("game", key)
 
 
 # ----- the spreadsheet --------------------------------------------------------------------------
@@ -394,12 +304,34 @@ def to_csv(book: Book, ids: Mapping[str, int] | None = None,
 # ----- a game's actions, and the USB stick ------------------------------------------------------
 
 def to_jsonl(book: Book, game_id: int) -> str:
-    """A game's actions, one JSON object per line: ``companion replay GAME FILE`` replays it."""
+    """A game's actions, one JSON object per line: ``companion replay GAME FILE`` replays it.
+    The first line, a comment, says when it was played (``companion history import`` dates
+    the game by it)."""
     played, _, _ = book.game(game_id)
+    length = "" if played.seconds is None else f", {minutes(played)} min"
     lines = [f"# {GAMES[played.game].title if played.game in GAMES else played.game}, "
-             f"game {game_id} of {when(played.started_at)}"]
+             f"game {game_id} of {when(played.started_at)} "
+             f"{time.strftime('%z', time.localtime(played.started_at))}{length}"]
     lines += [json.dumps(action, ensure_ascii=False) for action in book.actions(game_id)]
     return "\n".join(lines) + "\n"
+
+
+def played_when(line: str) -> tuple[float, float | None] | None:
+    """When a game exported as JSON lines was played, read from the comment :func:`to_jsonl`
+    writes first: (its start, its minutes if said); None when the line says no date."""
+    found = _PLAYED.search(line.rstrip()) if line.startswith("#") else None
+    if found is None:
+        return None
+    try:
+        clock = time.strptime(found[1], "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return None
+    if found[2]:  # the exporting box's offset from UTC: the same instant in any time zone
+        offset = int(found[2][1:3]) * 3600 + int(found[2][3:5]) * 60
+        start = float(calendar.timegm(clock) - (offset if found[2][0] == "+" else -offset))
+    else:
+        start = time.mktime(clock)
+    return start, float(found[3]) if found[3] else None
 
 
 def removable_drive(roots: Iterable[Path] = MOUNT_ROOTS) -> Path | None:
@@ -413,15 +345,3 @@ def removable_drive(roots: Iterable[Path] = MOUNT_ROOTS) -> Path | None:
             if path.is_dir() and os.path.ismount(path):
                 return path
     return None
-
-
-def export_to_drive(book: Book, drive: Path, now: float | None = None,
-                    ids: Mapping[str, int] | None = None) -> list[Path]:
-    """Write the CSV and the BG Stats play file into ``drive``; returns their paths (OSError
-    if the drive refuses)."""
-    stamp = time.strftime("%Y%m%d-%H%M", time.localtime(now))
-    csv_path = drive / f"companion-{stamp}.csv"
-    bg_path = drive / f"companion-{stamp}{BGSPLAY_SUFFIX}"
-    write_atomic(csv_path, to_csv(book, ids))
-    write_atomic(bg_path, play_file_text(book, ids))
-    return [csv_path, bg_path]

@@ -11,7 +11,6 @@ a play already in the journal (the same uuid) is not recorded twice.
 
 from __future__ import annotations
 
-import calendar
 import json
 import time
 import unicodedata
@@ -79,9 +78,10 @@ def _flag(value: Any) -> bool:
     return value is True or value == 1  # the app writes booleans, some tools 0 and 1
 
 
-def _is_bot(player: Mapping[str, Any]) -> bool:
+def _is_bot(row: Mapping[str, Any]) -> bool:
+    """Whether a player (or a seat) is marked as a bot: ``metaData`` ``{"isNpc":1}``."""
     try:
-        meta = json.loads(player.get("metaData") or "{}")
+        meta = json.loads(row.get("metaData") or "{}")
     except (TypeError, ValueError):
         return False
     return isinstance(meta, dict) and _flag(meta.get("isNpc"))
@@ -92,7 +92,7 @@ def _match(game: Mapping[str, Any], games: Mapping[str, GameSpec[Any]], ids: Map
     """The registered game a file's game is: by BGG id, by the box's own uuid, else by name."""
     bgg = _whole(game.get("bggId")) or 0
     for key, spec in games.items():
-        if (bgg and ids.get(key) == bgg) or game.get("uuid") == game_uuid(key):
+        if (bgg and ids.get(key) == bgg) or str(game.get("uuid")).upper() == game_uuid(key):
             return spec
     names = {_plain(str(game.get(k, ""))) for k in ("name", "bggName")} - {""}
     for spec in games.values():
@@ -102,8 +102,8 @@ def _match(game: Mapping[str, Any], games: Mapping[str, GameSpec[Any]], ids: Map
 
 
 def _date(text: Any) -> float:
-    """``playDate`` as the app writes it, in UTC: ``2026-11-20 18:30:00``."""
-    return float(calendar.timegm(time.strptime(str(text), "%Y-%m-%d %H:%M:%S")))
+    """``playDate`` as the app writes it, the player's local time: ``2026-11-20 19:30:00``."""
+    return time.mktime(time.strptime(str(text), "%Y-%m-%d %H:%M:%S"))
 
 
 def read_play_file(text: str, games: Mapping[str, GameSpec[Any]],
@@ -162,7 +162,7 @@ def _seat(players: Mapping[Any, Mapping[str, Any]], score: Mapping[str, Any], me
     if ref is None:
         raise ValueError("a player's id is not a number")
     player = players.get(ref, {})
-    return {"name": _shown(player.get("name") or "?"), "bot": _is_bot(player),
+    return {"name": _shown(player.get("name") or "?"), "bot": _is_bot(player) or _is_bot(score),
             "anonymous": _flag(player.get("isAnonymous")),
             "me": me is not None and ref == me,
             "score": _whole(score.get("score")), "winner": _flag(score.get("winner")),
@@ -173,10 +173,11 @@ def _seat(players: Mapping[Any, Mapping[str, Any]], score: Mapping[str, Any], me
 # ----- into the journal -----------------------------------------------------------------------
 
 def recorded_uuids(journal: Journal) -> set[str]:
-    """The play uuids the journal's games already have (its own and imported)."""
+    """The play uuids the journal's games already have (its own and imported), in upper case:
+    a file from an earlier release wrote them in lower case."""
     found = {play_uuid(gid, started) for gid, started in
              journal.read("SELECT id, started_at FROM games", ())}
-    found |= {u for (u,) in journal.read(
+    found |= {str(u).upper() for (u,) in journal.read(
         "SELECT json_extract(final, '$.imported.uuid') FROM summaries "
         "WHERE json_valid(final)", ()) if u}
     return found
@@ -189,13 +190,13 @@ def import_plays(journal: Journal, plays: list[FilePlay]) -> list[tuple[int, Fil
     known = recorded_uuids(journal)
     done = []
     for play in plays:
-        if play.uuid and play.uuid in known:
+        if play.uuid and play.uuid.upper() in known:
             continue
         game_id = int(journal.read("SELECT COALESCE(MAX(id), 0) + 1 FROM games", ())[0][0])
         journal.record(_statements(journal, game_id, play))
         if not journal.status.ok:
             break
-        known.add(play.uuid)
+        known.add(play.uuid.upper())
         done.append((game_id, play))
     return done
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..journal import schema
 from ..names import MAX_LETTERS, same_name
+from . import ids
 from .history import journal_path
 
 ROSTER_VERSION = 2      # the journal version that made the players tables
@@ -195,7 +196,10 @@ def rename(conn: sqlite3.Connection, who: str | int, new: str) -> Player:
     new = clean_name(new)
     _taken(conn, new, but=player.id)
     steps = [_adopt(player), *_renamed(player.id, player.name, new)] if _adopts(conn) else []
-    _write(conn, [("UPDATE players SET name = ? WHERE id = ?", (new, player.id)), *steps])
+    kept = ids.roster_uuids(lambda sql, args: conn.execute(sql, args).fetchall())[player.id]
+    _write(conn, [("UPDATE players SET name = ? WHERE id = ?", (new, player.id)), *steps,
+                  ("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",  # the same person
+                   (f"{ids.UUID_SETTING}{player.id}", json.dumps(kept)))])
     return find(conn, player.id)
 
 
@@ -213,5 +217,6 @@ def merge(conn: sqlite3.Connection, gone: str | int, kept: str | int) -> Player:
         ("UPDATE settings SET value = ? WHERE key = ? AND value = ?",  # "me" stays "me"
          (json.dumps(into.id), ME_SETTING, json.dumps(old.id))),
         ("DELETE FROM players WHERE id = ?", (old.id,)),
+        ("DELETE FROM settings WHERE key = ?", (f"{ids.UUID_SETTING}{old.id}",)),
     ])
     return find(conn, into.id)

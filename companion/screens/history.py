@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from companion.contract.facts import Seat
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec, Place, Screen, Session
-from companion.records.export import bgg_ids, export_to_drive, removable_drive
+from companion.records.bgstats import export_to_drive
+from companion.records.export import bgg_ids, removable_drive
 from companion.records.history import Played, reading
 from companion.records.roster import RosterError
 from companion.ui.canvas import WIDTH, Canvas

@@ -36,11 +36,10 @@ from companion.config import Config, ConfigError
 from companion.games.catalog import GAMES, config_sections
 from companion.journal import health_file
 from companion.records import phones, roster
+from companion.records.bgstats import add_play_link, play_file_text
 from companion.records.export import (
     BGSPLAY_MIME,
-    add_play_link,
     bgg_ids,
-    play_file_text,
     plays,
     to_csv,
     to_jsonl,

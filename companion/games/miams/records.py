@@ -13,13 +13,14 @@ from .rules import KEY
 
 
 def summarise(final: dict[str, Any], setup: Action) -> Summary:
-    """"Arthur 74 – you 61, Munchies"; Arthur's seat is the box's (a bot)."""
+    """"Arthur 74 – you 61, Munchies"; Arthur's seat is the box's (a bot), and he starts: "The
+    AI plays first." (rules/miams.txt, the solo game)."""
     name = setup.get("name") if isinstance(setup.get("name"), str) and setup.get("name") else None
     you = final.get("player", {}).get("score")
     arthur = final.get("arthur", {}).get("score")
     won = final.get("winner") == "player"
-    seats = (Seat(name or UNNAMED, you, won, start=True),
-             Seat("Arthur", arthur, not won, bot=True))
+    seats = (Seat(name or UNNAMED, you, won),
+             Seat("Arthur", arthur, not won, start=True, bot=True))
     difficulty = str(final.get("difficulty", "")).capitalize()
     first, second = ((name or "you", you), ("Arthur", arthur)) if won else (
         ("Arthur", arthur), (name or "you", you))
