@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from companion import box_config
 from companion.box.boot import sim_state_dir
-from companion.commands.replay import opened, read_actions, text_lines, unreadable
+from companion.commands.replay import Replay, opened, read_actions, text_lines, unreadable
 from companion.config import DEVICE_STATE_DIR, ConfigError
 from companion.games import RuleError
 from companion.games.catalog import GAMES
@@ -231,19 +231,19 @@ def _import(args: argparse.Namespace, where: Path) -> int:
         return _fail(f"--date {args.date!r}: write it as YYYY-MM-DD HH:MM")
     if not 0 <= length <= MAX_MINUTES:  # also refuses nan
         return _fail(f"--minutes: 0 to {MAX_MINUTES} (a week)")
-    state = spec.rules.initial_state()
+    game = Replay(spec)
     for number, action in numbered:
         try:
-            state = spec.rules.apply(state, action)
+            game.play(action)
         except RuleError as exc:
             return _fail(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}", 1)
         except Exception:
             return _fail(f"{args.file}:{number}: malformed {action['type'][:40]!r} action")
-    if not spec.rules.is_finished(state):
+    if not spec.rules.is_finished(game.state):
         return _fail(f"{args.file}: the game does not end; only finished games are imported", 1)
-    actions = [action for _, action in numbered]
+    # The journal keeps what the box would have: no undo, the steps it took back gone.
     code, game_id = _into_journal(where, lambda journal: import_game(
-        journal, spec, actions, state, started, length * 60))
+        journal, spec, game.actions, game.state, started, length * 60))
     if code == 0:
         print(f"game {game_id}: {spec.title}, {when(started)}")
     return code

@@ -7,12 +7,16 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from companion import textfiles
+from companion.contract.rules import Action
+from companion.contract.spec import GameSpec
 from companion.games import RuleError
 from companion.games.catalog import GAMES
 from companion.jsonread import BOM, JsonError, loads
+
+UNDO = "undo"  # the box's long BACK in a file of actions, for every game (docs/games.md)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,6 +49,44 @@ def read_actions(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict]
             print(f'{source}:{number}: an action is an object with a "type"', file=sys.stderr)
             raise SystemExit(2)
         yield number, action
+
+
+class Replay:
+    """A game replayed from a file's actions as the box plays them. ``{"type": "undo"}`` takes
+    back the table's last step as a long BACK does: the last action with the steps the box
+    added after it, refused ("Can't undo: ...") where the box refuses (a roll the table asked
+    for, time run out), the whole game when only its setup is left. ``"then"`` holds what the
+    box journaled with the undo (the Café's clock reading as it read then), applied after it.
+    ``actions`` are the journal's: an undo leaves no action, only what it took back gone."""
+
+    def __init__(self, spec: GameSpec[Any]) -> None:
+        self.rules = spec.rules
+        self.actions: list[Action] = []
+        self.state: Any = self.rules.initial_state()
+
+    def play(self, action: Action) -> None:
+        """Apply one action of the file; RuleError if the rules (or the undo) refuse it."""
+        if action["type"] == UNDO:
+            self._undo(action.get("then", []))
+            return
+        self.state = self.rules.apply(self.state, action)
+        self.actions.append(action)
+
+    def _undo(self, then: Any) -> None:
+        if not isinstance(then, list) or not all(
+                isinstance(a, dict) and isinstance(a.get("type"), str) and a["type"] != UNDO
+                for a in then):
+            raise RuleError('an undo\'s "then" is a list of actions')
+        if not self.actions:
+            raise RuleError("Nothing to undo")
+        count, _ = self.rules.last_step(self.actions)
+        last, kept = self.actions[-count], self.actions[:-count]
+        state = self.rules.replay(kept)
+        if not self.rules.is_undoable(last):
+            raise RuleError(f"Can't undo: {self.rules.describe_action(last, state)}")
+        for action in then:
+            state = self.rules.apply(state, action)
+        self.actions, self.state = [*kept, *then], state
 
 
 def text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
@@ -83,12 +125,12 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion replay: unknown game {args.game!r}; games: {', '.join(GAMES)}",
               file=sys.stderr)
         return 2
-    state = spec.rules.initial_state()
+    game = Replay(spec)
     try:
         with opened(args.file) as stream:
             for number, action in read_actions(text_lines(stream, args.file), args.file):
                 try:
-                    state = spec.rules.apply(state, action)
+                    game.play(action)
                 except RuleError as exc:  # written for the OLED's short lines: one line here
                     print(f"{args.file}:{number}: refused: {' '.join(str(exc).split())}",
                           file=sys.stderr)
@@ -101,7 +143,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion replay: {unreadable(args.file, exc)}", file=sys.stderr)
         return 2
     try:
-        json.dump(spec.rules.summary(state), sys.stdout, indent=2, sort_keys=True)
+        json.dump(spec.rules.summary(game.state), sys.stdout, indent=2, sort_keys=True)
         print()
         sys.stdout.flush()
     except BrokenPipeError:  # `companion replay ... | head`
