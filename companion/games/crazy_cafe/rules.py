@@ -34,6 +34,7 @@ from .state import (
     has_double,
     initial_state,
     is_finished,
+    noted_reroll,
     orders_for_round,
     time_left,
 )
@@ -155,7 +156,7 @@ def _roll(state: CafeState, action: Action) -> CafeState:
     if not unused:
         raise RuleError("Every die is on\nan order")
     faces = _read_faces(action.get("faces"), unused, state.faces)
-    now = doubles(faces)
+    found = now = doubles(faces)
     new = replace(state, faces=faces, counted=now)
     # "To determine whether there are doubles, you must consider all dice (both those just
     # rolled and those currently placed on an order)." A double of two dice that both stayed
@@ -165,7 +166,7 @@ def _roll(state: CafeState, action: Action) -> CafeState:
         now = tuple(pair for pair in now if pair not in seen)
     if setup.double_trouble and now:
         new = _double_trouble(new)
-    return new
+    return noted_reroll(new, unused, found, now)
 
 
 def _standing(state: CafeState, rolled: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -198,7 +199,7 @@ def _double(state: CafeState, action: Action) -> CafeState:
     if not setup.double_trouble:
         raise RuleError("Double Trouble\nis off")
     _require_running(state)
-    return _double_trouble(state)
+    return noted_reroll(_double_trouble(state), (), (), ())
 
 
 def _double_trouble(state: CafeState) -> CafeState:

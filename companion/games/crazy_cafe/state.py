@@ -3,7 +3,7 @@ state) and the queries the rules, screens and replays share."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from companion.config import Field, between
 from firmware_bridge.faces import BLUE, YELLOW
@@ -42,6 +42,19 @@ class Setup:
 
 
 @dataclass(frozen=True)
+class Reroll:
+    """One reroll of the unused dice as Double Trouble judged it, for ``companion replay``."""
+
+    rolled: tuple[int, ...]                  # the dice rerolled (0..3); () for a reported double
+    faces: tuple[str | None, ...]            # the four dice after it (None: not known, manual)
+    doubles: tuple[tuple[int, int], ...]     # every double among the four dice
+    new: tuple[tuple[int, int], ...]         # those that count: not standing since a reroll saw them
+    verdict: str                             # flip, draw, none (no double counts), off (no Double Trouble)
+    light: int                               # open orders light side up after it
+    dark: int                                # open orders dark side up after it
+
+
+@dataclass(frozen=True)
 class RoundLog:
     """What happened in one round, for the result screen and ``companion replay``."""
 
@@ -55,6 +68,7 @@ class RoundLog:
     corrections: int = 0      # +/- order corrections the table made
     time_left: float | None = None
     ended: str = ""           # "" while playing, "all done" or "time up"
+    rerolls: tuple[Reroll, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +118,17 @@ def time_left(state: CafeState, now: float) -> float:
     if state.phase == "running" and state.deadline is not None:
         return max(0.0, state.deadline - now)
     return max(0.0, state.remaining)
+
+
+def noted_reroll(state: CafeState, rolled: tuple[int, ...], found: tuple[tuple[int, int], ...],
+                 new: tuple[tuple[int, int], ...]) -> CafeState:
+    """``state`` (after a reroll and its Double Trouble) with the reroll in its round's log."""
+    on = state.setup is not None and state.setup.double_trouble
+    verdict = (state.trouble or "none") if on else "off"
+    reroll = Reroll(rolled, state.faces, found, new, verdict, state.light, state.dark)
+    log = state.rounds[-1]
+    return replace(state, rounds=(*state.rounds[:-1],
+                                  replace(log, rerolls=(*log.rerolls, reroll))))
 
 
 def has_double(faces: tuple[str | None, ...]) -> bool:

@@ -99,6 +99,12 @@ def summary(state: CafeState) -> dict[str, Any]:
             "corrections": log.corrections,
             "ended": log.ended or "playing",
             "time_left_s": None if log.time_left is None else round(log.time_left, 3),
+            # Each reroll of the unused dice: what was read and what Double Trouble made of it.
+            "rerolls": [{"dice": [i + 1 for i in r.rolled], "faces": list(r.faces),
+                         "doubles": [[a + 1, b + 1] for a, b in r.doubles],
+                         "new_doubles": [[a + 1, b + 1] for a, b in r.new],
+                         "double_trouble": r.verdict, "light": r.light, "dark": r.dark}
+                        for r in log.rerolls],
         })
     setup = state.setup
     out: dict[str, Any] = {

@@ -41,6 +41,7 @@ from .state import (
     NO_GAIN,
     ROUNDS,
     TABLE_BENEFITS,
+    BonusDice,
     Book,
     Card,
     Gained,
@@ -225,6 +226,8 @@ def _seat(state: State, action: Action) -> None:
         raise _err(f"Table {table} is not free" if table in tables else f"No Table {table}")
     p.dice = whole(action, "dice", 0, max_dice(state, who), "Dice left")
     p.table = table
+    if p.bonus:
+        state.bonus_log += (BonusDice(state.round, who, p.bonus, p.dice),)
     if last:
         # Everyone sits: the table order is worked out once here and kept up to date by the jumps.
         state.phase, state.queue = "jumps", _table_order(players)

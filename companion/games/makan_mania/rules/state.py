@@ -87,6 +87,16 @@ class Gained(NamedTuple):
 NO_GAIN = Gained()
 
 
+class BonusDice(NamedTuple):
+    """Table 88's bonus dice in the round after it, as their holder sat down (the replay's
+    output): "Gain 1 bonus die for the next round only."."""
+
+    round: int
+    player: int
+    dice: int       # bonus dice this round (2 with the doubling tray)
+    unplaced: int   # the holder's unplaced dice brought to the Queue, the bonus ones among them
+
+
 @dataclass(slots=True)
 class Player:
     """One player's record; the rules change it only in a draft (see :func:`apply`)."""
@@ -153,6 +163,7 @@ class State:
     turn: int = 0          # index into ``queue``
     discount: int = 0      # dice discount left this turn
     gained: Gained = NO_GAIN
+    bonus_log: tuple[BonusDice, ...] = ()  # every round's bonus dice, as their holder sat
 
 
 def initial_state() -> State:

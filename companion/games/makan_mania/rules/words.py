@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.contract.rules import Action
 
-from .state import State, _name, current, free_tables, pending_jump, winners
+from .state import DICE_PER_PLAYER, State, _name, current, free_tables, pending_jump, winners
 
 
 def describe(state: State) -> str:
@@ -66,5 +66,20 @@ def summary(state: State) -> dict[str, Any]:
             for p in state.players
         ],
         "winners": [state.players[i].name for i in winners(state)],
+        "bonus_dice": bonus_dice(state),
     }
+
+
+def bonus_dice(state: State) -> list[dict[str, Any]]:
+    """Per round from the second, who holds Table 88's bonus dice ("Gain 1 bonus die for the
+    next round only") and their use: the dice rolled in the Rush with them, and the unplaced
+    dice brought to the Queue (None while the holder is still rolling)."""
+    out = [{"round": b.round, "holder": state.players[b.player].name, "dice": b.dice,
+            "dice_rolled": DICE_PER_PLAYER + b.dice, "unplaced_to_queue": b.unplaced}
+           for b in state.bonus_log]
+    seated = {(b.round, b.player) for b in state.bonus_log}
+    out += [{"round": state.round, "holder": p.name, "dice": p.bonus,
+             "dice_rolled": DICE_PER_PLAYER + p.bonus, "unplaced_to_queue": None}
+            for i, p in enumerate(state.players) if p.bonus and (state.round, i) not in seated]
+    return out
 
