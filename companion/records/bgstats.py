@@ -47,24 +47,24 @@ def to_bgsplay(book: Book, ids: Mapping[str, int] | None = None,
     # Each row's modificationDate: when the box last wrote of it (the end of its last play).
     last = max((ended(p) for p in everyone), default=time.time())
 
-    def ref(person: Person, at: float) -> int:
+    def ref(person: Person, at: str) -> int:
         row = players.setdefault(person.key, _player_row(
             person, person.roster_id if person.roster_id is not None else next(refs)))
-        row["modificationDate"] = max(row["modificationDate"], when(at))
+        row["modificationDate"] = max(row["modificationDate"], at)
         return int(row["id"])
 
-    if people.me is not None:
-        ref(people.me, min((ended(p) for p in everyone), default=last))  # first, as the app does
+    if people.me is not None:  # first, as the app lists the user
+        ref(people.me, when(min((ended(p) for p in everyone), default=last)))
     game_rows: dict[str, dict[str, Any]] = {}
     out_plays = []
     for play in everyone:
         key = play.played.game
         if key not in game_rows:
             game_rows[key] = _game_row(key, play.spec, ids.get(key, 0), len(game_rows) + 1)
-        game_rows[key]["modificationDate"] = max(game_rows[key]["modificationDate"],
-                                                 when(ended(play)))
+        end = when(ended(play))
+        game_rows[key]["modificationDate"] = max(game_rows[key]["modificationDate"], end)
         out_plays.append(_play_row(play, game_rows[key]["id"],
-                                   [ref(s.person, ended(play)) for s in play.seats]))
+                                   [ref(s.person, end) for s in play.seats], end))
     return {
         "about": ABOUT,
         "userInfo": {"meRefId": people.me.roster_id if people.me is not None else 0},
@@ -91,15 +91,14 @@ def _npc(bot: bool) -> str:
     return json.dumps({"isNpc": int(bot)}, separators=(",", ":"))
 
 
-def _play_row(play: Play, game_ref: int, player_refs: list[int]) -> dict[str, Any]:
+def _play_row(play: Play, game_ref: int, player_refs: list[int], end: str) -> dict[str, Any]:
     """One play as the app writes it; a cooperative game's result is the winner marked by
     hand (the app writes ``manualWinner`` true when the table won a scoreless game)."""
     cooperative = bool(play.spec and play.spec.records.cooperative)
     won = any(s.winner for s in play.seats)
     return {
         "uuid": play.uuid, "gameRefId": game_ref, "locationRefId": 1,
-        "playDate": when(play.played.started_at), "entryDate": when(ended(play)),
-        "modificationDate": when(ended(play)),
+        "playDate": when(play.played.started_at), "entryDate": end, "modificationDate": end,
         "durationMin": minutes(play.played) or 0, "ignored": False,
         "manualWinner": cooperative and won, "usesTeams": False, "rounds": play.rounds,
         "board": play.board, "scoringSetting": 0, "rating": 0, "bggId": 0, "importPlayId": 0,
