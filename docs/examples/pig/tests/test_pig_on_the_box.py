@@ -20,7 +20,8 @@ from companion import box_config
 from companion.cli import main
 from companion.doctor.checks import FAIL, OK, check_config
 from companion.games.catalog import GROUP
-from companion.records.export import to_bgsplay, to_csv, to_jsonl
+from companion.records.bgstats import to_bgsplay
+from companion.records.export import to_csv, to_jsonl
 from companion.records.history import open_book
 from companion.records.store import import_game
 from companion.screens.stats import StatsScreen
