@@ -164,8 +164,7 @@ def _roll(state: CafeState, action: Action) -> CafeState:
     if setup.standing_double == "once":
         seen = _standing(state, unused)
         now = tuple(pair for pair in now if pair not in seen)
-    if setup.double_trouble and now:
-        new = _double_trouble(new)
+    new = _double_trouble(new) if setup.double_trouble and now else new
     return noted_reroll(new, unused, found, now)
 
 
