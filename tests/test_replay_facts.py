@@ -24,17 +24,17 @@ def test_makans_bonus_die_is_the_table_88_players_for_the_next_round_only():
     (rules/makan_mania.txt): each round from the second names the player who sat at Table 88
     the round before, the dice they rolled with it, and the unplaced dice they brought."""
     spec, actions = GAMES["makan"], example("makan_4p.jsonl")
-    state = spec.initial_state()
+    state = spec.rules.initial_state()
     at_88: dict[int, str] = {}       # round -> who sat at Table 88
     brought: dict[tuple[int, str], int] = {}
     for action in actions:
-        state = spec.apply(state, action)
+        state = spec.rules.apply(state, action)
         if action["type"] == "seat":
             who = state.players[action["player"]]
             brought[(state.round, who.name)] = action["dice"]
         if state.phase == "queue":  # everyone sat and jumped: Table 88's player this round
             at_88[state.round] = next(p.name for p in state.players if p.table == 88)
-    said = spec.summary(state)["bonus_dice"]
+    said = spec.rules.summary(state)["bonus_dice"]
     assert [b["round"] for b in said] == [2, 3, 4, 5]  # none in the first round
     for b in said:
         assert b["holder"] == at_88[b["round"] - 1]
@@ -45,9 +45,9 @@ def test_makans_bonus_die_is_the_table_88_players_for_the_next_round_only():
 def test_a_makan_holder_still_rolling_is_named_before_they_sit():
     spec, actions = GAMES["makan"], example("makan_4p.jsonl")
     second_rush = [i for i, a in enumerate(actions) if a["type"] == "seat"][4]  # round 2's first
-    state = spec.replay(actions[:second_rush])
+    state = spec.rules.replay(actions[:second_rush])
     assert state.round == 2 and state.phase == "rush"
-    holder = spec.summary(state)["bonus_dice"]
+    holder = spec.rules.summary(state)["bonus_dice"]
     assert [(b["round"], b["unplaced_to_queue"]) for b in holder] == [(2, None)]
 
 
@@ -57,13 +57,13 @@ def test_each_cafe_reroll_says_what_double_trouble_read_and_did():
     and "To determine whether there are doubles, you must consider all dice (both those just
     rolled and those currently placed on an order)." (rules/crazy_cafe.txt)."""
     spec, actions = GAMES["cafe"], example("cafe_game.jsonl")
-    state = spec.initial_state()
+    state = spec.rules.initial_state()
     seen = []
     for action in actions:
-        before, state = state, spec.apply(state, action)
+        before, state = state, spec.rules.apply(state, action)
         if action.get("kind") == "reroll":
             seen.append((before.light, before.dark, state))
-    rerolls = [r for log in spec.summary(state)["rounds"] for r in log["rerolls"]]
+    rerolls = [r for log in spec.rules.summary(state)["rounds"] for r in log["rerolls"]]
     assert len(rerolls) == len(seen) >= 3
     for said, (light, dark, after) in zip(rerolls, seen, strict=True):
         faces = said["faces"]
@@ -88,7 +88,7 @@ def test_the_rerolls_after_an_order_and_the_setup_roll_are_no_double_trouble_rer
     # The same game without Double Trouble: every order it fulfils is a light one.
     plain = [{**actions[0], "double_trouble": False},
              *({**a, "side": "light"} if "side" in a else a for a in actions[1:])]
-    state = spec.replay(plain)
-    said = [r for log in spec.summary(state)["rounds"] for r in log["rerolls"]]
+    state = spec.rules.replay(plain)
+    said = [r for log in spec.rules.summary(state)["rounds"] for r in log["rerolls"]]
     assert len(said) == rerolls
     assert {r["double_trouble"] for r in said} == {"off"} and {r["dark"] for r in said} == {0}
