@@ -417,6 +417,8 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {"gpio_machine": "raspi3b"}
     try:
         figures["gpio_boot_s"] = round(guest.wait_hello(), 1)
+        # The agent answers before the data partition, which holds the venv, is mounted.
+        guest.sh(f"for _ in $(seq 300); do [ -x {GUEST_PYTHON} ] && break; sleep 1; done", timeout=330)
         rc, out, err = guest.sh(f"{GUEST_PYTHON} {GUEST_LIB}/unit_run.py {GUEST_PYTHON} "
                                 f"{GUEST_LIB}/gpio_check.py /etc/companion/config.toml")
         report = json.loads(out.strip().splitlines()[-1]) if rc == 0 and out.strip() else {}
