@@ -311,7 +311,10 @@ class App:
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
-        self.screens.dirty = True
+        # A pin edge that completes no press (the press of a button that acts on release)
+        # changes nothing on the screen: a press draws one frame, not two.
+        if not isinstance(event, PinEdge):
+            self.screens.dirty = True
         try:
             self._dispatch_event(event)
         except Exception:
@@ -405,6 +408,7 @@ class App:
             self._swallow.discard(edge.button)
 
     def _on_button(self, event: ButtonEvent) -> None:
+        self.screens.dirty = True
         now = self.clock.now()
         self.panel.touched(now)
         self.screens.clear_toast(now)
