@@ -121,7 +121,7 @@ def journaled_press(folder: Path) -> dict[str, Any]:
 
 
 def _actions(box: SimBox) -> list[Any]:
-    session = box.app.games.session
+    session = box.app.play.session
     if session is None:
         raise RuntimeError("the walk's game is not running")
     return session.actions

@@ -24,7 +24,7 @@ def test_a_wake_with_nothing_to_do_draws_nothing(box, monkeypatch):
     assert calls[0] == 0
     box.press("DOWN")
     assert calls[0] >= 1
-    assert box.app.stack[-1].selected == 1
+    assert box.app.stack.screens[-1].selected == 1
 
 
 def test_the_cafe_clock_is_redrawn_each_second_and_only_then(box, monkeypatch):
