@@ -20,6 +20,7 @@ from companion.contract.rules import Action, RuleError
 from companion.contract.spec import GameSpec, Session
 
 from ..journal import health_file
+from ..journal.health import JournalStatus
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
@@ -43,7 +44,7 @@ class Change(Enum):
     SETUP = "the game's setup is shown again (its setup undone)"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made on every press: a plain class of slots is the cheapest to build
 class Outcome:
     """What a step of play came to: accepted or not, the state it left, what to say (``error``:
     a refusal's reason, with the error beep) and beep, how the screens change, and the game
@@ -78,6 +79,7 @@ class Play:
         # Where the phone page reads the journal's health (None: nowhere).
         self.health_dir: Path | None = health_file.runtime_dir()
         self._published_health = ""
+        self._told_ok: bool | None = None  # the journal's health as last told
 
     @property
     def journal_ok(self) -> bool:
@@ -268,19 +270,22 @@ class Play:
         in memory, keep a retry on the loop."""
         journal = self._writer()
         notice = journal.take_notice()
-        ok = journal.status.ok
-        self.tell(Health("journal", ok) if notice is None
-                   else Health("journal", ok, notice_lines(notice), notice.error))
-        self._publish_health(journal)
+        status = journal.status
+        ok = status.ok
+        if notice is not None or ok != self._told_ok:  # the panel hears of a change only
+            self._told_ok = ok
+            self.tell(Health("journal", ok) if notice is None
+                      else Health("journal", ok, notice_lines(notice), notice.error))
+        self._publish_health(status)
         if not ok and not self._retrying:
             self._retrying = True
             self._clock.at(self._clock.now() + RETRY_S, self._retry_journal)
 
-    def _publish_health(self, journal: Journal) -> None:
+    def _publish_health(self, status: JournalStatus) -> None:
         """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
         if self.health_dir is None:
             return
-        text = health_file.as_text(journal.status)
+        text = health_file.as_text(status)
         if text != self._published_health:
             health_file.publish(self.health_dir, text)
             self._published_health = text
