@@ -74,13 +74,13 @@ def journaled_press_times(folder: Path, samples: int, clock: Callable[[], float]
         box = SimBox(folder / f"game{games}", seed=games + 1)
         games += 1
         writes = [0]
-        run_ops = box.app.journal._run
+        run_ops = box.app.play.journal._run
 
         def counted(op: Any, writes: list[int] = writes, run_ops: Any = run_ops) -> None:
             writes[0] += 1
             run_ops(op)
 
-        box.app.journal._run = counted
+        box.app.play.journal._run = counted
         run_steps(box, STARTED)
         for turn in range(1, 41):
             for button in quiet_turns(1, turn):
@@ -95,7 +95,8 @@ def journaled_press_times(folder: Path, samples: int, clock: Callable[[], float]
                 box.advance(PRESS_S)
                 if writes[0] > before:
                     times.append(took)
-            if box.app.session is None or box.app.session.spec.rules.is_finished(box.app.session.state):
+            session = box.app.play.session
+            if session is None or session.spec.rules.is_finished(session.state):
                 break
         box.close()
     return times, games

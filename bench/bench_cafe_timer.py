@@ -64,7 +64,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
 
     state_dir = tempfile.mkdtemp(prefix="cafe-bench-")
     app = build_app(config.parse({}), sim=True, state_dir=state_dir)
-    clock = screens.clock_for(app)
+    clock = screens.clock_for(app.table)
     # Shortened rounds: warnings and ticks scaled into the round.
     clock.warn_at = (round_seconds - 1.0, round_seconds - 2.0)
     clock.tick_from = max(1, int(round_seconds) - 3)
@@ -88,7 +88,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
             follow = app.clock.now() + probe_ms / 1000 * (1 + random.random() / 2)
             app.schedule(follow, lambda: probe(follow))
 
-    app.frame_listeners.append(on_frame)
+    app.panel.frame_listeners.append(on_frame)
     loop = threading.Thread(target=app.run, name="loop", daemon=True)
     loop.start()
 
@@ -99,7 +99,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
             fn()
             done.set()
 
-        app.post(Call(call))
+        app.events.put(Call(call))
         done.wait(5)
 
     errors_ms: list[float] = []
@@ -111,11 +111,11 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
             # The shortest round a setup allows; each round starts that much earlier than now
             # minus round_seconds, so it ends round_seconds from now.
             setup = {"type": "setup", "round_seconds": LOW_S, "dice": "manual"}
-            on_loop(lambda setup=setup: app.games.start("cafe", setup))
+            on_loop(lambda setup=setup: app.table.games.start("cafe", setup))
         alarm.clear()
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
-        on_loop(lambda: screens.act(app, {"type": "round_start",
+        on_loop(lambda: screens.act(app.table, {"type": "round_start",
                                           "at": app.clock.now() - (LOW_S - round_seconds)}))
         deadline = clock.deadline
         if probe_ms:
@@ -131,15 +131,15 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
         for (at, pattern), (when, got) in zip(cues, heard, strict=False):
             if pattern == got:
                 errors_ms.append((when - at) * 1000)
-        on_loop(app.pop)  # close TIME'S UP
-    app.post(Stop())
+        on_loop(app.table.pop)  # close TIME'S UP
+    app.events.put(Stop())
     loop.join(5)
     stop_hog.set()
     if hog_proc is not None:
         hog_proc.join(5)
     app.hardware.close()
-    if app.journal is not None:
-        app.journal.close()
+    if app.play.journal is not None:
+        app.play.journal.close()
     every = errors_ms + redraws_ms + probes_ms
     return {
         "bench": "cafe_timer",

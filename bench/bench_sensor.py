@@ -178,24 +178,24 @@ def bench_game(samples: int) -> dict[str, Any]:
 
     def on_frame(_image: Any) -> None:  # on the loop thread: the faces this frame shows
         with shown:
-            frames.append((time.monotonic(), app.session.state.faces if app.session else ()))
+            frames.append((time.monotonic(), app.play.session.state.faces if app.play.session else ()))
             shown.notify_all()
 
     writes = [0]
-    run_ops = app.journal._run
+    run_ops = app.play.journal._run
 
     def counted(op: Any) -> None:
         writes[0] += 1
         run_ops(op)
 
     def on_the_game() -> None:  # a Double Trouble screen over the clock: back to the clock
-        while app.stack[-1] is not app.game_root:
-            app.pop()
+        while app.stack.screens[-1] is not app.stack.game_root:
+            app.table.pop()
 
-    app.journal._run = counted
-    app.frame_listeners.append(on_frame)
+    app.play.journal._run = counted
+    app.panel.frame_listeners.append(on_frame)
     setup = {"type": "setup", "round_seconds": 600, "dice": "sensor"}  # the longest round
-    app.post(Call(lambda: app.games.start("cafe", setup)))
+    app.events.put(Call(lambda: app.table.games.start("cafe", setup)))
     loop = threading.Thread(target=app.run, daemon=True)
     loop.start()
     faces: dict[int, str] = {}
@@ -204,12 +204,12 @@ def bench_game(samples: int) -> dict[str, Any]:
         parent.send(("face", die, faces[die]))
         parent.recv()
     time.sleep(0.3)
-    app.post(Call(lambda: act(app, {"type": "round_start", "at": app.clock.now()})))
+    app.events.put(Call(lambda: act(app.table, {"type": "round_start", "at": app.clock.now()})))
     time.sleep(0.1)
     rng = random.Random(4)
     latencies, missed, writes_before = [], 0, writes[0]
     for _ in range(samples):
-        app.post(Call(on_the_game))
+        app.events.put(Call(on_the_game))
         die = rng.randrange(len(KINDS))
         face = rng.choice([f for f in faces_of(KINDS[die]) if f != faces[die]])
         faces[die] = face  # a new face each time, so each reading changes the frame
@@ -223,7 +223,7 @@ def bench_game(samples: int) -> dict[str, Any]:
         time.sleep(rng.uniform(0.005, 0.02))
     parent.send(("quit",))
     parent.recv()
-    app.post(Stop("bench done"))
+    app.events.put(Stop("bench done"))
     loop.join(5)
     app.shutdown()
     return {"samples": len(latencies), "missed": missed,
@@ -235,8 +235,8 @@ def bench_game(samples: int) -> dict[str, Any]:
 
 def bench_link(samples: int, replugs: int) -> dict[str, Any]:
     parent, app = box_with_sensor()
-    probe = Probe(app)
-    app.post(Call(lambda: app.push(probe)))
+    probe = Probe(app.table)
+    app.events.put(Call(lambda: app.table.push(probe)))
     loop = threading.Thread(target=app.run, daemon=True)
     loop.start()
     probe.wait(lambda: probe.online)
@@ -270,7 +270,7 @@ def bench_link(samples: int, replugs: int) -> dict[str, Any]:
         reconnects.append(probe.online[-1] - plugged)
     parent.send(("quit",))
     parent.recv()
-    app.post(Stop("bench done"))
+    app.events.put(Stop("bench done"))
     loop.join(5)
     app.shutdown()
     return {

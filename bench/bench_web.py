@@ -265,12 +265,12 @@ def measure(quick: bool = False) -> dict[str, object]:
                                  daemon=True).start()
                 ready.wait(10)
             actions = example("makan")
-            box.app.games.start("makan", actions[0])
+            box.app.table.games.start("makan", actions[0])
             delays = []
             for action in actions[1:]:
                 counts = [len(a) for a in streams]
                 committed = time.perf_counter()
-                box.app.dispatch(action)
+                box.app.table.dispatch(action)
                 until = committed + 2.0
                 while any(len(a) == c for a, c in zip(streams, counts, strict=True)):
                     if time.perf_counter() > until:

@@ -98,7 +98,7 @@ class Walker:
             box.close()  # a power cut: the next box on this journal asks to resume
             return
         box.app.shutdown()
-        self.classes.add(type(box.app.stack[-1]))
+        self.classes.add(type(box.app.stack.screens[-1]))
         if box.frame().getbbox() is None:
             self.breaks["blank"] += 1
 
@@ -110,7 +110,7 @@ class Walker:
         def spy_fit(font: BitmapFont, text: str, width: int) -> str:
             out = fit(font, text, width)
             if out != text and self.box is not None:
-                self.cut.append((self.box.app.stack[-1].name(), text[:40]))
+                self.cut.append((self.box.app.stack.screens[-1].name(), text[:40]))
             return out
 
         BitmapFont.fit = spy_fit
@@ -138,7 +138,7 @@ class Walker:
 
     def gesture(self) -> None:
         """One random gesture: a wait, a chord, or a press (short, long, or held to repeat)."""
-        rng, long_s = self.rng, self.box.app.settings["long_press_s"]
+        rng, long_s = self.rng, self.box.app.settings.values["long_press_s"]
         roll = rng.random()
         if roll < 0.08:  # a wait: mostly short, sometimes minutes (dim, blank, time up)
             seconds = rng.uniform(0.1, 3) if rng.random() < 0.8 else rng.uniform(20, 400)
@@ -185,10 +185,10 @@ class Walker:
         if app.errors != self._errors:
             self.exceptions += app.errors - self._errors
             self._errors = app.errors
-        screen = app.stack[-1]
+        screen = app.stack.screens[-1]
         self.classes.add(type(screen))
         self.screens[screen.name()] += 1
-        session = app.session
+        session = app.play.session
         if session is not None and session is not self._session:
             self._session = session
             self.games_started[session.spec.key] += 1
@@ -198,20 +198,21 @@ class Walker:
                 self._checked = seen
                 if session.spec.rules.replay(session.actions) != session.state:
                     self._break("replay", f"state is not the replay of {len(session.actions)} actions")
-                if app.journal is not None and app.journal_ok and session.game_id is not None \
-                        and app.journal.load(session.game_id).actions != session.actions:
+                if app.play.journal is not None and app.play.journal_ok and session.game_id is not None \
+                        and app.play.journal.load(session.game_id).actions != session.actions:
                     self._break("journal", "journal differs from the session's actions")
-        if app.idle_state != "blank" and self.box.frame().getbbox() is None:
+        if app.panel.idle_state != "blank" and self.box.frame().getbbox() is None:
             self._break("blank", "blank frame while awake")
         if self.cut:
             screen, text = self.cut[0]
             self._break("cut_text", repr(text), screen)
             self.cut.clear()
         self.max_timers = max(self.max_timers, len(app._timers))
-        self.max_stack = max(self.max_stack, len(app.stack))
-        if app.events.qsize() > MAX_QUEUE or len(app._timers) > MAX_TIMERS or len(app.stack) > MAX_STACK:
+        self.max_stack = max(self.max_stack, len(app.stack.screens))
+        if (app.events.qsize() > MAX_QUEUE or len(app._timers) > MAX_TIMERS
+                or len(app.stack.screens) > MAX_STACK):
             self._break("queue", f"queue {app.events.qsize()}, timers {len(app._timers)}, "
-                                 f"stack {len(app.stack)}")
+                                 f"stack {len(app.stack.screens)}")
 
     # ----- episodes -----------------------------------------------------------------------
     def episode(self, start: tuple[str, ...], gestures: int) -> None:
@@ -268,7 +269,7 @@ def run(quick: bool, seed: int = 1913) -> dict[str, Any]:
                 if episode % 4 == 0:  # a fresh box, or the same journal after a power off or cut
                     walker.open(Path(tmp, f"b{episode // 8}"))
                 elif walker.box.app.stack[-1] is not walker.box.app.stack[0]:
-                    walker.box.app.go_home()
+                    walker.box.app.table.go_home()
                     walker.box.app.pump()
                 walker.episode((starts[episode % len(starts)],), 150)
                 episode += 1

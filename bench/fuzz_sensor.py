@@ -253,7 +253,7 @@ class Presser:
         self.finger = app.hardware.extras["finger"]
         self.shown: list[float] = []
         self.changed = threading.Condition()
-        app.frame_listeners.append(self._on_frame)
+        app.panel.frame_listeners.append(self._on_frame)
         self.count = 0
 
     def _on_frame(self, image: Any) -> None:
@@ -345,7 +345,7 @@ def flood_box(flood_s: float, presses: int) -> dict:
     finally:
         parent.send(("quit",))
         parent.recv()
-        app.post(Stop("fuzz done"))
+        app.events.put(Stop("fuzz done"))
         loop.join(5)
         app.shutdown()
 

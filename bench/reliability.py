@@ -52,7 +52,7 @@ def digest(actions: list[dict[str, Any]]) -> str:
 
 def time_left(app: Any) -> float | None:
     """Seconds left on a running (or paused) Café round, as the timer screen shows them."""
-    session = app.session
+    session = app.play.session
     if session is None or session.spec.key != "cafe":
         return None
     state = session.state
@@ -82,12 +82,12 @@ def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mo
         journal_store.log.disabled = True
     box = SimBox(state_dir, seed=seed)
     app = box.app
-    note = " ".join(app.screens.toast_lines) if app.screens.toast_lines else ""
+    note = " ".join(app.stack.toast_lines) if app.stack.toast_lines else ""
     asked = box.screen.name() == "ResumeScreen"
     if asked:
         box.press("OK")
     say(start=_resume_report(app, acked), note=note, asked=asked, left=time_left(app),
-        kept=app.journal.startup.kept)
+        kept=app.play.journal.startup.kept)
     if mode == "readonly":
         return
     rng = random.Random(seed)
@@ -103,9 +103,9 @@ def child(game: str, state_dir: str, seed: int, acked: dict[str, Any] | None, mo
         if mode in ("replace", "delete") and steps == 20:
             faults.replace_own_journal(app, mode)
             say(replaced=mode)
-        if not told and not app.journal.status.ok and app.screens.toast_lines:
+        if not told and not app.play.journal.status.ok and app.stack.toast_lines:
             told = True
-            say(told=" ".join(app.screens.toast_lines))  # what the box said when the disk failed
+            say(told=" ".join(app.stack.toast_lines))  # what the box said when the disk failed
         _report(app)
 
 
@@ -122,16 +122,16 @@ def _read_only(target: str, **kwargs: Any) -> Any:
 def _resume_report(app: Any, acked: dict[str, Any] | None) -> dict[str, Any]:
     """What the restarted box holds against what the killed one acknowledged."""
     report: dict[str, Any] = {"lost": 0, "mismatch": False}
-    session = app.session
+    session = app.play.session
     if session is not None and session.game_id is not None:
-        spec, actions = session.spec, app.journal.load(session.game_id).actions
+        spec, actions = session.spec, app.play.journal.load(session.game_id).actions
         replayed = spec.rules.replay(actions)
         same = json.dumps(spec.rules.summary(session.state), sort_keys=True, default=str) == \
             json.dumps(spec.rules.summary(replayed), sort_keys=True, default=str)
         report["mismatch"] = actions != session.actions or not same
     if acked:
         try:
-            kept = app.journal.load(acked["game"]).actions
+            kept = app.play.journal.load(acked["game"]).actions
         except KeyError:
             kept = []
         n = acked["n"]
@@ -151,7 +151,7 @@ _last: tuple[Any, ...] = ()
 def _report(app: Any) -> None:
     """One line when the acknowledged actions (or the round's time left) changed."""
     global _last
-    session = app.session
+    session = app.play.session
     if session is None or session.game_id is None:
         return
     left = time_left(app)
@@ -161,7 +161,7 @@ def _report(app: Any) -> None:
         _last = line
         prev = [digest(session.actions[:-k]) for k in range(1, min(3, line[1]) + 1)]
         say(game=line[0], n=line[1], hash=line[2], prev=prev, left=line[3],
-            ok=app.journal.status.ok)
+            ok=app.play.journal.status.ok)
 
 
 def _step(box: Any, rng: random.Random, game: str) -> None:
@@ -170,11 +170,11 @@ def _step(box: Any, rng: random.Random, game: str) -> None:
 
     app = box.app
     spec = GAMES[game]
-    if app.session is not None and spec.rules.is_finished(app.session.state):
-        app.go_home()
-    if not app.games.shown() and len(app.stack) == 1:
-        app.push(spec.screens.new_game(app))
-    if rng.random() < UNDO_P and app.games.shown():
+    if app.play.session is not None and spec.rules.is_finished(app.play.session.state):
+        app.table.go_home()
+    if not app.table.games.shown() and len(app.stack.screens) == 1:
+        app.table.push(spec.screens.new_game(app.table))
+    if rng.random() < UNDO_P and app.table.games.shown():
         say(undoing=True)  # what an undo may have done when a cut comes before its frame
         box.press("BACK", long=True)
     else:
@@ -186,24 +186,24 @@ def _step(box: Any, rng: random.Random, game: str) -> None:
 def _fill_and_free(box: Any, rng: random.Random, game: str) -> None:
     """The disk fills mid-game: 26 actions are played in memory, space is freed, and the box
     writes them back by itself within a retry period."""
-    from companion.box.session import RETRY_S
+    from companion.box.play import RETRY_S
 
     app = box.app
-    disk = app.journal._disk
+    disk = app.play.journal._disk
     pages = disk.execute("PRAGMA page_count").fetchone()[0]
     disk.execute(f"PRAGMA max_page_count = {pages}")
     held_from = None
     for _ in range(5000):
         _step(box, rng, game)
         _report(app)
-        status = app.journal.status
+        status = app.play.journal.status
         if not status.ok and held_from is None:
             held_from = status.held
         if held_from is not None and status.held >= 26:
             break
     disk.execute("PRAGMA max_page_count = 1000000000")
     box.advance(RETRY_S + 1, step=0.5)
-    say(freed=True, ok=app.journal.status.ok, held=app.journal.status.held)
+    say(freed=True, ok=app.play.journal.status.ok, held=app.play.journal.status.held)
 
 
 # ----- the campaign -------------------------------------------------------------------------

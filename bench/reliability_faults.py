@@ -50,7 +50,7 @@ def undo_then_cut(box: Any, rng: random.Random, say: Any, time_left: Any) -> Non
     from companion.games.catalog import GAMES
 
     app = box.app
-    app.push(GAMES["cafe"].screens.new_game(app))
+    app.table.push(GAMES["cafe"].screens.new_game(app.table))
     box.press("OK")  # Start (box dice)
     box.press("OK")  # start the round
     box.advance(rng.uniform(1, 30), step=0.5)
@@ -61,7 +61,7 @@ def undo_then_cut(box: Any, rng: random.Random, say: Any, time_left: Any) -> Non
         box.press("OK")  # die 1 on an order
         box.press("BACK")
     box.advance(rng.uniform(5, 60), step=0.5)
-    real = app.undo
+    real = app.table.undo
 
     def undo_and_cut() -> bool:
         done = real()
@@ -69,14 +69,14 @@ def undo_then_cut(box: Any, rng: random.Random, say: Any, time_left: Any) -> Non
         os.kill(os.getpid(), signal.SIGKILL)  # the power goes
         return done
 
-    app.undo = undo_and_cut
+    app.table.undo = undo_and_cut
     box.press("BACK", long=True)
 
 
 def replace_own_journal(app: Any, how: str) -> None:
     """Another hand replaces the journal under the running box: a copy renamed over it (a
     restore), or the file deleted."""
-    path = Path(app.journal.path)
+    path = Path(app.play.journal.path)
     if how == "delete":
         path.unlink()
         return

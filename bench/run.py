@@ -5,7 +5,7 @@
 Calls each benchmark script's own functions (``bench_display.measure``, ``bench_box``,
 ``bench_cafe_timer.run``, ``bench_miams_simulate.main``, ``bench_makan_replay.measure``,
 ``bench_sensor``, ``bench_miams_odds.main``, ``bench_history.measure``,
-``bench_web.measure``) and keeps their full output under ``details``.
+``bench_web.measure``, ``press_walk``) and keeps their full output under ``details``.
 Timings are medians and p99 over hundreds of samples; rates are the median window with the
 slowest and fastest beside them. docs/benchmarks.md names what each figure includes.
 ``--quick`` takes few samples and leaves out the test suite: it checks that everything runs
@@ -32,6 +32,7 @@ import bench_miams_odds
 import bench_miams_simulate
 import bench_sensor
 import bench_web
+import press_walk
 
 
 def machine() -> dict[str, Any]:
@@ -76,6 +77,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     history = timed(took, "history", lambda: bench_history.measure(
         1_000 if quick else 10_000, 5 if quick else 20))
     web = timed(took, "web", lambda: bench_web.measure(quick))
+    walk = timed(took, "press_walk", press_walk.measure)
     suite = timed(took, "test_suite", bench_box.test_suite) if tests else None
     journaled, idle = box["journaled"], box["idle"]
     figures: dict[str, Any] = {
@@ -124,13 +126,17 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "web_pin_guesses_checked_per_pin": web["pin_guesses_checked_per_pin"],
         "web_slow_clients_survived": web["slow_clients_survived"],
         "web_http_5xx": web["http_5xx"],
+        "press_files": walk["press_files"],
+        "press_app_visits": walk["press_app_visits"],
+        "press_frames_rendered": walk["press_frames_rendered"],
+        "app_members": walk["app_members"],
         "test_suite_s": suite["test_suite_s"] if suite else None,
         "seconds": took,
     }
     figures["details"] = {"display": display, "box": box, "cafe_timer": timer,
                           "cafe_deadlines": deadlines, "miams_simulate": miams,
                           "makan_replay": makan, "sensor": sensor, "miams_odds": odds,
-                          "history": history, "web": web,
+                          "history": history, "web": web, "press_walk": walk,
                           "test_suite": suite}
     return figures
 

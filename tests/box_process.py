@@ -16,11 +16,11 @@ def main(state_dir: str) -> None:
     if box.screen.name() == "ResumeScreen":
         box.press("OK")
     else:
-        box.app.push(SPEC.screens.new_game(box.app))
+        box.app.table.push(SPEC.screens.new_game(box.app.table))
         box.press("OK")
     while True:
         box.press("ACTION")
-        print(f"ACK {box.app.session.state}", flush=True)
+        print(f"ACK {box.app.play.session.state}", flush=True)
 
 
 if __name__ == "__main__":

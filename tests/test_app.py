@@ -9,12 +9,12 @@ from companion.simulator.simbox import SimBox
 def test_screen_dims_then_blanks_and_a_press_only_wakes_it(box):
     display = box.app.hardware.display
     box.jump(3 * 60 + 1)
-    assert box.app.idle_state == "dim"
+    assert box.app.panel.idle_state == "dim"
     box.jump(12 * 60)
-    assert box.app.idle_state == "blank" and not display.powered
+    assert box.app.panel.idle_state == "blank" and not display.powered
     selected = box.screen.selected
     box.press("DOWN")
-    assert box.app.idle_state == "awake" and display.powered
+    assert box.app.panel.idle_state == "awake" and display.powered
     assert box.screen.selected == selected, "the waking press must not act"
     box.press("DOWN")
     assert box.screen.selected != selected
@@ -23,7 +23,7 @@ def test_screen_dims_then_blanks_and_a_press_only_wakes_it(box):
 def test_a_screen_that_keeps_awake_never_dims(box):
     box.screen.keeps_awake = True
     box.jump(60 * 60)
-    assert box.app.idle_state == "awake"
+    assert box.app.panel.idle_state == "awake"
 
 
 def test_deadlines_fire_in_order_once(box):
@@ -42,7 +42,7 @@ def test_deadlines_fire_in_order_once(box):
 def test_unchanged_frames_are_not_written_again(box):
     display = box.app.hardware.display
     written = display.frames_written
-    box.app.post(Call(lambda: None))
+    box.app.events.put(Call(lambda: None))
     box.app.pump()
     assert display.frames_written == written
     box.press("DOWN")
@@ -51,16 +51,16 @@ def test_unchanged_frames_are_not_written_again(box):
 
 def test_settings_apply_at_once_and_survive_a_restart(tmp_path):
     box = SimBox(tmp_path)
-    box.app.change_setting("volume", 0)
-    box.app.change_setting("long_press_s", 1.2)
-    assert "🔇" in box.app.status_icons()
-    box.app.beep("tick")
+    box.app.settings.change("volume", 0)
+    box.app.settings.change("long_press_s", 1.2)
+    assert "🔇" in box.app.panel.status_icons()
+    box.app.table.beep("tick")
     assert box.beeps() == []
     box.close()
     box = SimBox(tmp_path)
     try:
-        assert box.app.settings["volume"] == 0
-        assert box.app.decoder.timing.long_press_s == 1.2
+        assert box.app.settings.values["volume"] == 0
+        assert box.app.settings.decoder.timing.long_press_s == 1.2
     finally:
         box.close()
 
@@ -71,7 +71,7 @@ def test_sound_setting_through_the_screens(box):
     box.press("OK")  # Sound
     box.press("DOWN", long=True)  # hold: repeats down to Mute
     box.press("OK")
-    assert box.app.settings["volume"] == 0
+    assert box.app.settings.values["volume"] == 0
     assert box.screen.title == "Settings"
     assert box.screen.items[0].detail == "Mute"
 
@@ -89,7 +89,7 @@ def test_a_failing_screen_is_logged_and_the_box_goes_home(box, caplog):
         def on_button(self, event):
             raise ZeroDivisionError("bug")
 
-    box.app.push(Broken(box.app))
+    box.app.table.push(Broken(box.app.table))
     box.press("OK")
     assert box.app.errors == 1
     assert box.screen.name() == "HomeScreen"
@@ -114,4 +114,4 @@ def test_a_display_write_error_is_counted_and_retried(box):
     assert box.app.panel.display_errors == 1 and box.app.running
     box.press("DOWN")
     assert box.app.panel.display_errors == 1
-    assert box.frame() == box.app.last_frame
+    assert box.frame() == box.app.panel.last_frame

@@ -33,7 +33,7 @@ def test_a_new_game_beside_a_saved_one_says_resume_is_there(box):
     """Choosing a game that has a saved one says so, so nobody starts it again by mistake."""
     run_steps(box, ("game:makan", "OK", "OK~", "OK"))     # set up, then leave it saved
     run_steps(box, ("menu:Makan",))
-    assert box.app.screens.toast_lines == ["Saved: round 1", "BACK, then Resume"]
+    assert box.app.stack.toast_lines == ["Saved: round 1", "BACK, then Resume"]
 
 
 def test_the_readme_recommends_the_real_size_terminal_first():
@@ -50,10 +50,10 @@ def test_the_cafe_step_through_skips_the_clock_readings(box):
     from companion.screens.history import StepScreen
 
     run_steps(box, ("seed:examples",))
-    actions = box.app.journal.load(2).actions
+    actions = box.app.play.journal.load(2).actions
     assert any(a["type"] == "clock" for a in actions)
-    step = StepScreen(box.app, games["cafe"], list(actions))
-    box.app.push(step)
+    step = StepScreen(box.app.table, games["cafe"], list(actions))
+    box.app.table.push(step)
     hints = []
     while step.step < len(step.ends) - 1:
         box.press("OK")
@@ -68,8 +68,8 @@ def test_about_does_not_name_a_config_file_that_is_not_there(box):
 
     from companion.screens.system import AboutScreen
 
-    box.app.config = replace(box.app.config, path="/nowhere/config.toml")
-    about = AboutScreen(box.app)
+    box.app.table.config = replace(box.app.table.config, path="/nowhere/config.toml")
+    about = AboutScreen(box.app.table)
     lines = about.lines()
     assert lines[lines.index("Config:") + 1] == "none (defaults)"
 

@@ -29,7 +29,7 @@ def start_game(box, *choices: str, sensor: bool = False) -> None:
 
 
 def state(box):
-    return box.app.session.state
+    return box.app.play.session.state
 
 
 # ----- text fits ---------------------------------------------------------------------------
@@ -38,7 +38,7 @@ def test_dice_to_roll_after_an_order_fit_the_width(box, monkeypatch):
     """After an order that held all four sensor dice the timer says which to roll, uncut."""
     start_game(box, "Dice", sensor=True)
     box.press("OK")  # round 1 starts
-    box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("cake", "pizza", "water", "bill"), ()))
     box.app.pump()
     box.press("ACTION")  # order done: which dice were on it?
     for _ in range(4):
@@ -162,7 +162,7 @@ def test_double_trouble_notice_needs_its_own_ok(box):
     box.press("ACTION")  # this seed's reroll shows a double (see the walk's double-trouble)
     assert isinstance(box.screen, screens.DoubleTroubleScreen)
     def table_actions():
-        return [a for a in box.app.session.actions if a["type"] != "clock"]
+        return [a for a in box.app.play.session.actions if a["type"] != "clock"]
 
     actions = table_actions()
     for long in (False, True):
@@ -170,7 +170,7 @@ def test_double_trouble_notice_needs_its_own_ok(box):
         assert isinstance(box.screen, screens.DoubleTroubleScreen)
         assert box.beeps()[-1] == "tick" and table_actions() == actions
     box.press("OK")
-    assert box.screen is box.app.game_root
+    assert box.screen is box.app.stack.game_root
 
 
 def test_which_dice_confirmed_with_none_ticked_stays_with_the_reason(box, monkeypatch):
@@ -202,7 +202,7 @@ def test_round_length_steps_by_thirty_seconds_from_one_to_ten_minutes(box):
     box.press("OK")  # 9:30
     assert box.screen.items[box.screen.selected].detail == "9:30"
     run_steps(box, ("menu:Start",))
-    assert box.app.session.actions[0]["round_seconds"] == 570
+    assert box.app.play.session.actions[0]["round_seconds"] == 570
 
 
 @pytest.mark.parametrize("seconds, ok", [(59, False), (60, True), (600, True), (601, False)])
@@ -234,7 +234,7 @@ def test_standing_double_setting_reaches_the_setup_action(tmp_path):
 def test_orders_left_in_words(box, monkeypatch, left, words):
     """"12 order(s) left": the plural helper says it."""
     start_game(box)
-    box.app.push(screens.TimesUpScreen(box.app, rules.RoundLog(3, laid_out=15, left=left)))
+    box.app.table.push(screens.TimesUpScreen(box.app.table, rules.RoundLog(3, laid_out=15, left=left)))
     drawn, _ = shown(box, monkeypatch)
     assert words in drawn
 
@@ -290,7 +290,7 @@ def test_setup_cannot_be_undone(box, monkeypatch):
     start_game(box, "Dice")
     assert state(box).setup.dice == "manual"
     box.press("BACK", long=True)
-    assert state(box).phase == "ready" and len(box.app.session.actions) == 1
+    assert state(box).phase == "ready" and len(box.app.play.session.actions) == 1
     drawn, _ = shown(box, monkeypatch)
     assert "Can't undo: setup" in drawn
     box.press("OK")
@@ -301,7 +301,7 @@ def test_a_saved_game_without_setup_resumes_at_the_setup(tmp_path):
     """A journal holding a Café game with no actions (its setup taken back by an older box)
     resumes at the setup screen, and Start sets up that same game."""
     first = SimBox(tmp_path / "s")
-    game_id = first.app.journal.new_game("cafe")
+    game_id = first.app.play.journal.new_game("cafe")
     first.close()
     second = SimBox(tmp_path / "s")
     try:
@@ -309,7 +309,7 @@ def test_a_saved_game_without_setup_resumes_at_the_setup(tmp_path):
         second.press("OK")  # "Resume Crazy Café, setup?"
         assert isinstance(second.screen, screens.SetupScreen)
         run_steps(second, ("menu:Start",))
-        assert second.app.session.game_id == game_id
+        assert second.app.play.session.game_id == game_id
         assert isinstance(second.screen, screens.CafeScreen) and state(second).phase == "ready"
     finally:
         second.close()
@@ -353,7 +353,7 @@ def test_what_stays_is_named_when_undo_is_refused(box, monkeypatch, action, word
     """The setup, the rolls the table asked for, time up and the pause at power-up are final."""
     assert action["type"] in ("setup", "roll", "time_up", "pause")
     start_game(box)
-    box.app.session.actions.append(action)  # the last action, as the journal would end
+    box.app.play.session.actions.append(action)  # the last action, as the journal would end
     box.press("BACK", long=True)
     drawn, _ = shown(box, monkeypatch)
     assert f"Can't undo: {words}" in " ".join(drawn)  # the toast may wrap it to two lines
@@ -421,7 +421,7 @@ def test_the_ok_that_closes_double_trouble_does_not_pause_the_round(box):
     assert isinstance(box.screen, screens.DoubleTroubleScreen)
     box.press("OK")
     box.press("OK")
-    assert state(box).phase == "running" and box.screen is box.app.game_root
+    assert state(box).phase == "running" and box.screen is box.app.stack.game_root
     box.advance(1.0)
     box.press("OK")
     assert state(box).phase == "paused"
@@ -441,7 +441,7 @@ def test_paused_is_large(box, monkeypatch):
         return draw(self, image, xy, text, fill)
 
     monkeypatch.setattr(type(MEDIUM), "draw", spy)
-    box.app.render()
+    box.app.panel.render()
     assert fonts == [(MEDIUM, 0)]
 
 
@@ -454,7 +454,7 @@ def test_a_round_that_ends_early_has_its_moment(box, monkeypatch):
     drawn, cut = shown(box, monkeypatch)
     assert {"ALL DONE!", "with 2:52 to spare", "5 of 5 fulfilled"} <= set(drawn) and cut == []
     box.press("OK")
-    assert box.screen is box.app.game_root and state(box).round == 2
+    assert box.screen is box.app.stack.game_root and state(box).round == 2
 
 
 @pytest.mark.parametrize("rounds_over", [1, 2])
@@ -471,7 +471,7 @@ def test_the_ready_screen_says_once_what_its_ok_does(box, monkeypatch, rounds_ov
     assert cut == []
     assert [line for line in drawn if line.startswith("OK")] == ["OK roll + start timer"]
     assert "New dice at the start" in drawn
-    rolled = len([a for a in box.app.session.actions if a.get("kind") == "setup"])
+    rolled = len([a for a in box.app.play.session.actions if a.get("kind") == "setup"])
     box.press("OK")
     assert state(box).phase == "running"
-    assert len([a for a in box.app.session.actions if a.get("kind") == "setup"]) == rolled + 1
+    assert len([a for a in box.app.play.session.actions if a.get("kind") == "setup"]) == rolled + 1

@@ -25,7 +25,7 @@ def start_game(box, *choices: str, sensor: bool = False) -> None:
 
 
 def state(box):
-    return box.app.session.state
+    return box.app.play.session.state
 
 
 def played(box, pattern=None, since=0.0):
@@ -35,7 +35,7 @@ def played(box, pattern=None, since=0.0):
 
 def toast(box) -> str:
     """The toast on screen now, its lines joined."""
-    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
+    return " ".join(box.app.stack.toast_lines) if box.app.stack.toast_lines else ""
 
 
 def assert_at(times, expected):
@@ -78,12 +78,12 @@ def test_pause_shifts_every_cue(box):
     box.advance(100)
     box.press("OK")
     assert state(box).phase == "paused"
-    shown = box.app.last_frame.copy()
+    shown = box.app.panel.last_frame.copy()
     box.advance(20)
-    assert box.app.last_frame.tobytes() == shown.tobytes()  # a paused clock stands still
+    assert box.app.panel.last_frame.tobytes() == shown.tobytes()  # a paused clock stands still
     box.press("OK")
     deadline = state(box).deadline
-    paused_at, resumed_at = (a["at"] for a in box.app.session.actions[-2:])
+    paused_at, resumed_at = (a["at"] for a in box.app.play.session.actions[-2:])
     assert deadline - first_deadline == pytest.approx(resumed_at - paused_at)
     assert resumed_at - paused_at >= 20
     since = box.clock.now()
@@ -104,7 +104,7 @@ def test_stall_does_not_shift_the_end_and_ticks_do_not_pile_up(box):
     assert isinstance(box.screen, screens.CafeScreen)
     left = deadline - box.clock.now()
     assert screens.mmss(left) == "0:05"
-    assert box.app.last_frame.tobytes() == _frame_showing(box, "0:05")
+    assert box.app.panel.last_frame.tobytes() == _frame_showing(box, "0:05")
     since = box.clock.now()
     box.advance(6)
     assert_at([t for t, _ in played(box, "alarm", since)], [deadline])
@@ -118,7 +118,7 @@ def _frame_showing(box, text):
 
     expected = Image.new("1", (LARGE.width(text), LARGE.height))
     LARGE.draw(expected, (0, 0), text)
-    frame = box.app.last_frame
+    frame = box.app.panel.last_frame
     crop = frame.crop((1, 11, 1 + expected.width, 11 + expected.height))
     assert crop.tobytes() == expected.tobytes(), f"timer does not show {text}"
     return frame.tobytes()
@@ -144,7 +144,7 @@ def test_times_up_screen_stays_until_ok_and_timer_keeps_screen_awake(tmp_path):
     try:
         start_game(box)
         box.advance(170)
-        assert box.app.idle_state == "awake"
+        assert box.app.panel.idle_state == "awake"
         box.advance(11)
         box.advance(30)
         assert isinstance(box.screen, screens.TimesUpScreen)
@@ -169,7 +169,7 @@ def test_box_dice_reroll_place_and_order_done(box):
         if isinstance(box.screen, screens.DoubleTroubleScreen):
             box.press("OK")
         assert state(box).faces[0] == face_1
-    actions = box.app.session.actions
+    actions = box.app.play.session.actions
     assert [a["kind"] for a in actions if a["type"] == "roll"] == ["reroll"] * 5
     flips = sum(1 for a in actions if a["type"] == "roll" and len(set(a["faces"])) < 4)
     assert state(box).dark == flips
@@ -179,7 +179,7 @@ def test_box_dice_reroll_place_and_order_done(box):
     assert isinstance(box.screen, screens.DicePickScreen)
     box.press("ACTION")  # die 1, the only placed die, is ticked already
     assert state(box).rounds[0].fulfilled == 1
-    assert box.app.session.actions[-1]["kind"] == "freed"
+    assert box.app.play.session.actions[-1]["kind"] == "freed"
     assert state(box).placed == (False,) * 4 and state(box).to_roll == ()
 
 
@@ -202,16 +202,16 @@ def test_sensor_reading_enters_as_a_roll(box):
     """A DiceSettled reading is the same roll action a box roll is, with the same checks."""
     start_game(box, "Double", "Dice", sensor=True)
     assert state(box).setup.dice == "sensor"
-    box.app.post(DiceSettled(("cake", "cake", "water", "bill"),
+    box.app.events.put(DiceSettled(("cake", "cake", "water", "bill"),
                              ("yellow", "yellow", "blue", "blue")))
     box.app.pump()
-    last = box.app.session.actions[-1]
+    last = box.app.play.session.actions[-1]
     assert last == {"type": "roll", "kind": "reroll", "faces": ["cake", "cake", "water", "bill"],
                     "source": "sensor", "at": box.clock.now()}
     assert state(box).dark == 1 and isinstance(box.screen, screens.DoubleTroubleScreen)
-    box.app.post(DiceSettled(("cake", None, "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("cake", None, "water", "bill"), ()))
     box.app.pump()
-    assert box.app.session.actions[-1] is last  # an unreadable die is refused, nothing changes
+    assert box.app.play.session.actions[-1] is last  # an unreadable die is refused, nothing changes
 
 
 def test_leaving_a_running_round_pauses_it(box):
@@ -221,7 +221,7 @@ def test_leaving_a_running_round_pauses_it(box):
     box.advance(20)
     box.press("OK", long=True)
     box.press("OK")  # "Leave the game?" yes
-    assert box.app.game_root not in box.app.stack
+    assert box.app.stack.game_root not in box.app.stack.screens
     assert state(box).phase == "paused" and state(box).remaining == pytest.approx(159, abs=1)
     assert toast(box) == "Round 1 paused Resume goes on"
     since = box.clock.now()
@@ -230,7 +230,7 @@ def test_leaving_a_running_round_pauses_it(box):
     assert state(box).round == 1 and state(box).rounds[0].ended == ""
     box.press("BACK")  # the menu has dimmed (a paused round lets it): this press wakes it
     run_steps(box, ("menu:Resume", "OK"))  # the saved games' list, the Café game first
-    assert box.screen is box.app.game_root and state(box).phase == "paused"
+    assert box.screen is box.app.stack.game_root and state(box).phase == "paused"
     box.press("OK")
     assert state(box).phase == "running"
     box.advance(161)
@@ -245,10 +245,10 @@ def test_a_press_after_the_deadline_is_refused_and_ends_the_round(box):
     for _ in range(4):
         box.press("ACTION")
     assert state(box).open_orders == 1
-    clock = screens.clock_for(box.app)
+    clock = screens.clock_for(box.app.table)
     clock._timer.cancel()  # the loop has not woken for the deadline yet
     box.clock.advance(181)
-    screens.start_order_done(box.app)
+    screens.start_order_done(box.app.table)
     assert toast(box) == "Too late: time was already up"
     assert state(box).rounds[0].ended == "time up" and state(box).rounds[0].fulfilled == 4
     assert isinstance(box.screen, screens.TimesUpScreen)
@@ -295,12 +295,12 @@ def test_the_running_clock_is_journaled_at_least_every_five_seconds(box):
     box.advance(30)
     box.press("OK")  # go on
     box.advance(30)
-    saved = box.app.journal.load(box.app.session.game_id).actions
+    saved = box.app.play.journal.load(box.app.play.session.game_id).actions
     readings = [(a["type"], a["at"]) for a in saved if "at" in a]
     running = [(kind, later - at) for (_, at), (kind, later) in itertools.pairwise(readings)
                if kind != "resume"]
     assert len(running) > 20 and max(gap for _, gap in running) <= 5.0
-    assert box.app.session.actions == saved
+    assert box.app.play.session.actions == saved
 
 
 def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
@@ -371,7 +371,7 @@ def test_times_up_closes_an_open_menu(box):
     box.advance(181)
     assert isinstance(box.screen, screens.TimesUpScreen)
     box.press("OK")
-    assert box.screen is box.app.game_root
+    assert box.screen is box.app.stack.game_root
 
 
 def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
@@ -392,7 +392,7 @@ def test_last_order_of_a_round_can_be_undone_with_box_dice(box):
     assert isinstance(box.screen, screens.TimesUpScreen)  # "ALL DONE!" until OK
     box.press("OK")
     box.press("OK")  # start round 2
-    setup_roll, start = box.app.session.actions[-2:]
+    setup_roll, start = box.app.play.session.actions[-2:]
     assert setup_roll["kind"] == "setup" and start["type"] == "round_start"
     assert state(box).faces == tuple(setup_roll["faces"])
     assert (state(box).light, state(box).dark) == (6, 0)
@@ -402,23 +402,23 @@ def test_sensor_reading_after_an_order_is_the_freed_roll(box):
     """"Double Trouble does not apply ... when re-rolling the dice used after an order has been
     fulfilled": with the sensor, the reading after "order done" is that reroll."""
     start_game(box, "Double", "Dice", sensor=True)
-    box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("cake", "pizza", "water", "bill"), ()))
     box.app.pump()
     box.press("ACTION")  # order done (sensor dice): which dice were on it?
     assert isinstance(box.screen, screens.DicePickScreen)
     box.press("OK")  # die 1
     box.press("ACTION")
     assert state(box).to_roll == (0,)
-    box.app.post(DiceSettled(("pizza", "pizza", "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("pizza", "pizza", "water", "bill"), ()))
     box.app.pump()
-    assert box.app.session.actions[-1]["kind"] == "freed"
+    assert box.app.play.session.actions[-1]["kind"] == "freed"
     assert state(box).faces[0] == "pizza" and state(box).dark == 0
 
 
 # ----- undo as the table means it ----------------------------------------------------------------
 
 def journaled(box):
-    return box.app.journal.load(box.app.session.game_id).actions
+    return box.app.play.journal.load(box.app.play.session.game_id).actions
 
 
 def test_order_done_and_its_reroll_undo_together(box):
@@ -432,13 +432,13 @@ def test_order_done_and_its_reroll_undo_together(box):
     before = state(box)
     box.press("ACTION", long=True)
     box.press("ACTION")  # which dice: die 1 (ticked), confirm
-    assert box.app.session.actions[-1]["kind"] == "freed" and state(box).light == 4
+    assert box.app.play.session.actions[-1]["kind"] == "freed" and state(box).light == 4
     box.press("BACK", long=True)
     assert toast(box) == "Undone: light order done and its reroll"
     after = state(box)
     assert (after.light, after.faces, after.placed, after.to_roll) == (
         5, before.faces, (True, False, False, False), ())
-    assert journaled(box) == box.app.session.actions
+    assert journaled(box) == box.app.play.session.actions
 
 
 def test_clock_readings_undo_silently_with_the_action_before_them(box):
@@ -449,32 +449,32 @@ def test_clock_readings_undo_silently_with_the_action_before_them(box):
     box.press("OK")  # die 1 placed
     box.press("BACK")
     box.advance(10)
-    assert [a["type"] for a in box.app.session.actions[-2:]] == ["clock", "clock"]
+    assert [a["type"] for a in box.app.play.session.actions[-2:]] == ["clock", "clock"]
     box.press("BACK", long=True)
     assert toast(box) == "Undone: die 1 placed"
     assert state(box).placed == (False,) * 4
     undone_at = box.clock.now()
     box.advance(5)
-    last = box.app.session.actions[-1]
+    last = box.app.play.session.actions[-1]
     assert last["type"] == "clock" and last["at"] - undone_at <= 4.0 + 0.1
-    assert journaled(box) == box.app.session.actions
+    assert journaled(box) == box.app.play.session.actions
 
 
 def cut_right_after_undo(box: SimBox, where) -> dict:
     """Make the next undo end in a power cut the moment it is journaled (before the loop runs
     again): the journal files are copied to ``where`` as the cut leaves them."""
     seen: dict = {}
-    real = box.app.undo
+    real = box.app.table.undo
 
     def undo_then_cut() -> bool:
         done = real()
         seen["left"] = state(box).deadline - box.clock.now()
         where.mkdir()
         for name in ("journal.db", "journal.db-wal"):
-            shutil.copy(box.app.state_dir / name, where / name)
+            shutil.copy(box.app.table.state_dir / name, where / name)
         return done
 
-    box.app.undo = undo_then_cut
+    box.app.table.undo = undo_then_cut
     return seen
 
 
@@ -524,26 +524,26 @@ def test_a_reroll_the_table_asked_for_stays(box):
     now: it is not taken back, whatever clock readings came after it."""
     start_game(box)
     box.press("ACTION")  # reroll
-    rerolled = len(box.app.session.actions)
+    rerolled = len(box.app.play.session.actions)
     box.advance(10)
     box.press("BACK", long=True)
     assert toast(box) == "Can't undo: box reroll"
-    assert len(box.app.session.actions) == rerolled + 3  # the readings stay too
+    assert len(box.app.play.session.actions) == rerolled + 3  # the readings stay too
 
 
 def test_sensor_freed_roll_undoes_with_its_order_done(box):
     """With the sensor the freed dice's reading comes when the table rolls them, clock
     readings between: it still goes with its "order done"."""
     start_game(box, "Dice", sensor=True)
-    box.app.post(DiceSettled(("cake", "pizza", "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("cake", "pizza", "water", "bill"), ()))
     box.app.pump()
     box.press("ACTION")  # order done: which dice were on it?
     box.press("OK")  # die 1
     box.press("ACTION")
     box.advance(5)  # a clock reading while the table rolls die 1
-    box.app.post(DiceSettled(("donut", "pizza", "water", "bill"), ()))
+    box.app.events.put(DiceSettled(("donut", "pizza", "water", "bill"), ()))
     box.app.pump()
-    assert [a.get("kind", a["type"]) for a in box.app.session.actions[-3:]] == [
+    assert [a.get("kind", a["type"]) for a in box.app.play.session.actions[-3:]] == [
         "order_done", "clock", "freed"]
     box.press("BACK", long=True)
     assert toast(box) == "Undone: light order done and its reroll"

@@ -151,62 +151,62 @@ def read_toml_text(text: str) -> dict:
 
 def _save(box, key: str, field: str, text: str) -> Path:
     spec, card, doc, form = _changed(key, field, text)
-    assert cards.save(box_config.load(None), box.app.state_dir, spec, card,
+    assert cards.save(box_config.load(None), box.app.table.state_dir, spec, card,
                       cards.from_form(card, doc, form), cards.header(spec, card, 0)) is None
-    return cards.phone_copy(box.app.state_dir, spec.key, card)
+    return cards.phone_copy(box.app.table.state_dir, spec.key, card)
 
 
 def test_the_box_reads_the_phones_copy_at_once_and_doctor_and_about_agree(box):
     saved = _save(box, ("makan", "trays"), "tray[0].name", "Rouge")
     box.advance(1.5)
-    assert box.app.config.games["makan"]["trays"] == str(saved)
+    assert box.app.table.config.games["makan"]["trays"] == str(saved)
     from companion.games.makan_mania.setup_screen import SetupScreen
 
-    assert SetupScreen(box.app).tray_cards[0].name == "Rouge"      # the next setup reads it
+    assert SetupScreen(box.app.table).tray_cards[0].name == "Rouge"      # the next setup reads it
     cfg = box_config.load(None)
-    found = check_cards(cfg, box.app.state_dir)
+    found = check_cards(cfg, box.app.table.state_dir)
     assert found.level == "ok" and f"makan trays ({saved})" in found.detail
     makan = [f for f in check_games(cfg) if f.check == "makan"]
     assert makan[0].level == "ok" and "6 trays" in makan[0].detail
-    about = [line.strip() for line in AboutScreen(box.app).lines()]
+    about = [line.strip() for line in AboutScreen(box.app.table).lines()]
     assert about[about.index("Cards from phone:") + 1] == "makan trays"
     # Put back: config.toml's file (here none: the stand-in) is read again.
-    assert cards.reset(box.app.state_dir, "makan", DECLARED["makan", "trays"][1])
+    assert cards.reset(box.app.table.state_dir, "makan", DECLARED["makan", "trays"][1])
     box.advance(1.5)
-    assert box.app.config.games["makan"]["trays"] == ""
-    assert SetupScreen(box.app).tray_cards[0].name == "Red"
+    assert box.app.table.config.games["makan"]["trays"] == ""
+    assert SetupScreen(box.app.table).tray_cards[0].name == "Red"
 
 
 def test_a_makan_game_in_progress_keeps_the_drinks_it_started_with(box):
     from companion.games.makan_mania.setup_screen import SetupScreen
 
-    setup = SetupScreen(box.app).action()
-    assert box.app.games.start("makan", setup)
-    kopi = box.app.session.state.book.by_key["kopi_o"]
+    setup = SetupScreen(box.app.table).action()
+    assert box.app.table.games.start("makan", setup)
+    kopi = box.app.play.session.state.book.by_key["kopi_o"]
     assert kopi.coins == 1
     _save(box, ("makan", "drinks"), "drink[0].coins", "3")
     box.advance(1.5)
-    assert box.app.session.state.book.by_key["kopi_o"].coins == 1
-    replayed = GAMES["makan"].rules.replay(box.app.session.actions)     # as a resume rebuilds it
+    assert box.app.play.session.state.book.by_key["kopi_o"].coins == 1
+    replayed = GAMES["makan"].rules.replay(box.app.play.session.actions)     # as a resume rebuilds it
     assert replayed.book.by_key["kopi_o"].coins == 1
-    assert SetupScreen(box.app).action()["drink_table"][0]["coins"] == 3   # the next game's
+    assert SetupScreen(box.app.table).action()["drink_table"][0]["coins"] == 3   # the next game's
 
 
 def test_a_miams_game_in_progress_keeps_the_sheet_it_started_with(box):
     from companion.games.miams.setup_screen import SetupScreen
 
-    screen = SetupScreen(box.app)
-    box.app.push(screen)
+    screen = SetupScreen(box.app.table)
+    box.app.table.push(screen)
     screen._start()
-    first = copy.deepcopy(box.app.session.actions[0]["sheet"])
+    first = copy.deepcopy(box.app.play.session.actions[0]["sheet"])
     assert first["rows"]["yums"]["end"] == 3
     _save(box, ("miams", "sheet"), "rows.yums.end", "9")
     box.advance(1.5)
-    assert box.app.session.actions[0]["sheet"] == first
-    assert GAMES["miams"].rules.replay(box.app.session.actions).options.sheet.rows[-1].end == 3
-    later = SetupScreen(box.app)
+    assert box.app.play.session.actions[0]["sheet"] == first
+    assert GAMES["miams"].rules.replay(box.app.play.session.actions).options.sheet.rows[-1].end == 3
+    later = SetupScreen(box.app.table)
     later._start()
-    assert box.app.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 9
+    assert box.app.play.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 9
 
 
 def test_a_sheet_saved_on_the_phone_is_called_a_stand_in_on_the_box_while_it_says_so(box):
@@ -216,10 +216,10 @@ def test_a_sheet_saved_on_the_phone_is_called_a_stand_in_on_the_box_while_it_say
 
     _save(box, ("miams", "sheet"), "rows.yums.end", "9")           # still stand_in = true
     box.advance(1.5)
-    assert SetupScreen(box.app).stand_ins[0]
+    assert SetupScreen(box.app.table).stand_ins[0]
     _save(box, ("miams", "sheet"), "stand_in", "false")
     box.advance(1.5)
-    assert not SetupScreen(box.app).stand_ins[0]
+    assert not SetupScreen(box.app.table).stand_ins[0]
 
 
 def test_a_state_directory_the_doctor_cannot_read_is_a_warning_not_a_traceback(tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ def walker(tmp_path):
 def started(walker, game: str = "miams"):
     run_steps(walker.box, (f"game:{game}", "menu:Start", "ACTION"))
     walker.check()
-    assert walker.box.app.session.spec.key == game and not walker.breaks
+    assert walker.box.app.play.session.spec.key == game and not walker.breaks
     return walker.box.app
 
 
@@ -51,16 +51,16 @@ def test_a_short_walk_drives_edges_through_games_of_each_kind(walker):
 
 def test_a_state_that_is_not_the_replay_of_its_actions_is_a_break(walker):
     app = started(walker)
-    app.session.state = app.session.spec.rules.initial_state()
-    app.session.actions.append({"type": "player", "crosses": 0})  # so the check runs again
+    app.play.session.state = app.play.session.spec.rules.initial_state()
+    app.play.session.actions.append({"type": "player", "crosses": 0})  # so the check runs again
     walker.check()
     assert walker.breaks["replay"] == 1
 
 
 def test_a_journal_that_lost_an_action_is_a_break(walker):
     app = started(walker)
-    app.journal.pop_last(app.session.game_id)
-    app.session.actions.append(app.session.actions.pop())  # the same actions, seen afresh
+    app.play.journal.pop_last(app.play.session.game_id)
+    app.play.session.actions.append(app.play.session.actions.pop())  # the same actions, seen afresh
     walker._checked = ()
     walker.check()
     assert walker.breaks["journal"] == 1
@@ -74,15 +74,15 @@ def test_a_blank_frame_while_awake_is_a_break(walker, monkeypatch):
 
 def test_text_cut_to_fit_is_a_break(walker):
     with walker.watching_text():
-        walker.box.app.toast("W" * 60)
-        walker.box.app.render()
+        walker.box.app.stack.toast("W" * 60)
+        walker.box.app.panel.render()
     walker.check()
     assert walker.breaks["cut_text"] == 1 and "cut_text on HomeScreen" in walker.examples[0]
 
 
 def test_a_queue_that_grows_is_a_break(walker):
     for _ in range(100):
-        walker.box.app.post(object())
+        walker.box.app.events.put(object())
     walker.check()
     assert walker.breaks["queue"] == 1
 

@@ -153,18 +153,18 @@ def test_a_game_finished_on_the_box_is_summarised_at_once(tmp_path):
     box = SimBox(tmp_path)
     try:
         spec, actions = GAMES["miams"], example("miams")
-        assert box.app.games.start(spec.key, actions[0])
+        assert box.app.table.games.start(spec.key, actions[0])
         for action in actions[1:]:
-            assert box.app.dispatch(action)
-        journal = box.app.journal
+            assert box.app.table.dispatch(action)
+        journal = box.app.play.journal
         assert journal.read("SELECT game_id, headline FROM summaries") == [
             (1, "Arthur 64 – you 59, Lunch")]
-        assert box.app.undo()  # the final score taken back: the game is playing again
+        assert box.app.table.undo()  # the final score taken back: the game is playing again
         listed = open_book(tmp_path).games()[0]
         assert (listed.status, listed.headline) == ("playing", None)
         assert journal.read("SELECT COUNT(*) FROM summary_players") == [(0,)]  # stats drop it
         last = dict(actions[-1], stars=actions[-1]["stars"] + 10)
-        assert box.app.dispatch(last)  # a new end replaces the summary
+        assert box.app.table.dispatch(last)  # a new end replaces the summary
         assert stale(journal.read) == []
         assert journal.read("SELECT headline FROM summaries") == [("you 69 – Arthur 64, Lunch",)]
     finally:
@@ -341,9 +341,9 @@ def test_a_summary_that_cannot_be_read_is_made_again(imported, capsys):
 
     box = SimBox(imported)
     try:
-        assert box.app.journal.read("SELECT json_valid(final) FROM summaries WHERE game_id = 1"
+        assert box.app.play.journal.read("SELECT json_valid(final) FROM summaries WHERE game_id = 1"
                                     ) == [(1,)]  # the box's start made it again; break it anew
-        box.app.journal.record((("UPDATE summaries SET final = '{not json' WHERE game_id = 1",
+        box.app.play.journal.record((("UPDATE summaries SET final = '{not json' WHERE game_id = 1",
                                  ()),))
         run_steps(box, ("menu:History", *("DOWN",) * 4, "OK"))
         assert ("Cannot read this game", "") in box.screen.rows()

@@ -13,7 +13,7 @@ from companion.ui.widgets import ChoiceScreen
 
 
 def journal_rows(box) -> tuple:
-    conn = sqlite3.connect(box.app.state_dir / "journal.db")
+    conn = sqlite3.connect(box.app.table.state_dir / "journal.db")
     try:
         return tuple(conn.execute(f"SELECT * FROM {t}").fetchall()
                      for t in ("games", "actions", "summaries", "settings"))
@@ -38,7 +38,7 @@ def test_stepping_through_a_game_changes_nothing(box):
     box.press("BACK")
     assert step.step == 7
     box.advance(170)                                        # a round's clock never runs here
-    assert box.app.session is None and box.app.errors == 0
+    assert box.app.play.session is None and box.app.errors == 0
     assert journal_rows(box) == before
     for _ in range(7):
         box.press("BACK")
@@ -53,7 +53,7 @@ def test_final_screens_are_the_games_own_and_read_only(box):
     before = journal_rows(box)
     for button in ("DOWN", "OK", "OK", "ACTION", "BACK"):
         box.press(button)
-    assert box.app.session is None and box.app.errors == 0
+    assert box.app.play.session is None and box.app.errors == 0
     assert journal_rows(box) == before
     assert isinstance(box.screen, GameScreen)
 
@@ -72,7 +72,7 @@ def test_an_unfinished_game_is_marked_and_points_to_saved_games(box):
 def test_export_without_a_drive_says_so(box, monkeypatch):
     monkeypatch.setattr("companion.screens.history.removable_drive", lambda: None)
     run_steps(box, ("seed:examples", "menu:History", "menu:Export"))
-    assert box.app.screens.toast_lines == ["No USB drive:", "plug one in, then OK"]
+    assert box.app.stack.toast_lines == ["No USB drive:", "plug one in, then OK"]
 
 
 def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
@@ -82,7 +82,7 @@ def test_export_writes_both_files_to_the_drive(box, monkeypatch, tmp_path):
     run_steps(box, ("seed:examples", "menu:History", "menu:Export"))
     names = sorted(p.name for p in drive.iterdir())
     assert len(names) == 2 and names[0].endswith(".bgsplay") and names[1].endswith(".csv")
-    assert box.app.screens.toast_lines[0] == "Saved to STICK:"
+    assert box.app.stack.toast_lines[0] == "Saved to STICK:"
 
 
 def test_the_first_export_asks_who_is_me_once(box, monkeypatch, tmp_path):
@@ -92,7 +92,7 @@ def test_the_first_export_asks_who_is_me_once(box, monkeypatch, tmp_path):
     drive.mkdir()
     monkeypatch.setattr("companion.screens.history.removable_drive", lambda: drive)
     run_steps(box, ("seed:examples",))
-    with roster.connect(box.app.state_dir) as conn:
+    with roster.connect(box.app.table.state_dir) as conn:
         roster.add(conn, "Dee")
         roster.add(conn, "Ana")
     run_steps(box, ("menu:History", "menu:Export"))
@@ -131,12 +131,12 @@ def test_a_play_imported_from_a_play_file_shows_its_result_without_actions(box):
 
     sample = Path(__file__).parent / "fixtures" / "history" / "sample.bgsplay"
     found = read_play_file(sample.read_text(encoding="utf-8"), GAMES)
-    assert [game_id for game_id, _ in import_plays(box.app.journal, found.plays)] == [1]
+    assert [game_id for game_id, _ in import_plays(box.app.play.journal, found.plays)] == [1]
     run_steps(box, ("menu:History",))
     assert box.screen.items[2].label.endswith("Café")
     run_steps(box, ("DOWN", "DOWN", "OK"))
     rows = box.screen.rows()
     assert ("Result", "won R3") in rows and ("Mira ★", "") not in rows  # the table's one result
     box.press("OK")                                         # Final screens
-    assert box.app.screens.toast_lines == ["An imported play:", "no actions to show"]
+    assert box.app.stack.toast_lines == ["An imported play:", "no actions to show"]
     assert isinstance(box.screen, GameScreen) and box.app.errors == 0

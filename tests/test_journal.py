@@ -26,7 +26,7 @@ def tally(monkeypatch):
 
 
 def start_tally(box: SimBox) -> None:
-    box.app.push(SPEC.screens.new_game(box.app))
+    box.app.table.push(SPEC.screens.new_game(box.app.table))
     box.press("OK")
 
 
@@ -83,8 +83,8 @@ def test_power_cut_loses_no_acknowledged_action(tmp_path, tally):
     try:
         assert box.screen.name() == "ResumeScreen"
         box.press("OK")
-        assert box.app.session.state >= acknowledged
-        assert box.app.session.actions[:acknowledged] == [{"type": "add", "n": 1}] * acknowledged
+        assert box.app.play.session.state >= acknowledged
+        assert box.app.play.session.actions[:acknowledged] == [{"type": "add", "n": 1}] * acknowledged
     finally:
         box.close()
 
@@ -93,14 +93,14 @@ def test_undo_says_what_it_undid_and_refuses_dice_rolls(box, tally):
     start_tally(box)
     box.press("ACTION")
     box.press("ACTION")
-    assert box.app.session.state == 2
+    assert box.app.play.session.state == 2
     box.press("BACK", long=True)
-    assert box.app.session.state == 1
-    assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
+    assert box.app.play.session.state == 1
+    assert box.app.play.journal.load(box.app.play.session.game_id).actions == [{"type": "add", "n": 1}]
     box.press("OK")  # a box dice roll
-    rolled = box.app.session.state
+    rolled = box.app.play.session.state
     box.press("BACK", long=True)
-    assert box.app.session.state == rolled, "a dice roll must not be undone"
+    assert box.app.play.session.state == rolled, "a dice roll must not be undone"
     assert box.beeps()[-1] == "error"
 
 
@@ -119,7 +119,7 @@ def test_resume_question_after_restart_and_back_keeps_the_game(tmp_path, tally):
         box.press("OK")
         assert box.screen.name() == "SavedGamesScreen"
         box.press("OK")
-        assert box.app.session.state == 3
+        assert box.app.play.session.state == 3
     finally:
         box.close()
 
@@ -128,14 +128,14 @@ def test_corrupt_database_is_kept_aside_and_a_new_one_started(tmp_path, tally):
     (tmp_path / "journal.db").write_bytes(b"this is not a database" * 100)
     box = SimBox(tmp_path)
     try:
-        assert box.app.journal_ok
-        kept = box.app.journal.startup.kept
+        assert box.app.play.journal_ok
+        kept = box.app.play.journal.startup.kept
         assert [p.name for p in tmp_path.glob("bad-*.db")] == [kept], "the damaged file is kept"
         assert len(kept) <= 20, "short enough for one OLED line"
-        assert note_text(box.app.journal.startup.note) == f"Journal damaged, kept as {kept}"
+        assert note_text(box.app.play.journal.startup.note) == f"Journal damaged, kept as {kept}"
         start_tally(box)
         box.press("ACTION")
-        assert box.app.journal.load(box.app.session.game_id).actions == [{"type": "add", "n": 1}]
+        assert box.app.play.journal.load(box.app.play.session.game_id).actions == [{"type": "add", "n": 1}]
     finally:
         box.close()
 
@@ -145,13 +145,13 @@ def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tal
     blocker.write_text("not a directory")
     box = SimBox(blocker / "state")
     try:
-        status = box.app.journal.status
+        status = box.app.play.journal.status
         assert (status.ok, status.reason) == (False, "no state dir")
-        assert note_text(box.app.journal.startup.note) == "No state dir: play kept in memory"
+        assert note_text(box.app.play.journal.startup.note) == "No state dir: play kept in memory"
         start_tally(box)
         box.press("ACTION")
-        assert box.app.session.state == 1
-        assert box.app.journal.status.held == 1
+        assert box.app.play.session.state == 1
+        assert box.app.play.journal.status.held == 1
     finally:
         box.close()
 
@@ -161,7 +161,7 @@ def test_actions_played_on_a_full_disk_are_all_resumed_after_space_is_freed(tmp_
     box = SimBox(tmp_path)
     start_tally(box)
     box.press("ACTION")
-    journal = box.app.journal
+    journal = box.app.play.journal
     pages = journal._disk.execute("PRAGMA page_count").fetchone()[0]
     journal._disk.execute(f"PRAGMA max_page_count = {pages}")
     for _ in range(600):  # fill the last page until SQLite reports the disk full
@@ -174,12 +174,12 @@ def test_actions_played_on_a_full_disk_are_all_resumed_after_space_is_freed(tmp_
     assert journal.status.held == 26
     journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
     assert journal.retry() == 26
-    played = box.app.session.state
+    played = box.app.play.session.state
     box.close()
     box = SimBox(tmp_path)
     try:
         box.press("OK")  # resume
-        assert box.app.session.state == played
+        assert box.app.play.session.state == played
     finally:
         box.close()
 
@@ -193,8 +193,8 @@ def test_a_saved_game_that_cannot_be_replayed_is_kept_aside_not_a_crash(tmp_path
     box = SimBox(tmp_path)
     try:
         assert box.screen.name() == "HomeScreen"
-        assert box.app.saved_games() == []
-        assert box.app.journal.history() == [(game, "tally", "abandoned")]
+        assert box.app.play.saved_games() == []
+        assert box.app.play.journal.history() == [(game, "tally", "abandoned")]
         assert box.app.errors == 0
     finally:
         box.close()
@@ -208,7 +208,7 @@ def test_saved_settings_out_of_range_fall_back_to_the_config(tmp_path):
     journal.close()
     box = SimBox(tmp_path)
     try:
-        assert box.app.settings == {"volume": 2, "contrast": 200, "long_press_s": 1.5}
+        assert box.app.settings.values == {"volume": 2, "contrast": 200, "long_press_s": 1.5}
     finally:
         box.close()
 

@@ -231,7 +231,7 @@ from tests.counter_game import SPEC
 
 GAMES[SPEC.key] = SPEC
 box = SimBox(sys.argv[1])
-box.app.push(SPEC.screens.new_game(box.app))
+box.app.table.push(SPEC.screens.new_game(box.app.table))
 box.press("OK")
 for _ in range(3):
     box.press("ACTION")

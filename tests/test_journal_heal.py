@@ -206,13 +206,13 @@ def test_the_box_offers_the_saved_game_of_a_read_only_journal(tmp_path, monkeypa
         assert box.screen.name() == "ResumeScreen"
         assert box.screen.question == "Resume Tally, at 3?"
         # the warning is seen
-        assert " ".join(box.app.screens.toast_lines) == "Read-only: play kept in memory"
-        assert "⚠" in box.app.status_icons()
+        assert " ".join(box.app.stack.toast_lines) == "Read-only: play kept in memory"
+        assert "⚠" in box.app.panel.status_icons()
         box.press("OK")
-        assert box.app.session.game_id == game and box.app.session.state == 3
+        assert box.app.play.session.game_id == game and box.app.play.session.state == 3
         box.press("ACTION")
-        assert box.app.journal.load(game).actions == [add(1), add(2), add(1)]
-        assert box.app.journal.status.held == 1
+        assert box.app.play.journal.load(game).actions == [add(1), add(2), add(1)]
+        assert box.app.play.journal.status.held == 1
     finally:
         box.close()
 

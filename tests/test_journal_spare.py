@@ -122,10 +122,10 @@ def test_the_box_says_where_held_play_is_before_the_power_goes(tmp_path, ram_pla
     monkeypatch.setattr(journal_module, "default_places", lambda: [ram_place])
     box = SimBox(tmp_path)
     try:
-        failing_disk(box.app.journal)
-        box.app.journal.save_setting("volume", 1)
+        failing_disk(box.app.play.journal)
+        box.app.play.journal.save_setting("volume", 1)
         box.app.shutdown("Powered off")
-        assert box.app.stack[-1].lines() == (
+        assert box.app.stack.screens[-1].lines() == (
             "Powered off", "Read-only: 0 actions kept on the USB stick, back at next start")
     finally:
         box.app.hardware.close()
@@ -142,14 +142,14 @@ def test_held_play_in_the_boxs_memory_only_is_said_to_be_lost_at_power_off(tmp_p
     monkeypatch.setattr(journal_module, "default_places", lambda: [memory])
     box = SimBox(tmp_path)
     try:
-        journal = box.app.journal
+        journal = box.app.play.journal
         game = journal.new_game("tally")
         failing_disk(journal)
         journal.append(game, add(1), undoable=True)
         assert journal.status.volatile and journal.status.kept_on == "memory"
         assert notice_lines(journal.take_notice()) == ("Read-only:", "play in RAM only")
         box.app.shutdown("Powered off")
-        assert box.app.stack[-1].lines() == (
+        assert box.app.stack.screens[-1].lines() == (
             "Powered off", "Read-only: 1 action in RAM only, lost at power-off")
     finally:
         box.app.hardware.close()
@@ -227,13 +227,13 @@ def test_a_damaged_journal_keeps_its_wal_copied_before_sqlite_opened_it(tmp_path
     (cut / "journal.db").write_bytes(b"garbage, not a database" * 200)
     box = SimBox(cut)
     try:
-        startup = box.app.journal.startup
+        startup = box.app.play.journal.startup
         assert startup.kept.endswith("/") and startup.kept_files == (
             "journal.db", "journal.db-shm", "journal.db-wal")
         assert (cut / startup.kept / "journal.db-wal").read_bytes() == wal
         from companion.screens.system import AboutScreen
 
-        lines = AboutScreen(box.app).lines()
+        lines = AboutScreen(box.app.table).lines()
         assert f" {startup.kept}" in lines and " db, shm, WAL" in lines
     finally:
         box.close()

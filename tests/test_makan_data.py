@@ -103,9 +103,9 @@ def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, cap
     sim = SimBox(tmp_path / "box", cfg=config.load(conf))
     try:
         run_steps(sim, ("game:makan",))
-        assert "bad data" in sim.app.stack[-1].title
+        assert "bad data" in sim.app.stack.screens[-1].title
         run_steps(sim, ("OK",))
-        assert sim.app.session is None or not sim.app.session.actions
+        assert sim.app.play.session is None or not sim.app.play.session.actions
     finally:
         sim.close()
 
@@ -116,9 +116,9 @@ def test_the_setup_warns_of_stand_in_values_and_the_summary_lists_them(box):
     from companion.games.makan_mania import rules
 
     run_steps(box, ("game:makan",))
-    assert "stand-in" in box.app.stack[-1].title
+    assert "stand-in" in box.app.stack.screens[-1].title
     run_steps(box, ("OK",))
-    summary = rules.summary(box.app.session.state)
+    summary = rules.summary(box.app.play.session.state)
     assert "deck copies" in summary["stand_in_values"] and "red tray" in summary["stand_in_values"]
     assert "black tray" not in summary["stand_in_values"]
 

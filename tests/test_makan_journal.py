@@ -73,7 +73,7 @@ def test_the_setup_screen_writes_abilities_and_drink_table(box):
     """"Each player chooses a Tray card": the journal keeps the ability each tray had."""
     run_steps(box, ("game:makan",))
     run_steps(box, ("OK",))
-    setup = box.app.session.actions[0]
+    setup = box.app.play.session.actions[0]
     assert [p["ability"] for p in setup["players"]] == [t.ability for t in data.load_trays()][:4]
     assert setup["drink_table"] == [d.as_dict() for d in data.load_drinks()]
     json.dumps(setup)  # the journal is JSON

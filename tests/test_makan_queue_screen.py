@@ -43,7 +43,7 @@ def texts(box, monkeypatch) -> list[str]:
 
     with monkeypatch.context() as patch:
         patch.setattr(BitmapFont, "draw", spy)
-        box.app.render()
+        box.app.panel.render()
     return drawn
 
 
@@ -86,10 +86,10 @@ def test_nobody_is_ticked_for_tch_until_they_said_it(walked):
     box = walked("tch")
     screen = box.screen
     assert screen.title.startswith("Who said tch?") and screen.checked == [False]
-    before = [p.coins for p in box.app.session.state.players]
+    before = [p.coins for p in box.app.play.session.state.players]
     run_steps(box, ("DOWN", "OK"))                                   # straight to Done
-    assert box.app.session.actions[-1]["tch"] == []
-    s = box.app.session.state
+    assert box.app.play.session.actions[-1]["tch"] == []
+    s = box.app.play.session.state
     assert s.phase == "queue" and s.players[0].coins == before[0]   # Ana kept quiet
     assert s.players[1].table == 1
 
@@ -97,8 +97,8 @@ def test_nobody_is_ticked_for_tch_until_they_said_it(walked):
 def test_a_player_ticked_for_tch_earns_one_coin(walked):
     """"... may make a 'tch' sound and earn 1 coin": OK ticks Ana, Done pays her 1 coin."""
     box = walked("tch", "OK", "DOWN", "OK")
-    assert box.app.session.actions[-1]["tch"] == [0]
-    assert box.app.session.state.players[0].coins == 1
+    assert box.app.play.session.actions[-1]["tch"] == [0]
+    assert box.app.play.session.state.players[0].coins == 1
 
 
 # ----- the Queue: the turn first, the drinks a press away --------------------------------------
@@ -107,15 +107,15 @@ def test_the_queue_opens_on_whose_turn_and_what_to_do(walked, monkeypatch):
     """Ben's turn at Table 1: his name and table, his dice and coins, and what the table does
     now ("Table 1 gains 1 coin" from the pile); the drinks wait behind ▼."""
     box = walked("queue")
-    assert not box.app.game_root.drinks_open
+    assert not box.app.stack.game_root.drinks_open
     drawn = texts(box, monkeypatch)
     assert {"Ben · Table 1", "1 die left", "1¤", "Take 1¤ from the pile"} <= set(drawn)
-    assert "Cola" not in drawn and box.app.game_root.hint == "▼ drinks  ◆ next player"
+    assert "Cola" not in drawn and box.app.stack.game_root.hint == "▼ drinks  ◆ next player"
 
 
 def test_down_ok_up_and_back_move_between_the_turn_and_the_drinks(walked, monkeypatch):
     box = walked("queue")
-    root = box.app.game_root
+    root = box.app.stack.game_root
     run_steps(box, ("DOWN",))
     assert root.drinks_open and root.selected == 0
     drawn = texts(box, monkeypatch)
@@ -134,7 +134,7 @@ def test_down_ok_up_and_back_move_between_the_turn_and_the_drinks(walked, monkey
 
 def test_the_next_player_starts_on_their_turn_not_the_drinks(walked):
     box = walked("queue", "DOWN", "ACTION")
-    assert rules.current(box.app.session.state) == 2 and not box.app.game_root.drinks_open
+    assert rules.current(box.app.play.session.state) == 2 and not box.app.stack.game_root.drinks_open
 
 
 def test_table_88_puts_the_pot_coin_from_the_pile(walked, monkeypatch):
@@ -150,14 +150,14 @@ def test_the_discount_left_is_said_in_words(walked, monkeypatch):
     """"Table 2 gives a 1 dice discount": Cai at Table 2 sees "1 die discount left", not "Off 1";
     once spent on a drink it is gone from the screen."""
     box = walked("queue", "+1", "ACTION", "OK")   # OK: Ben takes his coin
-    s = box.app.session.state
+    s = box.app.play.session.state
     assert s.players[rules.current(s)].table == 2 and s.discount == 1
     drawn = texts(box, monkeypatch)
     assert "1 die discount left" in drawn and not any("Off" in text for text in drawn)
     run_steps(box, ("OK", "DOWN", "OK"))     # Bandung: 1 die less the discount, 0 dice to pay
-    assert box.app.session.state.players[2].drinks == ("bandung",)
+    assert box.app.play.session.state.players[2].drinks == ("bandung",)
     run_steps(box, ("+3", "BACK"))
-    assert box.app.session.state.discount == 0
+    assert box.app.play.session.state.discount == 0
     assert not any("discount" in text for text in texts(box, monkeypatch))
 
 
@@ -169,7 +169,7 @@ def test_counts_say_one_coin_and_one_die(walked, monkeypatch):
     box = walked("queue-pay")
     assert box.screen.options == ["1 die", "1 coin"]
     run_steps(box, ("OK",))
-    assert box.app.screens.toast_lines == ["Bandung", "bought, paid 1 die"]
+    assert box.app.stack.toast_lines == ["Bandung", "bought, paid 1 die"]
     cai = walked("queue", "+1", "ACTION", "OK", "OK", "DOWN", "DOWN", "DOWN", "OK")   # Kopi O: Cai has 0¤
     assert cai.screen.lines == ["Kopi O", "needs 1 coin, has 0"]
 
@@ -202,13 +202,13 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
     box = render("makan-wide-drinks", ("game:makan", "OK", "OK", *picks, *seats, "OK", "OK",
                                        "+1", "ACTION", "OK"))
     try:
-        s = box.app.session.state
+        s = box.app.play.session.state
         assert len(rules.visible_slots(s, rules.current(s))) == 5
         monkeypatch.setattr(BitmapFont, "fit", strict)
         for _ in range(5):
             run_steps(box, ("DOWN",))
-            box.app.render()
-        assert box.app.game_root.drinks_open and cut == []
+            box.app.panel.render()
+        assert box.app.stack.game_root.drinks_open and cut == []
     finally:
         box.close()
 
@@ -234,7 +234,7 @@ def test_a_jump_says_who_moves_where_and_waits_for_ok(walked):
     run_steps(box, ("+5", "ACTION"))
     assert box.screen.title == "Makan R1 · Jump"
     run_steps(box, ("OK",))
-    assert box.screen is box.app.game_root and box.app.session.state.phase == "queue"
+    assert box.screen is box.app.stack.game_root and box.app.play.session.state.phase == "queue"
 
 
 def test_an_empty_pile_says_who_gets_nothing(tmp_path, monkeypatch):
@@ -283,7 +283,7 @@ def test_a_refused_buy_waits_for_ok(walked):
     run_steps(box, ("+10", "ACTION"))
     assert box.screen.title == "Makan R1 · Refused"
     run_steps(box, ("OK",))
-    assert box.screen is box.app.game_root and box.app.game_root.drinks_open
+    assert box.screen is box.app.stack.game_root and box.app.stack.game_root.drinks_open
 
 
 def test_a_gain_taken_is_not_offered_again_after_an_undone_buy(walked, monkeypatch):
@@ -293,7 +293,7 @@ def test_a_gain_taken_is_not_offered_again_after_an_undone_buy(walked, monkeypat
     box = walked("queue")
     assert "Take 1¤ from the pile" in texts(box, monkeypatch)
     run_steps(box, ("DOWN", "DOWN", "OK", "OK"))        # Bandung, paid with his die
-    assert box.app.session.state.players[1].drinks == ("bandung",)
+    assert box.app.play.session.state.players[1].drinks == ("bandung",)
     box.press("BACK", long=True)
     drawn = texts(box, monkeypatch)
     assert "✓ Took 1¤ from pile" in drawn and "Take 1¤ from the pile" not in drawn
@@ -308,7 +308,7 @@ def test_two_quick_presses_end_one_turn(walked):
     box.press("ACTION")                               # Cai's turn ends (he spent every die)
     box.advance(0.2)
     box.press("ACTION")
-    assert rules.current(box.app.session.state) == 3 and box.beeps()[-1] == "error"
+    assert rules.current(box.app.play.session.state) == 3 and box.beeps()[-1] == "error"
     box.advance(1.0)
     box.press("ACTION")
     assert box.screen.lines[0] == "Dee:"              # her turn ended: take 3 coins
@@ -325,8 +325,8 @@ def test_dealt_drinks_are_never_split_over_two_lines(monkeypatch):
     box = render("makan-rush-deal", SPEC.screens.walk["rush-deal"])
     try:
         drawn = texts(box, monkeypatch)
-        dealt = [c.drink for c in box.app.session.state.row if c.owner is None]
-        book = box.app.session.state.book
+        dealt = [c.drink for c in box.app.play.session.state.row if c.owner is None]
+        book = box.app.play.session.state.book
         shown = [n for text in drawn for n in text.split(", ")]
         assert all(book.by_key[d].name in shown for d in dealt)
     finally:

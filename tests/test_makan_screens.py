@@ -7,7 +7,7 @@ from companion.simulator.walk import run_steps
 
 
 def state(box) -> rules.State:
-    return box.app.session.state
+    return box.app.play.session.state
 
 
 def press(box, *buttons: str) -> None:
@@ -32,7 +32,7 @@ def test_a_round_by_buttons_with_undo(box):
     press(box, "OK", "OK", "OK", "UP", "UP", "OK")
     assert (state(box).players[0].table, state(box).players[0].dice) == (1, 2)
     box.press("BACK", long=True)
-    assert state(box).players[0].table is None and box.screen is box.app.game_root
+    assert state(box).players[0].table is None and box.screen is box.app.stack.game_root
     press(box, "OK", "OK", "OK", "UP", "UP", "OK")
     # Ben: Table 2 with 1 die; Cai: Table 3; Dee is last and takes Table 88 with 3 dice.
     press(box, "OK", "OK", "OK", "UP", "OK")
@@ -84,14 +84,14 @@ def test_a_round_by_buttons_with_undo(box):
 
 
 def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
-    """Drinks dealt from the box's deck come from app.rng, are recorded in the action, and a
+    """Drinks dealt from the box's deck come from app.table.rng, are recorded in the action, and a
     long BACK does not take the deal back (chance is not undoable)."""
     press(box, "game:makan", "menu:Drinks", "menu:Start")
     assert state(box).deal
     press(box, "OK")
     s = state(box)
     assert s.phase == "rush" and len(s.row) == 5 and sum(s.deck) == 36 - 5
-    last = box.app.session.actions[-1]
+    last = box.app.play.session.actions[-1]
     assert last["type"] == "deal" and last["drinks"] == [c.drink for c in s.row[:4]]
     box.press("BACK", long=True)
     assert state(box) is s and box.beeps()[-1] == "error"
@@ -100,15 +100,15 @@ def test_virtual_deal_is_drawn_by_the_box_and_not_undone(box):
 def undo_restores(box, undone: str, *buttons: str) -> None:
     """Press ``buttons`` (one action), check it was taken, hold BACK, check it is gone and the
     toast says who did what ("Undone: " + ``undone``); redo."""
-    before, count = state(box), len(box.app.session.actions)
+    before, count = state(box), len(box.app.play.session.actions)
     press(box, *buttons)
-    assert len(box.app.session.actions) == count + 1, buttons
+    assert len(box.app.play.session.actions) == count + 1, buttons
     box.press("BACK", long=True)
-    assert state(box) == before and len(box.app.session.actions) == count
-    assert " ".join(box.app.screens.toast_lines) == f"Undone: {undone}"
-    assert box.screen is box.app.game_root
+    assert state(box) == before and len(box.app.play.session.actions) == count
+    assert " ".join(box.app.stack.toast_lines) == f"Undone: {undone}"
+    assert box.screen is box.app.stack.game_root
     press(box, "+3", *buttons)
-    assert len(box.app.session.actions) == count + 1
+    assert len(box.app.play.session.actions) == count + 1
 
 
 def test_long_back_undoes_every_kind_of_step(box):
@@ -128,15 +128,15 @@ def test_long_back_undoes_every_kind_of_step(box):
     while state(box).phase != "scoring":
         s = state(box)
         if s.phase == "reveal":
-            app.dispatch({"type": "reveal", "drinks": ["cola"] * 4, "private": "cola"})
+            app.table.dispatch({"type": "reveal", "drinks": ["cola"] * 4, "private": "cola"})
         elif s.phase == "rush":
-            app.dispatch({"type": "seat", "player": rules.unseated(s)[0], "dice": 0,
+            app.table.dispatch({"type": "seat", "player": rules.unseated(s)[0], "dice": 0,
                           "table": rules.free_tables(s)[0]})
         elif s.phase == "jumps":
-            app.dispatch({"type": "jump", "go": False})
+            app.table.dispatch({"type": "jump", "go": False})
         else:
-            app.dispatch({"type": "end_turn"})
-    app.game_root.on_state_changed()
+            app.table.dispatch({"type": "end_turn"})
+    app.stack.game_root.on_state_changed()
     undo_restores(box, "Ana's score", "OK", "UP", "UP", "UP", "OK")    # 3 food points
     assert state(box).players[0].score is not None
 
@@ -151,7 +151,7 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
     sim = SimBox(tmp_path / "state", cfg=cfg)
     try:
         press(sim, "game:makan", "OK")
-        first = sim.app.session.actions[0]
+        first = sim.app.play.session.actions[0]
         assert first["options"]["push"] == "swap" and first["options"]["coin_supply"] == 0
         assert state(sim).options.push == "swap"
     finally:
@@ -161,12 +161,12 @@ def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
 def test_sub_screens_name_the_game_and_round(box):
     """UX: the title bar says where we are, also on the questions a step asks."""
     press(box, "game:makan", "OK", "OK")
-    assert box.app.stack[-1].title == "Makan R1 · Drinks"
+    assert box.app.stack.screens[-1].title == "Makan R1 · Drinks"
     press(box, "OK", "OK", "OK", "OK", "OK")            # four drinks and the private one
     press(box, "OK")
-    assert box.app.stack[-1].title == "Makan R1 · Rush"
+    assert box.app.stack.screens[-1].title == "Makan R1 · Rush"
     press(box, "OK")
-    assert box.app.stack[-1].title == "Makan R1 · Seat"
+    assert box.app.stack.screens[-1].title == "Makan R1 · Seat"
 
 
 def test_config_fields_are_the_rules_options():
@@ -191,10 +191,10 @@ def test_undoing_the_setup_leaves_no_game_behind(box):
     assert state(box).phase == "reveal"
     box.press("BACK", long=True)
     app = box.app
-    assert app.session is None and isinstance(box.screen, SetupScreen)
-    assert " ".join(app.screens.toast_lines).startswith("Undone: ")
-    assert app.saved_games() == [] and app.journal.history() == []
-    assert app.journal.read("SELECT COUNT(*) FROM game_players") == [(0,)]
-    assert app.journal.roster()[:2] == ["Ana", "Ben"]      # the names stay offered
+    assert app.play.session is None and isinstance(box.screen, SetupScreen)
+    assert " ".join(app.stack.toast_lines).startswith("Undone: ")
+    assert app.play.saved_games() == [] and app.play.journal.history() == []
+    assert app.play.journal.read("SELECT COUNT(*) FROM game_players") == [(0,)]
+    assert app.play.journal.roster()[:2] == ["Ana", "Ben"]      # the names stay offered
     press(box, "OK")
-    assert state(box).phase == "reveal" and len(app.journal.history()) == 1
+    assert state(box).phase == "reveal" and len(app.play.journal.history()) == 1

@@ -38,7 +38,7 @@ def test_typed_in_dice_show_the_keep_and_each_skewers_chance(box):
     """"the player enters them with the buttons (UP/DOWN cycles faces, OK next die); the screen
     shows the keep to make (dice marked) and, per skewer, the chance in percent"."""
     run_steps(box, SPEC.screens.walk["cross"])
-    actions, state = list(box.app.session.actions), box.app.session.state
+    actions, state = list(box.app.play.session.actions), box.app.play.session.state
     run_steps(box, ODDS[len(SPEC.screens.walk["cross"]):])
     screen = box.screen
     assert isinstance(screen, OddsScreen) and screen.coach.white == TYPED
@@ -61,7 +61,7 @@ def test_typed_in_dice_show_the_keep_and_each_skewers_chance(box):
     box.press("BACK")                            # out of the coach, to the game
     assert box.screen.view == "cross"
     # it never plays for the player: no action, the same state
-    assert box.app.session.actions == actions and box.app.session.state == state
+    assert box.app.play.session.actions == actions and box.app.play.session.state == state
 
 
 def test_entering_dice_cycles_faces_and_the_red_die_and_rerolls(box):
@@ -97,7 +97,7 @@ def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
     assert play.coach.weights() is None          # no sheet entered: "most likely" is best
     box.press("UP")
     assert isinstance(box.screen, MySheetScreen)
-    sheet = box.app.session.state.options.sheet
+    sheet = box.app.play.session.state.options.sheet
     assert play.coach.hearts == [row.hearts[0] for row in sheet.rows]
     box.press("DOWN")
     box.press("OK")
@@ -123,12 +123,12 @@ def test_my_sheet_marks_a_row_in_two_presses_and_weighs_the_odds(box, tmp_path):
     run_steps(box, ODDS[len(SPEC.screens.walk["cross"]):])
     assert box.screen.table == odds.table(TYPED, None, 1, weights)
     # kept in the state directory for this game: a restart finds it again
-    saved = json.loads((box.app.state_dir / COACH_FILE).read_text())
-    assert saved["game"] == box.app.session.game_id and saved["hearts"] == play.coach.hearts
-    again = Coach(box.app)
+    saved = json.loads((box.app.table.state_dir / COACH_FILE).read_text())
+    assert saved["game"] == box.app.play.session.game_id and saved["hearts"] == play.coach.hearts
+    again = Coach(box.app.table)
     assert (again.hearts, again.marked, again.cost_halves) == (
         play.coach.hearts, play.coach.marked, 1)
-    assert len(box.app.session.actions) == 2     # setup and Arthur's roll: nothing journaled
+    assert len(box.app.play.session.actions) == 2     # setup and Arthur's roll: nothing journaled
 
 
 def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
@@ -140,7 +140,7 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     from tests.test_screens import shown
 
     play = at_cross(box)
-    sheet = box.app.session.state.options.sheet
+    sheet = box.app.play.session.state.options.sheet
     box.press("UP")
     screen = box.screen
     assert isinstance(screen, MySheetScreen)
@@ -153,11 +153,11 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
     assert box.screen.options == ["I marked it", "Mine shows other ♥"]
     assert box.screen.prompt == f"Pair: 1st {sheet.rows[0].hearts[0]}♥"
     box.press("OK")
-    assert box.app.screens.toast_lines == ["Pair: next is", f"2nd {sheet.rows[0].hearts[1]}♥"]
+    assert box.app.stack.toast_lines == ["Pair: next is", f"2nd {sheet.rows[0].hearts[1]}♥"]
     assert play.coach.marked[0] == 1
     for _ in range(len(sheet.rows[0].hearts)):   # the whole row marked: its end value is next
         play.coach.marked_one(0)
-    box.app.pop()
+    box.app.table.pop()
     box.press("UP")
     assert box.screen.items[0].detail == f"end {sheet.rows[0].end}♥"
     for _ in range(len(box.screen.items) - 1):   # down to the cost row: it fits as well
@@ -172,19 +172,19 @@ def test_my_sheet_says_in_table_words_what_to_do(box, monkeypatch):
 def test_a_damaged_coach_file_starts_afresh(box):
     """Bad input loses nothing: an unreadable sheet file is left aside, the odds still work."""
     play = at_cross(box)
-    bad = {"game": box.app.session.game_id, "hearts": [1, True], "marked": [], "cost_halves": 0}
-    (box.app.state_dir / COACH_FILE).write_text(json.dumps(bad))
-    coach = Coach(box.app)
+    bad = {"game": box.app.play.session.game_id, "hearts": [1, True], "marked": [], "cost_halves": 0}
+    (box.app.table.state_dir / COACH_FILE).write_text(json.dumps(bad))
+    coach = Coach(box.app.table)
     assert coach.weights() is None and coach.hearts == play.coach.hearts
 
 
 def test_the_coach_without_a_game_knows_no_sheet_and_names_no_fruit(box):
     """Built with no game in play, the coach keeps no file, weighs nothing by a sheet and names
     each red face as a tile that names none would ("Stand-in 1"), never by a guessed fruit."""
-    assert box.app.session is None
-    coach = Coach(box.app)
+    assert box.app.play.session is None
+    coach = Coach(box.app.table)
     coach.changed()                              # nothing to keep it for: no file written
-    assert coach.layout == () and not (box.app.state_dir / COACH_FILE).exists()
+    assert coach.layout == () and not (box.app.table.state_dir / COACH_FILE).exists()
     assert coach.names["fruit1"] == "Stand-in 1" and coach.names["marshmallow"] == "Marshmallow"
 
 
@@ -198,11 +198,11 @@ def test_the_sensors_dice_give_the_odds_at_once_and_follow_a_reroll(tmp_path, se
         pump_until(box, lambda: app.sensor.online)
         run_steps(box, ("game:miams", "menu:Start"))
         sim.do("settle - - - - - fruit4")        # Arthur's red die
-        pump_until(box, lambda: app.session.state.phase == "player")
+        pump_until(box, lambda: app.play.session.state.phase == "player")
         box.press("OK")
         sim.do("settle fruit1 fruit1 fruit3 cross fruit5 -")
         pump_until(box, lambda: box.screen.view == "dice")
-        actions = list(app.session.actions)
+        actions = list(app.play.session.actions)
         box.press("DOWN")
         screen = box.screen
         assert isinstance(screen, OddsScreen) and screen.table == odds.table(TYPED, None, 1)
@@ -210,7 +210,7 @@ def test_the_sensors_dice_give_the_odds_at_once_and_follow_a_reroll(tmp_path, se
         pump_until(box, lambda: screen.coach.white[2] == "fruit1")
         assert screen.table == odds.table(["fruit1"] * 4 + ["fruit5"], None, 0)
         assert screen.title == "Miams · 0 rerolls"
-        assert app.session.actions == actions
+        assert app.play.session.actions == actions
     finally:
         box.close()
         sim.close()
@@ -221,7 +221,7 @@ def test_arthurs_sheet_a_row_a_page(box):
     page through the six rows, OK goes back."""
     run_steps(box, ("game:miams", "menu:Start", "ACTION"))
     play = box.screen
-    circled = box.app.session.state.last.marks[0].row
+    circled = box.app.play.session.state.last.marks[0].row
     box.press("DOWN")
     assert play.view == "arthur-sheet" and play.page == 1 + circled
     box.press("DOWN")
@@ -245,7 +245,7 @@ def test_first_player_reads_as_a_fact_not_a_choice(box, monkeypatch):
         box.press("DOWN")
     assert setup.items[setup.selected].label == "Track my sheet"
     run_steps(box, ("menu:Start game",))
-    assert box.app.session.actions[0]["type"] == "setup"
+    assert box.app.play.session.actions[0]["type"] == "setup"
 
 
 def test_the_warm_up_while_typing_changes_no_odds():

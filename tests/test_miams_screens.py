@@ -23,11 +23,11 @@ def started(box, *steps: str) -> PlayScreen:
 
 
 def state(box) -> rules.State:
-    return box.app.session.state
+    return box.app.play.session.state
 
 
 def actions(box) -> list[dict]:
-    return box.app.session.actions
+    return box.app.play.session.actions
 
 
 def test_setup_journals_difficulty_and_sheet_data(box):
@@ -127,10 +127,10 @@ def test_sensor_red_die_is_arthurs_roll(box):
     """A settled red die on the dice sensor is recorded like a box roll; an unreadable one is
     refused and changes nothing."""
     screen = started(box)
-    box.app.post(DiceSettled(faces=("fruit1", None), kinds=("white", "red")))
+    box.app.events.put(DiceSettled(faces=("fruit1", None), kinds=("white", "red")))
     box.app.pump()
     assert len(actions(box)) == 1 and "error" in box.beeps()
-    box.app.post(DiceSettled(faces=("cross", "fruit4"), kinds=("white", "red")))
+    box.app.events.put(DiceSettled(faces=("cross", "fruit4"), kinds=("white", "red")))
     box.app.pump()
     assert actions(box)[-1] == {"type": "roll", "face": "fruit4", "source": "sensor"}
     assert screen.view == "turn"
@@ -157,7 +157,7 @@ def test_refused_undo_names_arthurs_roll(box):
     started(box)
     box.press("ACTION")
     box.press("BACK", long=True)
-    assert " ".join(box.app.screens.toast_lines) == "Can't undo: Arthur's roll"
+    assert " ".join(box.app.stack.toast_lines) == "Can't undo: Arthur's roll"
 
 
 @pytest.mark.parametrize("name", sorted(SPEC.screens.walk))
@@ -190,7 +190,7 @@ def test_bad_configured_sheet_is_named_and_the_stand_in_offered(bad_sheet_box):
     assert {item.label: item.detail for item in screen.items}["Sheet"] == "stand-in"
     assert_golden(box.frame(), "miams-bad-sheet")
     run_steps(box, ("menu:Start",))
-    assert box.app.session.actions[0]["sheet"]["stand_in"] is True
+    assert box.app.play.session.actions[0]["sheet"]["stand_in"] is True
 
 
 def test_missing_configured_sheet_says_missing(tmp_path):
@@ -212,7 +212,7 @@ def test_sensor_reads_back_the_players_dice_and_presets_the_crosses(box):
     box.press("ACTION")            # Arthur's box roll
     box.press("OK")                # "cross one space on your sheet"
     kinds = ("white",) * 5 + ("red",)
-    box.app.post(DiceSettled(faces=("cross", "fruit2", "cross", "fruit2", None, "marshmallow"),
+    box.app.events.put(DiceSettled(faces=("cross", "fruit2", "cross", "fruit2", None, "marshmallow"),
                              kinds=kinds))
     box.app.pump()
     assert screen.view == "dice" and box.screen is screen
@@ -221,7 +221,7 @@ def test_sensor_reads_back_the_players_dice_and_presets_the_crosses(box):
     count = len(actions(box))
     box.press("OK")                # the stepper, preset to the 2 crosses
     assert box.screen.value == 2
-    box.app.post(DiceSettled(faces=("cross",) * 3 + ("fruit1",) * 2 + ("fruit1",), kinds=kinds))
+    box.app.events.put(DiceSettled(faces=("cross",) * 3 + ("fruit1",) * 2 + ("fruit1",), kinds=kinds))
     box.app.pump()                 # a re-roll while the stepper is open follows the dice
     assert box.screen.value == 3
     box.press("DOWN")              # the player may change it
@@ -252,7 +252,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     run_steps(box, STARTED)
     for turn in range(1, 41):
         run_steps(box, ("ACTION",))
-        state = box.app.session.state
+        state = box.app.play.session.state
         if state.arthur.hearts >= 50:
             break
         assert box.screen.title.startswith("Miams · Arthur #")
@@ -261,10 +261,10 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
         assert any(text.endswith(("st space", "nd space", "rd space", "th space", "row full"))
                    for text in drawn)
         run_steps(box, quiet_turns(1, turn)[1:])
-    assert box.app.session.state.arthur.hearts >= 50
+    assert box.app.play.session.state.arthur.hearts >= 50
     assert box.screen.title == "Miams · last turn!"
     # every screen of that turn says so, and the phone's live view too
-    assert SPEC.rules.describe(box.app.session.state) == f"your last turn {turn}"
+    assert SPEC.rules.describe(box.app.play.session.state) == f"your last turn {turn}"
     box.press("OK")
     drawn, cut = shown(box, monkeypatch)
     assert box.screen.title == "Miams · last turn!" and "Then your last turn!" in drawn
@@ -272,7 +272,7 @@ def test_the_players_last_turn_is_announced(box, monkeypatch):
     box.press("OK")
     assert box.screen.title == "Miams · last turn!"      # the crosses on the dice
     box.press("OK")                                       # the game ends whatever the track
-    assert box.app.session.state.phase == "score"
+    assert box.app.play.session.state.phase == "score"
     assert actions(box)[-1] == {"type": "player", "crosses": 0, "filled": False}
 
 
@@ -336,7 +336,7 @@ def test_the_red_die_is_named_as_the_table_named_its_fruits(tmp_path, monkeypatc
         box.press("OK")
         drawn, _ = shown(box, monkeypatch)
         assert "Red die: Strawberry" in drawn and "Full house: 1st space" in drawn
-        game = box.app.session
+        game = box.app.play.session
         view = live.data(game.state, SPEC.rules, [])
         assert view["roll_words"] == "Strawberry → Full house"
         assert ("Roll", "Strawberry → Full house") in view["board"]["facts"]
@@ -379,7 +379,7 @@ def test_crosses_that_would_not_fit_the_toast_are_counted(box):
         assert all(SMALL.width(line) <= TOAST_LINE for line in gift_text(gift))
     started(box)
     run_steps(box, ("ACTION", "OK", "OK", "UP", "UP", "UP", "UP", "UP", "OK"))  # five crosses
-    assert tuple(box.app.screens.toast_lines) == gift_text(state(box).gift)
+    assert tuple(box.app.stack.toast_lines) == gift_text(state(box).gift)
 
 
 def test_a_full_row_never_reads_as_a_bare_count(box, monkeypatch):

@@ -174,7 +174,7 @@ def test_a_bad_sheet_in_the_folder_is_left_off_and_miams_still_opens(tmp_path):
     sim = SimBox(tmp_path / "box", cfg=config.load(conf))
     try:
         run_steps(sim, ("game:miams",))
-        assert [p.name for p in sim.app.stack[-1].sheets] == ["default.toml", "good.toml"]
+        assert [p.name for p in sim.app.stack.screens[-1].sheets] == ["default.toml", "good.toml"]
     finally:
         sim.close()
 

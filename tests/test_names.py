@@ -33,7 +33,7 @@ def type_name(box: SimBox, name: str) -> None:
 
 
 def names_of(box: SimBox) -> list[str]:
-    return [p.name for p in box.app.session.state.players]
+    return [p.name for p in box.app.play.session.state.players]
 
 
 def test_a_typed_name_plays_and_is_offered_first_at_the_next_setup_after_a_restart(tmp_path):
@@ -52,7 +52,7 @@ def test_a_typed_name_plays_and_is_offered_first_at_the_next_setup_after_a_resta
     box.close()
 
     box = SimBox(tmp_path)  # the box restarted: the roster comes from the journal
-    assert box.app.games.roster_names()[:4] == ["Zed", "Ben", "Cai", "Dee"], "last game, seat order"
+    assert box.app.table.games.roster_names()[:4] == ["Zed", "Ben", "Cai", "Dee"], "last game, seat order"
     run_steps(box, SETUP)
     assert box.screen.names() == ["Zed", "Ben", "Cai", "Dee"]
     run_steps(box, ("menu:Names", "OK"))
@@ -61,12 +61,12 @@ def test_a_typed_name_plays_and_is_offered_first_at_the_next_setup_after_a_resta
 
 
 def toast(box: SimBox) -> str:
-    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
+    return " ".join(box.app.stack.toast_lines) if box.app.stack.toast_lines else ""
 
 
 def test_a_recent_name_is_picked_and_a_duplicate_refused(tmp_path):
     box = SimBox(tmp_path)
-    journal = box.app.journal
+    journal = box.app.play.journal
     journal.record_players(journal.new_game("makan"), ["Ivy", "Omar", "Rex"])
     run_steps(box, (*SETUP, "menu:Players", "DOWN", "DOWN", "OK"))
     assert box.screen.names() == ["Ivy", "Omar"], "the last players first"
@@ -96,7 +96,7 @@ def test_a_recent_name_is_picked_and_a_duplicate_refused(tmp_path):
 
 def test_the_wheel_repeats_while_held_and_stops_at_the_length_limit(tmp_path):
     box = SimBox(tmp_path, journal=False)
-    assert box.app.games.roster_names() == []
+    assert box.app.table.games.roster_names() == []
     run_steps(box, (*SETUP, "menu:Names", "OK", "UP", "OK"))
     box.hold("DOWN", 1.0)   # one step as it goes down, then the repeats of the decoder
     assert box.screen.index >= 4, "a held DOWN turns the wheel on by itself"
@@ -122,7 +122,7 @@ def test_the_setup_keeps_its_choices_when_the_table_backs_out(tmp_path):
     box = SimBox(tmp_path)
     run_steps(box, (*SETUP, "menu:Players", "UP", "OK", "menu:Drinks"))
     run_steps(box, ("BACK",))
-    assert len(box.app.stack) == 1, "back on the home menu"
+    assert len(box.app.stack.screens) == 1, "back on the home menu"
     run_steps(box, SETUP)
     assert box.screen.count == 5
     assert [(i.label, i.detail) for i in box.screen.items[1:5]] == [
@@ -138,11 +138,11 @@ def test_box_deals_refuses_a_deck_too_small_at_setup(tmp_path):
     cfg = box_config.parse({"games": {"makan": {"drinks": str(path)}}})
     box = SimBox(tmp_path / "state", cfg)
     run_steps(box, (*SETUP, "menu:Drinks", "menu:Start"))
-    assert isinstance(box.screen, SetupScreen) and box.app.session is None
+    assert isinstance(box.screen, SetupScreen) and box.app.play.session is None
     assert toast(box) == "Deck has 10 drinks, 25 needed (5 rounds)"
     assert box.beeps()[-1] == "error"
     run_steps(box, ("menu:Drinks", "menu:Start"))     # typed in by hand, the deck is not used
-    assert box.app.session is not None
+    assert box.app.play.session is not None
 
 
 def _version_1_journal(tmp_path) -> None:

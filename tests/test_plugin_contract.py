@@ -84,7 +84,7 @@ def test_the_doctor_and_about_name_the_contract_of_a_game_left_out(tmp_path, mon
     assert finding.level == FAIL and f"plugin contract {CONTRACT + 1}" in finding.detail
     box = SimBox(tmp_path / "state")
     try:
-        lines = AboutScreen(box.app).lines()
+        lines = AboutScreen(box.app.table).lines()
     finally:
         box.close()
     shown = " ".join(line.strip() for line in lines[lines.index("Left out: oldtally"):])

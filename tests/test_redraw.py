@@ -24,7 +24,7 @@ def test_a_wake_with_nothing_to_do_draws_nothing(box, monkeypatch):
     assert calls[0] == 0
     box.press("DOWN")
     assert calls[0] >= 1
-    assert box.app.stack[-1].selected == 1
+    assert box.app.stack.screens[-1].selected == 1
 
 
 def test_the_cafe_clock_is_redrawn_each_second_and_only_then(box, monkeypatch):
@@ -34,3 +34,12 @@ def test_the_cafe_clock_is_redrawn_each_second_and_only_then(box, monkeypatch):
     box.advance(5.0)
     assert box.app.hardware.display.frames_written - written == 5  # one frame a second
     assert calls[0] == 5
+
+
+def test_a_press_that_changes_the_screen_draws_one_frame(box, monkeypatch):
+    """The down edge of a button that acts on release changes nothing: only its release draws."""
+    first = box.screen
+    calls = count_composes(monkeypatch)
+    box.press("OK")  # the home menu opens its first entry on release
+    assert box.screen is not first
+    assert calls[0] == 1

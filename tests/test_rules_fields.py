@@ -181,9 +181,9 @@ def test_the_box_writes_the_game_into_the_setup(tmp_path, game):
     try:
         run_steps(box, {"makan": ("game:makan", "OK"), "cafe": ("game:cafe", "menu:Start"),
                         "miams": ("game:miams", "menu:Start")}[game])
-        session = box.app.session
+        session = box.app.play.session
         assert session is not None and session.spec.key == game
         assert session.actions[0]["type"] == "setup" and session.actions[0]["game"] == game
-        assert box.app.journal.load(session.game_id).actions[0]["game"] == game
+        assert box.app.play.journal.load(session.game_id).actions[0]["game"] == game
     finally:
         box.close()

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.box.session import RETRY_S
+from companion.box.play import RETRY_S
 from companion.games.catalog import GAMES
 from companion.saved_games import when_text
 from companion.simulator.simbox import SimBox
@@ -31,7 +31,7 @@ def tallies(monkeypatch):
 
 
 def start(box: SimBox, spec=SPEC) -> None:
-    box.app.games.start(spec.key)
+    box.app.table.games.start(spec.key)
     box.app.pump()
 
 
@@ -42,11 +42,11 @@ def leave(box: SimBox) -> None:
 
 
 def toast(box: SimBox) -> str:
-    return " ".join(box.app.screens.toast_lines) if box.app.screens.toast_lines else ""
+    return " ".join(box.app.stack.toast_lines) if box.app.stack.toast_lines else ""
 
 
 def fill_disk(box: SimBox) -> None:
-    journal = box.app.journal
+    journal = box.app.play.journal
     pages = journal._disk.execute("PRAGMA page_count").fetchone()[0]
     journal._disk.execute(f"PRAGMA max_page_count = {pages}")
     for _ in range(600):
@@ -61,21 +61,21 @@ def test_after_a_full_disk_the_journal_comes_back_by_itself_and_says_so(tmp_path
     box = SimBox(tmp_path)
     start(box)
     fill_disk(box)
-    assert "⚠" in box.app.status_icons()
+    assert "⚠" in box.app.panel.status_icons()
     assert toast(box) == "Disk full: play kept in memory"
     for _ in range(25):
         box.press("ACTION")
-    assert status_text(box.app.journal.status) == "disk full: 26 held"
-    box.app.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
+    assert status_text(box.app.play.journal.status) == "disk full: 26 held"
+    box.app.play.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
     box.advance(RETRY_S + 0.1)  # no press needed: the loop retries
     assert toast(box) == "Journal back: 26 actions saved"
-    assert "⚠" not in box.app.status_icons()
-    played = box.app.session.state
+    assert "⚠" not in box.app.panel.status_icons()
+    played = box.app.play.session.state
     box.close()
     box = SimBox(tmp_path)
     try:
         box.press("OK")
-        assert box.app.session.state == played
+        assert box.app.play.session.state == played
     finally:
         box.close()
 
@@ -83,14 +83,14 @@ def test_after_a_full_disk_the_journal_comes_back_by_itself_and_says_so(tmp_path
 def test_the_journal_warning_is_not_replaced_by_the_undo_message(box):
     start(box)
     box.press("ACTION")
-    box.app.journal._disk.execute("PRAGMA query_only = 1")  # the card turns read-only
+    box.app.play.journal._disk.execute("PRAGMA query_only = 1")  # the card turns read-only
     box.press("BACK", long=True)  # an undo whose write fails
     assert toast(box) == "Read-only: play kept in memory"
     box.press("DOWN")  # a press does not dismiss it either
     assert toast(box) == "Read-only: play kept in memory"
     box.advance(4.1)
     assert toast(box) == "Undone: add 1", "the undo's message follows the warning"
-    assert "⚠" in box.app.status_icons()
+    assert "⚠" in box.app.panel.status_icons()
 
 
 # ----- 2. a journal that cannot be written still offers its saved game: see
@@ -111,7 +111,7 @@ def test_a_lost_wal_costs_only_the_stage_in_play_and_the_box_names_it(tmp_path):
     try:
         assert toast(box) == "Log gone: play after round 1 may be lost"
         box.press("OK")
-        assert box.app.session.state == 3, "only the play since the last round's end is gone"
+        assert box.app.play.session.state == 3, "only the play since the last round's end is gone"
     finally:
         box.close()
 
@@ -120,11 +120,11 @@ def test_the_about_screen_names_the_kept_damaged_journal(tmp_path):
     (tmp_path / "journal.db").write_bytes(b"this is not a database" * 100)
     box = SimBox(tmp_path)
     try:
-        kept = box.app.journal.startup.kept
+        kept = box.app.play.journal.startup.kept
         assert kept in toast(box), "the start-up notice names the kept file whole"
         from companion.screens.system import AboutScreen
 
-        lines = AboutScreen(box.app).lines()
+        lines = AboutScreen(box.app.table).lines()
         assert f" {kept}" in lines and "Journal: ok" in lines
     finally:
         box.close()
@@ -149,8 +149,8 @@ def test_starting_another_game_keeps_the_first_and_either_resumes(tmp_path):
         assert [e.heading for e in box.screen.entries] == ["Other tally, at 1", "Tally, at 2"]
         box.press("DOWN")
         box.press("OK")
-        assert (box.app.session.spec.key, box.app.session.state) == ("tally", 2)
-        assert [s for _, _, s in box.app.journal.history()] == ["playing", "playing"]
+        assert (box.app.play.session.spec.key, box.app.play.session.state) == ("tally", 2)
+        assert [s for _, _, s in box.app.play.journal.history()] == ["playing", "playing"]
     finally:
         box.close()
 
@@ -164,11 +164,11 @@ def test_a_saved_game_is_discarded_only_after_a_confirm(box):
     box.press("ACTION")
     assert box.screen.name() == "ConfirmScreen"
     box.press("BACK")
-    assert len(box.app.saved_games()) == 2, "BACK keeps it"
+    assert len(box.app.play.saved_games()) == 2, "BACK keeps it"
     box.press("ACTION")
     box.press("OK")
-    assert [e.title for e in box.app.saved_games()] == ["Tally"]
-    assert box.app.journal.history()[0][2] == "abandoned"
+    assert [e.title for e in box.app.play.saved_games()] == ["Tally"]
+    assert box.app.play.journal.history()[0][2] == "abandoned"
 
 
 def test_when_a_game_was_played_reads_as_the_table_says_it():
@@ -184,4 +184,4 @@ def test_a_stop_while_the_disk_refuses_says_what_was_not_saved(tmp_path):
     fill_disk(box)
     box.press("ACTION")
     box.app.shutdown("Stopped")
-    assert box.app.stack[-1].lines() == ("Stopped", "Not saved: disk full, 2 actions lost")
+    assert box.app.stack.screens[-1].lines() == ("Stopped", "Not saved: disk full, 2 actions lost")

@@ -54,7 +54,7 @@ def spying(monkeypatch):
 def shown(box, monkeypatch) -> tuple[list[str], list[str]]:
     """The texts of the current frame, and those that had to be cut."""
     with spying(monkeypatch) as (drawn, cut):
-        box.app.render()
+        box.app.panel.render()
     return drawn, cut
 
 
@@ -91,7 +91,7 @@ def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch)
     """Issue 24, item 7 (UX: "The words that matter are never cut ... every screen is checked
     with every icon showing and the longest names allowed"): the sensor configured and
     offline, the sound muted and the journal off, every player named with ten wide letters."""
-    from companion.box.app import App
+    from companion.box.panel import Health
     from companion.games.makan_mania import setup_screen
     from companion.simulator import walk
 
@@ -99,14 +99,15 @@ def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch)
     seed = walk.import_game
     monkeypatch.setattr(walk, "import_game", lambda journal, spec, actions, final, *rest: seed(
         journal, spec, renamed(actions), spec.rules.replay(renamed(actions)), *rest))
-    monkeypatch.setattr(App, "journal_ok", property(lambda self: False))
     # Its own state directory: another test file may render the same screen at the same time.
     box = render(f"longest/{name}", SCREENS[name])
     try:
         # After the walk, so that its steps mean what they say (a sensor adds a Café choice).
         box.app.sensor.configured = True
-        box.app.settings["volume"] = 0
-        assert box.app.status_icons() == "⊘🔇⚠"
+        box.app.panel.tell(Health("sensor", ok=False))   # the link says it is offline
+        box.app.panel.tell(Health("journal", ok=False))  # and the journal that it is off
+        box.app.settings.values["volume"] = 0
+        assert box.app.panel.status_icons() == "⊘🔇⚠"
         drawn, cut = shown(box, monkeypatch)
         assert drawn and cut == []
     finally:
@@ -133,7 +134,7 @@ def test_monkey_presses_never_break_the_box(box):
     """Random presses from the home menu across every screen: no exception, always a screen."""
     random_presses(box, random.Random(1234), 1000)
     assert box.app.errors == 0, "a press raised inside the box (see the log)"
-    assert box.app.stack, "the box lost its screen stack"
+    assert box.app.stack.screens, "the box lost its screen stack"
     assert box.frame().size == (128, 64)
 
 

@@ -44,7 +44,7 @@ def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, senso
     sim.do("settle salad cake water cola")
     pump_until(sensor_box, lambda: status.faces == ("salad", "cake", "water", "cola"))
     pump_until(sensor_box, lambda: status.counters.get("checksum") == 1)
-    assert "◎" in sensor_box.app.status_icons()
+    assert "◎" in sensor_box.app.panel.status_icons()
     run_steps(sensor_box, ("menu:Settings", "menu:Dice sensor"))
     assert sensor_box.screen.rows() == [
         ("Status", "online"), ("Id", "VIRTUAL-0001"), ("Firmware", "sim-1.0"),
@@ -65,7 +65,7 @@ def test_unplugging_shows_offline_and_the_reason(sim, sensor_box):
     sim.do("unplug")
     pump_until(sensor_box, lambda: not status.online)
     assert status.last_problem in ("unplugged", "port not found")
-    assert "⊘" in sensor_box.app.status_icons()
+    assert "⊘" in sensor_box.app.panel.status_icons()
     sim.do("plug")
     pump_until(sensor_box, lambda: status.online)
 
@@ -89,7 +89,7 @@ def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim
     run_steps(sensor_box, ("game:cafe", "menu:Double", "menu:Dice", "menu:Start"))
 
     def state():
-        return app.session.state
+        return app.play.session.state
 
     assert state().setup.dice == "sensor" and state().setup.double_trouble
     sim.do("settle pizza pizza bill bill")  # the setup roll: doubles, but no trouble
@@ -104,7 +104,7 @@ def test_a_settled_reroll_with_a_double_calls_double_trouble_in_a_cafe_round(sim
     pump_until(sensor_box, lambda: state().faces == ("burger", "fries", "coffee", "coffee"))
     assert state().dark == 1 and state().trouble == "flip"
     assert sensor_box.screen.title.endswith(" TROUBLE!")
-    assert app.session.actions[-1] == {"type": "roll", "kind": "reroll",
+    assert app.play.session.actions[-1] == {"type": "roll", "kind": "reroll",
                                        "faces": ["burger", "fries", "coffee", "coffee"],
                                        "source": "sensor", "at": app.clock.now()}
 
@@ -119,10 +119,10 @@ def test_miams_takes_arthurs_red_die_from_the_sensor(tmp_path, sensor_path):
         pump_until(box, lambda: app.sensor.online)
         assert app.sensor.kinds == ("white",) * 5 + ("red",)
         run_steps(box, ("game:miams", "menu:Start"))
-        before = len(app.session.actions)
+        before = len(app.play.session.actions)
         sim.do("settle - - - - - fruit4")
-        pump_until(box, lambda: len(app.session.actions) > before)
-        assert app.session.actions[-1] == {"type": "roll", "face": "fruit4", "source": "sensor"}
+        pump_until(box, lambda: len(app.play.session.actions) > before)
+        assert app.play.session.actions[-1] == {"type": "roll", "face": "fruit4", "source": "sensor"}
     finally:
         box.close()
         sim.close()

@@ -123,9 +123,9 @@ def test_the_loop_sends_ready_then_pings_on_its_own_deadlines(listener, tmp_path
 
 def test_shutdown_shows_powered_off_and_closes_the_journal(tmp_path):
     box = SimBox(tmp_path / "state")
-    journal = box.app.journal
+    journal = box.app.play.journal
     box.app.shutdown()
-    assert isinstance(box.app.stack[-1], PoweredOffScreen)
+    assert isinstance(box.app.stack.screens[-1], PoweredOffScreen)
     with pytest.raises(sqlite3.ProgrammingError):
         journal.history()
 

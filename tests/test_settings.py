@@ -54,7 +54,7 @@ def test_right_values_become_the_kind_their_field_wants():
 
 
 def save(box, **values) -> None:
-    with roster.connect(box.app.state_dir) as conn:
+    with roster.connect(box.app.table.state_dir) as conn:
         for key, value in values.items():
             settings.save(conn, key.replace("__", "."), value)
 
@@ -62,12 +62,12 @@ def save(box, **values) -> None:
 def test_the_box_uses_what_the_phone_set_at_once_and_doctor_and_about_agree(box):
     save(box, volume=1, games__cafe__round_seconds=120)
     box.advance(1.5)
-    assert box.app.settings["volume"] == 1 and box.app.hardware.buzzer.volume == 1
-    assert box.app.config.games["cafe"]["round_seconds"] == 120
-    found = check_settings(box.app.state_dir)
+    assert box.app.settings.values["volume"] == 1 and box.app.hardware.buzzer.volume == 1
+    assert box.app.table.config.games["cafe"]["round_seconds"] == 120
+    found = check_settings(box.app.table.state_dir)
     assert found.level == "ok" and "volume = 1" in found.detail
     assert "games.cafe.round_seconds = 120" in found.detail
-    about = [line.strip() for line in AboutScreen(box.app).lines()]
+    about = [line.strip() for line in AboutScreen(box.app.table).lines()]
     assert about[about.index("volume") + 1] == "= 1"
     assert about[about.index("cafe.round_seconds") + 1] == "= 120"
 
@@ -75,8 +75,8 @@ def test_the_box_uses_what_the_phone_set_at_once_and_doctor_and_about_agree(box)
 def test_a_bad_row_is_never_used_and_doctor_says_so(box):
     save(box, volume=7)
     box.advance(1.5)
-    assert box.app.settings["volume"] != 7
-    found = check_settings(box.app.state_dir)
+    assert box.app.settings.values["volume"] != 7
+    found = check_settings(box.app.table.state_dir)
     assert found.level == "warn" and "buzzer.volume: 7 must be between 0 and 3" in found.detail
 
 
@@ -84,11 +84,11 @@ def test_a_game_in_progress_keeps_its_setups_round_length(box):
     from tests.test_history import example
 
     actions = example("cafe")
-    assert box.app.games.start("cafe", actions[0])
-    before = box.app.session.actions[0]["round_seconds"]
+    assert box.app.table.games.start("cafe", actions[0])
+    before = box.app.play.session.actions[0]["round_seconds"]
     save(box, games__cafe__round_seconds=60)
     box.advance(1.5)
-    assert box.app.dispatch(actions[1])
-    assert box.app.session.actions[0]["round_seconds"] == before
-    state = box.app.session.state
+    assert box.app.table.dispatch(actions[1])
+    assert box.app.play.session.actions[0]["round_seconds"] == before
+    state = box.app.play.session.state
     assert state.deadline - actions[1]["at"] == pytest.approx(before)

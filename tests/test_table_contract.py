@@ -38,16 +38,16 @@ def test_pop_to_goes_back_to_the_game_or_home_and_the_game_stays(tmp_path, monke
     box = SimBox(tmp_path)
     try:
         app = box.app
-        assert app.games.start(SPEC.key)
-        root = app.stack[-1]
-        app.push(MessageScreen(app, "Menu", ["a menu left open"]))
-        app.push(MessageScreen(app, "Question", ["and a question over it"]))
-        app.pop_to(Place.GAME)
-        assert app.stack[-1] is root and app.games.shown()
-        app.push(MessageScreen(app, "Menu", ["again"]))
-        app.pop_to(Place.HOME)
-        assert len(app.stack) == 1 and not app.games.shown()
-        assert app.games.session is not None  # a running game stays saved
+        assert app.table.games.start(SPEC.key)
+        root = app.stack.screens[-1]
+        app.table.push(MessageScreen(app.table, "Menu", ["a menu left open"]))
+        app.table.push(MessageScreen(app.table, "Question", ["and a question over it"]))
+        app.table.pop_to(Place.GAME)
+        assert app.stack.screens[-1] is root and app.table.games.shown()
+        app.table.push(MessageScreen(app.table, "Menu", ["again"]))
+        app.table.pop_to(Place.HOME)
+        assert len(app.stack.screens) == 1 and not app.table.games.shown()
+        assert app.table.games.session is not None  # a running game stays saved
     finally:
         box.close()
 

@@ -143,7 +143,7 @@ def test_a_capital_holds_on_the_clock_and_lets_go(box):
     pin = box.finger.pin("ACTION")
     reader.feed("A")
     box.app.pump()
-    box.advance(box.app.settings["long_press_s"])
+    box.advance(box.app.settings.values["long_press_s"])
     assert pin.state == 0 and not presser.idle
     settle(box, presser)
     assert pin.state == 1

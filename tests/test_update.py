@@ -333,7 +333,7 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
         "0.1.0 running; 0.0.9 kept (`sudo companion update --rollback` goes back to it)")
     box = SimBox(tmp_path / "state")
     try:
-        assert AboutScreen(box.app).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]
+        assert AboutScreen(box.app.table).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]
     finally:
         box.close()
     monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))

@@ -267,25 +267,25 @@ def open_pair_screen(box):
 
 def test_the_box_phone_screen_offers_a_pin_and_qr_and_forgets_phones(box):
     screen = open_pair_screen(box)
-    offer = pairing.read(box.app.state_dir)
+    offer = pairing.read(box.app.table.state_dir)
     assert offer.open(time.time()) and offer.pin == screen.offer.pin
     address = pairing.page_address(8080)
     assert screen.modules == qr_modules(f"{address}pair?t={offer.token}")
     frame = box.frame()
     assert frame.getpixel((1, 1)) == 255 and frame.getpixel((63, 1)) == 0   # the code's border
     box.press("BACK")                                   # closing withdraws the PIN and token
-    after = pairing.read(box.app.state_dir)
+    after = pairing.read(box.app.table.state_dir)
     assert (after.secret, after.pin, after.token) == (offer.secret, "", "")
     box.press("DOWN")
     box.press("DOWN")
     box.press("OK")                                     # Forget phones
     box.press("OK")                                     # yes
-    assert pairing.read(box.app.state_dir).secret != offer.secret
+    assert pairing.read(box.app.table.state_dir).secret != offer.secret
 
 
 def test_a_box_without_a_state_dir_says_so_on_the_phone_screens(box):
     """No state directory (the journal off): no PIN to show and nothing to forget, each said."""
-    box.app.state_dir = None
+    box.app.table.state_dir = None
     screen = open_pair_screen(box)
     assert screen.offer is None and screen.problem == "No state dir"
     box.press("DOWN")                                   # no address to type without a PIN
@@ -294,13 +294,13 @@ def test_a_box_without_a_state_dir_says_so_on_the_phone_screens(box):
     box.press("DOWN")
     box.press("OK")                                     # Forget phones
     box.press("OK")                                     # yes
-    assert box.app.screens.toast_lines == ["Cannot forget:", "state dir refuses"]
+    assert box.app.stack.toast_lines == ["Cannot forget:", "state dir refuses"]
     assert box.app.errors == 0
 
 
 def test_the_box_shows_a_new_pin_once_one_is_burnt_or_has_paired(box):
     screen = open_pair_screen(box)
-    gate = Pairing(box.app.state_dir)
+    gate = Pairing(box.app.table.state_dir)
     first = screen.offer
     for n in range(phones.MAX_WRONG):
         assert gate.try_pin(f"{(int(first.pin) + 1 + n) % 10 ** 6:06d}", f"127.0.4.{n}").checked
@@ -317,7 +317,7 @@ def test_the_box_shows_a_new_pin_once_one_is_burnt_or_has_paired(box):
     assert [item.label for item in listed.items] == ["Firefox on Android"]
     box.press("OK")                                     # forget it ...
     box.press("OK")                                     # ... yes
-    with roster.connect(box.app.state_dir) as conn:
+    with roster.connect(box.app.table.state_dir) as conn:
         assert phones.listing(conn) == []
 
 
@@ -335,8 +335,8 @@ def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
     from tests.test_history import example
 
     actions = example("cafe")
-    assert box.app.games.start("cafe", actions[0])
-    web = WebProcess(box.app.state_dir)
+    assert box.app.table.games.start("cafe", actions[0])
+    web = WebProcess(box.app.table.state_dir)
     try:
         session = web.session()
         body = web.get("/history", session)[2].decode()
@@ -344,8 +344,8 @@ def test_a_cafe_game_is_never_listed_as_dash_unfinished(box):
         for action in actions[1:]:
             if "at" in action:
                 box.advance(max(0.0, action["at"] - box.clock.now()), step=1.0)
-            box.app.dispatch(action)
-        assert box.app.session.state.phase == "finished"
+            box.app.table.dispatch(action)
+        assert box.app.play.session.state.phase == "finished"
         body = web.get("/history", session)[2].decode()
         assert "Table: lost in round 3" in body and "unfinished" not in body
     finally:

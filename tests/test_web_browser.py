@@ -112,7 +112,7 @@ def live_actions(driver) -> int | None:
 
 def go_home(box: SimBox) -> None:
     """Back to the home menu, as a long OK does (a running game stays saved)."""
-    box.app.go_home()
+    box.app.table.go_home()
     box.app.pump()
     assert box.screen.name() == "HomeScreen"
 
@@ -124,7 +124,7 @@ def start_game(browser, table, key: str):
     go_home(box)
     browser.get(web.base + "/")
     spec, actions = GAMES[key], example(key)
-    assert box.app.games.start(spec.key, actions[0])
+    assert box.app.table.games.start(spec.key, actions[0])
     return box, spec, actions
 
 
@@ -169,14 +169,14 @@ def test_a_makan_game_on_the_box_shows_each_action_live(browser, table):
     box, spec, actions = start_game(browser, table, "makan")
     slowest = 0.0
     for count, action in enumerate(actions[1:], 2):
-        assert box.app.dispatch(action), action
+        assert box.app.table.dispatch(action), action
         box.app.pump()
         seen, took = wait_for(lambda count=count: live_actions(browser) == count)
         assert seen, f"action {count} ({action['type']}) not on the page within {LIVE_S} s"
         slowest = max(slowest, took)
         if count == 30:
             shoot(browser, "live-makan")
-    final = spec.rules.summary(box.app.session.state)
+    final = spec.rules.summary(box.app.play.session.state)
     rows = {el.get_attribute("data-player"): el.text for el in css(browser, "tr[data-player]")}
     for player in final["players"]:
         assert str(player["score"]["total"]) in rows[player["name"]]
@@ -191,32 +191,32 @@ def test_the_cafe_countdown_matches_the_box(browser, table):
             break
         if "at" in action:
             box.advance(action["at"] - box.clock.now(), step=1.0)
-        assert box.app.dispatch(action), action
+        assert box.app.table.dispatch(action), action
         box.app.pump()
-        state = box.app.session.state
+        state = box.app.play.session.state
         if state.trouble:
             notice, _ = wait_for(lambda: css(browser, "#trouble"))
             assert notice and "Double Trouble" in notice[0].text
             troubles += 1
     assert troubles, "the example's round 1 has a Double Trouble"
-    count = len(box.app.session.actions)
+    count = len(box.app.play.session.actions)
     assert wait_for(lambda: live_actions(browser) == count)[0]
     shoot(browser, "live-cafe")
-    box_left = time_left(box.app.session.state, box.clock.now())
+    box_left = time_left(box.app.play.session.state, box.clock.now())
     shown = css(browser, "#clock")[0].text
     minutes, seconds = shown.split(":")
     assert abs(int(minutes) * 60 + int(seconds) - box_left) <= 1.0, (shown, box_left)
-    assert css(browser, "#light")[0].text.endswith(str(box.app.session.state.light))
+    assert css(browser, "#light")[0].text.endswith(str(box.app.play.session.state.light))
 
 
 def test_arthurs_sheet_shows_every_circled_space(browser, table):
     box, _, actions = start_game(browser, table, "miams")
     for action in actions[1:]:
-        assert box.app.dispatch(action), action
+        assert box.app.table.dispatch(action), action
     box.app.pump()
-    count = len(box.app.session.actions)
+    count = len(box.app.play.session.actions)
     assert wait_for(lambda: live_actions(browser) == count)[0]
-    marks = box.app.session.state.arthur.rows
+    marks = box.app.play.session.state.arthur.rows
     # Read in one script, so that no update swaps the part between two reads. Each mark is a
     # glyph in the cell's own text (readable without colour, without hovering), not a class only.
     shown = browser.execute_script(
@@ -226,7 +226,7 @@ def test_arthurs_sheet_shows_every_circled_space(browser, table):
     assert shown == list(marks)
     assert sum(m.count("o") for m in marks) == len(css(browser, "#sheet td.circled")) > 0
     page = browser.find_element("css selector", "#live").text
-    tile = box.app.session.state.options.tile
+    tile = box.app.play.session.state.options.tile
     assert not any(face in page for face in tile.skewer_of), "a face id on the page"
     outcome = css(browser, "#outcome")[0].text
     assert re.fullmatch(r"(You win: you \d+, Arthur \d+|Arthur wins: Arthur \d+, you \d+)\.",
@@ -258,14 +258,14 @@ def open_table(browser, table, key: str):
     browser.get(web.base + "/table")
     screen_size(browser, 1280, 800)      # after loading: the phone emulation comes back with a page
     spec, actions = GAMES[key], example(key)
-    assert box.app.games.start(spec.key, actions[0])
+    assert box.app.table.games.start(spec.key, actions[0])
     return box, actions
 
 
 def play_all(browser, box, actions, start: int = 1) -> None:
     """A game's example actions from ``start`` on the box, until the page shows them all."""
     for action in actions[start:]:
-        assert box.app.dispatch(action), action
+        assert box.app.table.dispatch(action), action
     box.app.pump()
     assert wait_for(lambda: live_actions(browser) == len(actions))[0]
 
@@ -282,10 +282,10 @@ def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_a
         browser, table):
     box, actions = open_table(browser, table, "makan")
     for action in actions[1:31]:
-        assert box.app.dispatch(action), action
+        assert box.app.table.dispatch(action), action
         box.app.pump()
     assert wait_for(lambda: live_actions(browser) == 31)[0]
-    state = box.app.session.state
+    state = box.app.play.session.state
     rows = board_rows(browser)
     for player in state.players:
         assert rows[player.name][0] == str(player.coins), (player.name, rows)
@@ -298,10 +298,10 @@ def test_the_table_view_shows_makan_scores_and_coins_live_and_keeps_the_screen_a
     assert size >= 40, f"{size}px at {width}px wide: not readable across a table"
     shoot_sizes(browser, "table-makan")
     play_all(browser, box, actions, start=31)
-    final = box.app.session.state
+    final = box.app.play.session.state
     rows = board_rows(browser)
     for player in final.players:
-        total = next(p for p in box.app.session.spec.rules.summary(final)["players"]
+        total = next(p for p in box.app.play.session.spec.rules.summary(final)["players"]
                      if p["name"] == player.name)["score"]["total"]
         assert rows[player.name][-1] == str(total)
     released = wait_for(lambda: browser.execute_script(
@@ -313,15 +313,15 @@ def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, ta
     box, actions = open_table(browser, table, "cafe")
     start = actions[1]
     box.advance(start["at"] - box.clock.now(), step=1.0)
-    assert box.app.dispatch(start)
-    state = box.app.session.state
+    assert box.app.table.dispatch(start)
+    state = box.app.play.session.state
     near = state.deadline - 2.0          # the box journals its clock 2 s before TIME'S UP
     box.advance(near - box.clock.now(), step=1.0)
-    assert box.app.dispatch({"type": "clock", "at": near})
+    assert box.app.table.dispatch({"type": "clock", "at": near})
     box.app.pump()
     browser.execute_script("window.vibrated = null; navigator.vibrate = p => "
                            "{ window.vibrated = p; return true; };")
-    assert wait_for(lambda: live_actions(browser) == len(box.app.session.actions))[0]
+    assert wait_for(lambda: live_actions(browser) == len(box.app.play.session.actions))[0]
     # Read in one script: the live view may redraw between two element lookups.
     facts = dict(browser.execute_script(
         "return [...document.querySelectorAll('.facts dt')].map(t => "
@@ -341,7 +341,7 @@ def test_the_table_view_counts_the_cafe_down_and_flashes_at_times_up(browser, ta
 def test_the_table_view_shows_arthurs_and_your_hearts(browser, table):
     box, actions = open_table(browser, table, "miams")
     play_all(browser, box, actions)
-    state = box.app.session.state
+    state = box.app.play.session.state
     rows = board_rows(browser)
     assert rows["Arthur"][0] == str(state.arthur.hearts)
     assert rows["You"][0] == str(state.player_score[0])
@@ -404,7 +404,7 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
     shoot(browser, "roster")
     go_home(box)
     box.press("OK")                     # Makan Mania: its setup offers the roster's names
-    assert "Dora" in box.app.games.roster_names() and "Dee" not in box.app.games.roster_names()
+    assert "Dora" in box.app.table.games.roster_names() and "Dee" not in box.app.table.games.roster_names()
     browser.get(web.base + "/history")
     assert "Dora" in browser.page_source
 
@@ -443,7 +443,7 @@ def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(brow
     css(browser, "#settings-1 button")[0].click()
     assert wait_for(lambda: css(browser, "p.done"), 5)[0]
     box.advance(1.5)
-    assert box.app.settings["volume"] == 1            # the box uses it at once
+    assert box.app.settings.values["volume"] == 1            # the box uses it at once
     go_home(box)
     box.screen.selected = [item.label for item in box.screen.items].index("Settings")
     box.press("OK")
@@ -485,7 +485,7 @@ def test_the_miams_roll_card_fits_a_390_px_phone(browser, table):
 
 def test_what_companion_txt_could_not_do_is_shown_on_every_page(browser, table):
     box, web = table
-    report = box.app.state_dir / "firstboot.json"
+    report = box.app.table.state_dir / "firstboot.json"
     report.write_text(json.dumps({"sha256": "0" * 64, "notices": [], "problems": [
         "line 2: wifi_country = 'XX' is refused: it is not a country's ISO 3166 code"]}))
     try:

@@ -94,7 +94,7 @@ def test_a_tray_form_refuses_a_wrong_name_then_saves_and_the_box_and_doctor_agre
     box.advance(1.5)                                          # the box's look for changes
     from companion.games.makan_mania.setup_screen import SetupScreen
 
-    assert SetupScreen(box.app).tray_cards[0].name == "Rouge"
+    assert SetupScreen(box.app.table).tray_cards[0].name == "Rouge"
     cfg = box_config.load(None)
     assert "makan trays" in check_cards(cfg, web.state_dir).detail
     doctor = next(f for f in check_games(cfg) if f.check == "makan")
@@ -116,7 +116,7 @@ def test_a_sheet_value_the_loader_refuses_is_shown_next_to_it_and_a_good_one_is_
     box.advance(1.5)
     from companion.games.miams.setup_screen import SetupScreen
 
-    screen = SetupScreen(box.app)
-    box.app.push(screen)
+    screen = SetupScreen(box.app.table)
+    box.app.table.push(screen)
     screen._start()                          # the box's Start: the setup carries the sheet
-    assert box.app.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 5
+    assert box.app.play.session.actions[0]["sheet"]["rows"]["yums"]["end"] == 5

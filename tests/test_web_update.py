@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from companion.box.session import RETRY_S
+from companion.box.play import RETRY_S
 from companion.journal import health_file as health
 from companion.journal.health import JournalStatus
 from companion.journal.journal import Journal
@@ -100,7 +100,7 @@ def test_the_box_publishes_its_journal_health_when_it_changes(tmp_path, monkeypa
         box.press("ACTION")
         held = health.read(tmp_path / "run")
         assert held is not None and not held.ok and held.reason == "disk full" and held.held >= 1
-        box.app.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
+        box.app.play.journal._disk.execute("PRAGMA max_page_count = 1000000")  # space freed
         box.advance(RETRY_S + 0.1)
         assert health.read(tmp_path / "run") == JournalStatus(True, 0, "")
     finally:

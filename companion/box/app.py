@@ -3,10 +3,14 @@
 The loop waits for the next event or the next deadline (a point on the clock, never a
 per-tick counter), turns pin edges into presses and presses into the top screen's calls, and
 hands sensor events to the game. This module owns the loop, its deadlines and input;
-:class:`App` holds the parts that own the rest: the screen stack (:mod:`.stack`), the game
-session and its journal (:mod:`.session`), the idle panel and drawing (:mod:`.panel`) and the
-settings (:mod:`.settings`). It implements
-:class:`companion.contract.spec.Table`, all that screens may use.
+:class:`App` holds and wires the parts that own the rest: the screen stack (:mod:`.stack`),
+play and its journal (:mod:`.play`), the panel (:mod:`.panel`), the settings
+(:mod:`.settings`) and the table the screens are given (:mod:`.table`).
+
+A press, the whole way (docs/architecture.md): ``run`` → ``_on_edge`` → ``_on_button`` → the
+top screen's ``on_button`` → ``table.dispatch`` → ``Play.apply`` (the rules, the journal) →
+``table.show`` (its :class:`~companion.box.play.Outcome` on the stack) → back in ``run``,
+``panel.redraw`` draws one frame.
 """
 
 from __future__ import annotations
@@ -19,12 +23,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PIL import Image
-
-from companion.contract.rules import Action, RuleError
-from companion.contract.spec import BoxTable, GameSpec, Place, Screen, Session
+from companion.contract.rules import RuleError
+from companion.contract.spec import GameSpec
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -42,14 +44,13 @@ from ..games.catalog import GAMES
 from ..input import ButtonEvent, SensorStatus
 from ..journal.check import Finding
 from ..journal.journal import Journal
-from ..saved_games import SavedEntry
 from ..ui.journal_words import note_text
-from ..ui.widgets import ConfirmScreen
 from .events import Call, Stop
-from .panel import Panel
-from .session import GameSession
+from .panel import Health, Panel
+from .play import Play
 from .settings import BoxSettings
 from .stack import ScreenStack
+from .table import ScreenTable
 
 log = logging.getLogger(__name__)
 SETTINGS_S = 1.0   # how often the box looks for settings the phone page changed
@@ -87,38 +88,35 @@ class _Decoded:
 
 
 class App:
-    """The box. Screens get it as their :class:`~companion.contract.spec.Table`: dispatch,
-    push/pop, toast, beep, the clock and its deadlines. It owns the loop, its deadlines, input and
-    settings, and holds the parts that own the rest: the screen stack (``screens``), the games
-    with the session and its journal (``games``) and the panel (``panel``)."""
+    """The box's loop, its deadlines and input, and the parts it wires once: the devices
+    (``hardware``), the ``clock``, the screen ``stack``, ``play``, the ``panel``, the
+    ``settings`` and the ``table`` the screens are given."""
 
     def __init__(
         self,
         hardware: Hardware,
-        events: queue.SimpleQueue,
+        events: queue.SimpleQueue[Any],
         config: Config,
         journal: Journal | None,
         *,
         journal_note: Finding | None = None,
         rng: random.Random | None = None,
         state_dir: Path | None = None,
-        games: dict[str, GameSpec] | None = None,
+        games: dict[str, GameSpec[Any]] | None = None,
     ) -> None:
         self.hardware = hardware
         self.clock = BoxClock(hardware.clock, self.schedule)
         self.events = events
-        self.config = config
-        self.rng = rng or random.Random()
-        self.state_dir = state_dir
         self.sensor = SensorStatus(configured=bool(config.sensor.port))
-        self.screens = ScreenStack(hardware.clock, self.beep)
-        self.games = GameSession(self, self.screens, journal, GAMES if games is None else games,
-                                 self.clock)
-        self.box_settings = BoxSettings(config, self.games.specs, hardware, self.games, state_dir)
-        self.settings = self.box_settings.values
-        self.decoder = self.box_settings.decoder
-        self.panel = Panel(hardware, config, self.settings, self.sensor, self.screens,
-                           lambda: self.journal_ok, self._recover)
+        self.stack = ScreenStack(hardware.clock, hardware.buzzer.play)
+        self.play = Play(journal, GAMES if games is None else games, self.clock)
+        self.settings = BoxSettings(config, self.play.specs, hardware, self.play, state_dir)
+        self.panel = Panel(hardware, config, self.settings.values, self.stack, self._recover)
+        self.play.tell = self.panel.tell
+        self.panel.tell(Health("journal", self.play.journal_ok))
+        self.table = ScreenTable(self.stack, self.play, self.settings, hardware, self.clock,
+                                 config=config, rng=rng or random.Random(), sensor=self.sensor,
+                                 state_dir=state_dir)
         self.errors = 0  # unexpected exceptions recovered from (tests expect none)
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
@@ -126,139 +124,23 @@ class App:
         self._running = False
         self._startup_note = journal_note
 
-    # ----- what the parts own, as the screens and the tests read it -----------------------
-    @property
-    def stack(self) -> list[Screen]:
-        return self.screens.screens
-
-    @property
-    def game_root(self) -> Screen | None:
-        return self.screens.game_root
-
-    @property
-    def session(self) -> Session | None:
-        return self.games.session
-
-    @property
-    def journal(self) -> Journal | None:
-        return self.games.journal
-
-    @property
-    def journal_ok(self) -> bool:
-        return self.games.journal_ok
-
-    def push(self, screen: Screen, replace: bool = False) -> None:
-        if replace:
-            self.screens.replace(screen)
-        else:
-            self.screens.push(screen)
-
-    def pop(self) -> None:
-        self.screens.pop()
-
-    def pop_to(self, to: Screen | Place | None) -> None:
-        if to is Place.HOME:
-            self.go_home()
-        else:
-            self.screens.pop_to(self.screens.game_root if to is Place.GAME else to)
-
-    def on_top(self, screen: Screen) -> bool:
-        return self.screens.top is screen
-
-    def toast(self, *lines: str, error: bool = False) -> None:
-        self.screens.toast(*lines, error=error)
-
-    def notice(self, *lines: str, error: bool = False) -> None:
-        self.screens.notice(*lines, error=error)
-
-    def refuse(self, reason: str) -> None:
-        self.screens.refuse(reason)
-
-    def beep(self, pattern: str) -> None:
-        self.hardware.buzzer.play(pattern)
-
-    def dispatch(self, action: Action) -> bool:
-        return self.games.dispatch(action)
-
-    def undo(self) -> bool:
-        return self.games.undo()
-
-    def saved_games(self) -> list[SavedEntry]:
-        return self.games.saved_games()
-
-    def discard(self, game_id: int | None) -> None:
-        self.games.discard(game_id)
-
-    def journal_health(self) -> tuple[str, str | None]:
-        return self.games.journal_health()
-
-    def journal_saved_words(self) -> str:
-        return self.games.journal_saved_words()
-
-    def go_home(self, ask: bool = False) -> None:
-        """Back to the home menu; a running game stays saved and can be resumed there."""
-        def leave() -> None:
-            if self.game_root is not None and self.session is not None:
-                self.game_root.on_leave()  # e.g. the Café pauses a running round
-            self.games.leave()
-            self.screens.home_only()
-
-        session = self.session
-        if ask and self.games.shown() and session and not session.spec.rules.is_finished(session.state):
-            self.push(ConfirmScreen(self, "Menu", "Leave the game? It stays saved.", leave))
-        else:
-            leave()
-
-    # ----- the panel ----------------------------------------------------------------------
-    @property
-    def idle_state(self) -> str:
-        return self.panel.idle_state
-
-    @property
-    def last_frame(self) -> Image.Image | None:
-        return self.panel.last_frame
-
-    @property
-    def frame_listeners(self) -> list[Callable[[Image.Image], None]]:
-        return self.panel.frame_listeners
-
-    def status_icons(self) -> str:
-        return self.panel.status_icons()
-
-    def render(self) -> Image.Image:
-        return self.panel.render()
-
-    # ----- settings (owned by BoxSettings) -----------------------------------------------
-    def saved_settings(self) -> dict[str, Any]:
-        return self.box_settings.saved()
-
-    def follow_settings(self) -> bool:
-        return self.box_settings.follow()
-
-    def change_setting(self, key: str, value: Any) -> None:
-        self.box_settings.change(key, value)
-
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
         """Show the first frame: the home menu, and the resume question if a game was cut off."""
         from ..screens.home import HomeScreen, opening_screens
 
-        self.hardware.buzzer.set_volume(self.settings["volume"])
-        self.hardware.display.set_contrast(self.settings["contrast"])
-        self.screens.start(HomeScreen(self))
-        for screen in opening_screens(self):
-            self.push(screen)
+        self.hardware.buzzer.set_volume(self.settings.values["volume"])
+        self.hardware.display.set_contrast(self.settings.values["contrast"])
+        self.stack.start(HomeScreen(self.table))
+        for screen in opening_screens(self.table):
+            self.stack.push(screen)
         if self._startup_note:
-            self.notice(note_text(self._startup_note), error=True)
-        if self.journal is not None:
-            self.games.journal_news()
-            self.every(SETTINGS_S, self.follow_settings)
+            self.stack.notice(note_text(self._startup_note), error=True)
+        if self.play.journal is not None:
+            self.play.journal_news()
+            self.every(SETTINGS_S, self.settings.follow)
         self._running = True
-        self.render()
-
-    def post(self, event: object) -> None:
-        """Thread-safe: hand an input to the loop."""
-        self.events.put(event)
+        self.panel.render()
 
     def run(self) -> None:
         """Run until :class:`Stop`, blocking on the queue until the next deadline."""
@@ -303,15 +185,19 @@ class App:
         that says whether everything was saved, release the hardware."""
         from ..screens.system import PoweredOffScreen
 
-        if self.journal is not None:
-            self.journal.close()
-        self.screens.only(PoweredOffScreen(self, message))
+        if self.play.journal is not None:
+            self.play.journal.close()
+            self.play.journal_news()  # what the close could not write shows as ⚠
+        self.stack.only(PoweredOffScreen(self.table, message))
         self.hardware.display.set_power(True)
-        self.render()
+        self.panel.render()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
-        self.screens.dirty = True
+        # A pin edge that completes no press (the press of a button that acts on release)
+        # changes nothing on the screen: a press draws one frame, not two.
+        if not isinstance(event, PinEdge):
+            self.stack.dirty = True
         try:
             self._dispatch_event(event)
         except Exception:
@@ -324,9 +210,9 @@ class App:
         """
         log.exception("unexpected error during %s", where)
         self.errors += 1
-        if self.stack:
-            self.screens.home_only()
-        self.toast("Sorry, that went wrong.", "The game is saved.", error=True)
+        if self.stack.screens:
+            self.stack.home_only()
+        self.stack.toast("Sorry, that went wrong.", "The game is saved.", error=True)
 
     def _dispatch_event(self, event: object) -> None:
         if isinstance(event, PinEdge):
@@ -367,8 +253,8 @@ class App:
             heapq.heappop(self._timers)
         candidates = [
             self._timers[0].at if self._timers else None,
-            self.decoder.next_deadline(),
-            self.screens.toast_ends,
+            self.settings.decoder.next_deadline(),
+            self.stack.toast_ends,
             self.panel.idle_deadline(),
         ]
         return min((c for c in candidates if c is not None), default=None)
@@ -377,7 +263,7 @@ class App:
         """Run what is due; anything that runs may change the frame (a timer redraws the
         Café clock's digits when its whole second changes), unless it says it did not (False)."""
         now = self.clock.now()
-        for event in self.decoder.poll(now):
+        for event in self.settings.decoder.poll(now):
             if event.button not in self._swallow:
                 self._handle(_Decoded(event))
         while self._timers and self._timers[0].at <= now:
@@ -385,45 +271,48 @@ class App:
             if not timer.cancelled:
                 try:
                     if timer.fn() is not False:
-                        self.screens.dirty = True
+                        self.stack.dirty = True
                 except Exception:
-                    self.screens.dirty = True
+                    self.stack.dirty = True
                     self._recover(f"timer {timer.fn!r}")
-        ends = self.screens.toast_ends
+        ends = self.stack.toast_ends
         if ends is not None and now >= ends:
-            self.screens.clear_toast(now)
+            self.stack.clear_toast(now)
         self.panel.update_idle(now)
 
     # ----- input --------------------------------------------------------------------------
     def _on_edge(self, edge: PinEdge) -> None:
         if edge.pressed and self.panel.woken_by(edge.at):
             self._swallow.add(edge.button)  # this press only wakes the screen
-        for event in self.decoder.feed(edge):
+        for event in self.settings.decoder.feed(edge):
             if event.button not in self._swallow:
                 self._on_button(event)
         if not edge.pressed:
             self._swallow.discard(edge.button)
 
     def _on_button(self, event: ButtonEvent) -> None:
+        self.stack.dirty = True
         now = self.clock.now()
         self.panel.touched(now)
-        self.screens.clear_toast(now)
-        top = self.stack[-1]
+        self.stack.clear_toast(now)
+        top = self.stack.top
         if event.button == "OK" and event.kind == "long" and not top.owns_long_ok:
-            self.go_home(ask=True)
+            self.table.go_home(ask=True)
             return
-        if event.button == "BACK" and event.kind == "long" and self.games.shown():
-            self.undo()
+        if event.button == "BACK" and event.kind == "long" and self.table.shown():
+            self.table.undo()
             return
         try:
             handled = top.on_button(event)
         except RuleError as exc:
-            self.refuse(str(exc))
+            self.stack.refuse(str(exc))
             return
         if not handled and event.button == "BACK":
-            self.screens.back()
+            self.stack.back()
 
     def _on_sensor(self, event: object) -> None:
+        if isinstance(event, (SensorOnline, SensorOffline)):
+            self.panel.tell(Health("sensor", isinstance(event, SensorOnline)))
         if isinstance(event, SensorOnline):
             self.sensor.online = True
             self.sensor.sensor_id, self.sensor.firmware = event.sensor_id, event.firmware
@@ -437,10 +326,6 @@ class App:
             self.sensor.counters = dict(event.counters)
             self.sensor.last_problem = event.last_problem or self.sensor.last_problem
             return  # bookkeeping for the settings screen; nothing for a game to do
-        for screen in {id(s): s for s in (self.stack[-1], self.game_root) if s}.values():
+        for screen in {id(s): s for s in (self.stack.top, self.stack.game_root) if s}.values():
             screen.on_sensor(event)
 
-
-if TYPE_CHECKING:  # mypy checks that the app is all the screens are promised
-    def _as_table(app: App) -> BoxTable:
-        return app

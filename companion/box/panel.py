@@ -1,15 +1,16 @@
-"""The panel: idle dimming and blanking, and drawing the top screen with its title bar and
-toast into the frame the display writes only when it changed."""
+"""The panel: idle dimming and blanking, the status icons of the parts' health as they tell it,
+and drawing the top screen with its title bar and toast into the frame the display writes only
+when it changed."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from ..input import SensorStatus
 from ..ui.canvas import compose
 
 if TYPE_CHECKING:
@@ -23,18 +24,31 @@ log = logging.getLogger(__name__)
 DIM_CONTRAST = 8
 
 
+@dataclass(frozen=True)
+class Health:
+    """A part's news for the panel: ``part`` ("journal", "sensor") works (``ok``) or not, and
+    what it has to say, shown as a notice no other message hides (``error``: with a beep)."""
+
+    part: str
+    ok: bool
+    lines: tuple[str, ...] = ()
+    error: bool = False
+
+
 class Panel:
     """The panel's idle state and the frames drawn on it, owned here; the app holds it."""
 
     def __init__(self, hardware: Hardware, config: Config, settings: dict[str, Any],
-                 sensor: SensorStatus, screens: ScreenStack, journal_ok: Callable[[], bool],
-                 recover: Callable[[str], None]) -> None:
+                 screens: ScreenStack, recover: Callable[[str], None]) -> None:
         self._hardware = hardware
         self._config = config
         self._settings = settings  # the app's, as set on the box or the phone
-        self._sensor = sensor
         self._screens = screens
-        self._journal_ok = journal_ok  # the ⚠ icon shows while changes do not reach the disk
+        # What each part last told (see tell); a configured sensor is offline until it says
+        # otherwise, and a sensor that tells is one.
+        self._ok: dict[str, bool] = {"journal": False}
+        if config.sensor.port:
+            self._ok["sensor"] = False
         self._recover = recover  # a screen that fails to draw is a bug the app recovers from
         self.frame_listeners: list[Callable[[Image.Image], None]] = []
         self.frames_shown = 0
@@ -49,7 +63,7 @@ class Panel:
     def idle_deadline(self) -> float | None:
         if self._keeps_awake() or self._idle == "blank":
             return None
-        minutes = self._config.display.dim_after_min if self._idle == "awake" else (
+        minutes: float = self._config.display.dim_after_min if self._idle == "awake" else (
             self._config.display.blank_after_min
         )
         return self._last_input + minutes * 60
@@ -92,14 +106,23 @@ class Panel:
         """Input at ``at``: the idle time starts again."""
         self._last_input = at
 
+    def tell(self, health: Health) -> None:
+        """A part's health changed or it has something to say: the icons follow, the lines
+        are shown as a notice."""
+        if self._ok.get(health.part) != health.ok:
+            self._ok[health.part] = health.ok
+            self._screens.dirty = True
+        if health.lines:
+            self._screens.notice(*health.lines, error=health.error)
+
     def status_icons(self) -> str:
         icons = ""
-        if self._sensor.configured:
-            icons += "◎" if self._sensor.online else "⊘"
+        if "sensor" in self._ok:
+            icons += "◎" if self._ok["sensor"] else "⊘"
         if self._settings["volume"] == 0:
             icons += "🔇"
-        if not self._journal_ok():
-            icons += "⚠"
+        if not self._ok["journal"]:
+            icons += "⚠"  # changes do not reach the disk
         return icons
 
     def redraw(self) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import cards
 from .. import settings as store
+from ..config import ConfigError
 from ..games.catalog import config_sections
 from ..input import PressDecoder, PressTiming
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from hardware.bundle import Hardware
 
     from ..config import Config
-    from .session import GameSession
+    from .play import Play
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +29,8 @@ class BoxSettings:
     """The volume, contrast and long press as set now (``values``), and the house rules set
     on the phone, which go into the config's game sections."""
 
-    def __init__(self, config: Config, games: dict[str, GameSpec], hardware: Hardware,
-                 game: GameSession, state_dir: Path | None) -> None:
+    def __init__(self, config: Config, games: dict[str, GameSpec[Any]], hardware: Hardware,
+                 game: Play, state_dir: Path | None) -> None:
         self._config = config
         self._games = games
         self._hardware = hardware
@@ -69,7 +70,7 @@ class BoxSettings:
             if key in fields:
                 try:
                     valid[key] = store.check(fields[key], value)
-                except store.ConfigError:
+                except ConfigError:
                     log.warning("saved setting %s = %r left out: it fails its check", key, value)
         store.apply_games(self._config, valid, fields)
         return valid

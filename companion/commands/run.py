@@ -55,7 +55,7 @@ def handle(args: argparse.Namespace) -> int:
     notifier = Notifier.from_environ()
     app.start()
     supervise(app, notifier)  # READY=1 now that the first frame is on the panel
-    log.info("box running; state in %s", app.state_dir)
+    log.info("box running; state in %s", app.table.state_dir)
     app.run()
     notifier.stopping("closing the journal")
     app.shutdown()
@@ -66,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
 def stop_on_signals(app: App, signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)) -> None:
     """Each of ``signals`` asks the loop to stop (the journal is closed on the way out)."""
     for signum in signals:
-        signal.signal(signum, lambda number, _frame: app.post(Stop(signal.Signals(number).name)))
+        signal.signal(signum, lambda number, _frame: app.events.put(Stop(signal.Signals(number).name)))
 
 
 def show_on_default_panel(title: str, message: str) -> None:

@@ -65,5 +65,5 @@ def handle(args: argparse.Namespace) -> int:
         keyboard.stopped.set()
         presser.lift()  # a held button would keep gpiozero's hold thread waiting at close
         app.shutdown("Simulator stopped")
-    print(f"Journal kept in {app.state_dir}")
+    print(f"Journal kept in {app.table.state_dir}")
     return 0

@@ -45,7 +45,7 @@ class SimBox:
         """A whole press: down, held (long or short), up, with the loop run in between."""
         self.finger.down(button)
         self.app.pump()
-        held = self.app.settings["long_press_s"] + 0.05 if long else PRESS_S
+        held = self.app.settings.values["long_press_s"] + 0.05 if long else PRESS_S
         self.advance(held)
         self.finger.up(button)
         self.app.pump()
@@ -74,7 +74,7 @@ class SimBox:
 
     @property
     def screen(self) -> Any:
-        return self.app.stack[-1]
+        return self.app.stack.top
 
     def frame(self) -> Image.Image:
         return self.display.frame()
@@ -83,6 +83,6 @@ class SimBox:
         return [pattern for _, pattern in self.buzzer.played]
 
     def close(self) -> None:
-        if self.app.journal is not None:
-            self.app.journal.close()
+        if self.app.play.journal is not None:
+            self.app.play.journal.close()
         self.app.hardware.close()

@@ -191,7 +191,7 @@ class KeyPresser:
             down.release = self.app.clock.at(until, self.lift)
             return
         self.lift()
-        held = self.app.settings["long_press_s"] + LONG_MARGIN_S if long else PRESS_S
+        held = self.app.settings.values["long_press_s"] + LONG_MARGIN_S if long else PRESS_S
         self.finger.down(button)
         self._down = _Down(button, self.app.clock.at(now + held, self.lift))
 
@@ -239,9 +239,9 @@ def app_keyboard(app: App, presser: KeyPresser, fd: int) -> KeyboardReader:
 
     def quit_now() -> None:
         app.stop()  # the loop leaves after the event in hand, whatever keys are queued behind it
-        app.post(Stop("quit"))  # and wakes if it was waiting
+        app.events.put(Stop("quit"))  # and wakes if it was waiting
 
-    return KeyboardReader(lambda button, long: app.post(Call(partial(presser.press, button, long))),
+    return KeyboardReader(lambda button, long: app.events.put(Call(partial(presser.press, button, long))),
                           quit_now, fd)
 
 

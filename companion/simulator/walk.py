@@ -60,7 +60,7 @@ def run_steps(box: SimBox, steps: tuple[str, ...]) -> None:
             seed_examples(box)
         elif step.startswith("game:"):
             spec = GAMES[step[5:]]
-            box.app.push(spec.screens.new_game(box.app))
+            box.app.table.push(spec.screens.new_game(box.app.table))
             box.app.pump()
         elif step.endswith("~"):
             box.press(step[:-1], long=True)
@@ -72,7 +72,7 @@ def seed_examples(box: SimBox) -> None:
     """Record each game's example of docs/examples in the box's journal, as `companion history
     import` does."""
     folder = Path(__file__).resolve().parents[2] / "docs" / "examples"
-    journal = box.app.journal
+    journal = box.app.play.journal
     if journal is None:
         raise ValueError("seed:examples: the box has no journal")
     for spec in GAMES.values():
@@ -82,7 +82,7 @@ def seed_examples(box: SimBox) -> None:
         actions = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
         import_game(journal, spec, actions, spec.rules.replay(actions), spec.screens.example.played_at,
                     spec.screens.example.minutes * 60)
-    box.app.stack[0].on_enter()
+    box.app.stack.screens[0].on_enter()
 
 
 def _pick(box: SimBox, label: str) -> None:

@@ -1,12 +1,9 @@
-"""The Queue and the final scores on Makan Mania's root screen: buying drinks turn by turn,
-then each player's scoring and the final ranking.
-
-A mixin of :class:`.screens.MakanScreen`, which picks ``_draw_<view>`` and ``_<view>_<button>``
-by the state's phase."""
+"""The Queue and the final scores on Makan Mania's root screen, one class per view: the turn
+page and the drinks page of the Queue, final scoring and the final scores. :mod:`.screens`
+chooses the view from the state's phase."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import RuleError
@@ -24,44 +21,51 @@ from companion.ui.words import plural
 
 from . import rules
 from .data import Drink
-from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where, unspent_words
+from .round_views import PlayersView
+from .view import FOOD_MAX, Root, View, _ask_numbers, _price, _turn_steps, _where, unspent_words
+
+if TYPE_CHECKING:
+    from companion.input import ButtonEvent
 
 # A turn change must be seen before ◆ can make the next one: a quick double tap never skips a
 # player (UX, "One press, one step").
 TURN_SEEN_S = 1.0
 
-if TYPE_CHECKING:
-    from companion.contract.spec import Table
-    from companion.input import ButtonEvent
+
+class QueueView(View):
+    """A page of the Queue. Two pages: the turn (whose it is, what the table does now, the
+    coins and dice to spend) and, a press of ▼ or OK away, the drinks to buy; UP/DOWN go round
+    both as one list, ◆ ends the turn on either."""
+
+    def open_drinks(self, selected: int) -> None:
+        """The table moves on from the turn page: what it said to take has been taken."""
+        s, root = self.state, self.root
+        root.taken.add((s.round, s.turn))
+        root.drinks_open, root.selected = True, selected
+
+    def action(self) -> bool:
+        root, s = self.root, self.state
+        if self.app.clock.now() - root.turn_shown_at < TURN_SEEN_S:
+            self.app.beep("error")  # the turn just changed: this ◆ came too soon to be meant
+            return True
+        who = rules.turn_of(s)
+        p = s.players[who]
+        dice, before, title = p.dice, p.coins, f"{_where(s)} · Coins"
+        if root.commit({"type": "end_turn", "player": who}):
+            # the next player starts on their turn page
+            root.drinks_open, root.selected = False, 0
+            if dice:
+                got = self.state.players[who].coins - before
+                root.notice(title, unspent_words(p.name, dice, got))
+        return True
 
 
-class QueueViews:
-    """The Queue, final scoring and the final scores."""
+class TurnView(QueueView):
+    """The turn page: the player, their coins and dice, and what the table does now."""
 
-    app: Table
-    selected: int
-    board_seen: int
-    drinks_open: bool
-    taken: set[tuple[int, int]]   # (round, turn) whose gains the table has taken
-    turn_shown_at: float          # when the current turn came on screen
+    hint = "▼ drinks  ◆ next player"
 
-    def _notice(self, title: str, lines: list[str]) -> None: ...
-
-    # What the root screen that mixes these in provides.
-    @property
-    @abstractmethod
-    def state(self) -> rules.State: ...
-
-    @abstractmethod
-    def _commit(self, action: dict[str, Any]) -> bool: ...
-
-    # ----- the Queue ---------------------------------------------------------------------
-    # Two pages: the turn (whose it is, what the table does now, the coins and dice to spend)
-    # and, a press of ▼ or OK away, the drinks to buy. UP/DOWN go round both as one list.
-    def _draw_queue(self, canvas: Canvas) -> None:
-        if self.drinks_open:
-            self._draw_drinks(canvas)
-            return
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         p = s.players[rules.turn_of(s)]
         coins = f"{p.coins}¤"
@@ -72,14 +76,29 @@ class QueueViews:
         canvas.text(1, 1, first)
         dice = f"{plural(p.dice, 'die')} left"
         canvas.text(1, LINE_H + 1, dice if first != p.name else f"T{p.table}, {dice}")
-        steps = _turn_steps(s, taken=(s.round, s.turn) in self.taken)
+        steps = _turn_steps(s, taken=(s.round, s.turn) in self.root.taken)
         rows = canvas.lines - 2
         if len(steps) > rows:   # a rare pile-up of gains shares the last line
             steps = [*steps[: rows - 1], ", ".join(steps[rows - 1 :])]
         for row, step in enumerate(steps, 2):
             canvas.line(row, step)
 
-    def _draw_drinks(self, canvas: Canvas) -> None:
+    def move(self, event: ButtonEvent) -> bool:
+        """DOWN opens the drinks at the first, UP at the last (the turn page sits between)."""
+        self.open_drinks(0 if is_down(event) else max(0, self.root.rows() - 1))
+        return True
+
+    def ok(self) -> bool:
+        self.open_drinks(0)
+        return True
+
+
+class DrinksView(QueueView):
+    """The drinks page: the drinks on sale with their prices for this player; OK buys."""
+
+    hint = "▲▼ drink OK buy ◆ next"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         who = rules.turn_of(s)
         p = s.players[who]
@@ -93,52 +112,41 @@ class QueueViews:
         labels = [s.book.by_key[s.row[i].drink].name + ("*" if s.row[i].owner is not None else "")
                   for i in slots]
         draw_list(sub, labels, [_price(s, s.row[i].drink) for i in slots],
-                  min(self.selected, len(slots) - 1))
+                  min(self.root.selected, len(slots) - 1))
 
-    def _queue_move(self, event: ButtonEvent) -> None:
-        """UP/DOWN: the turn page is the row before the first drink and after the last."""
-        rows = len(rules.visible_slots(self.state, rules.turn_of(self.state)))
-        if not self.drinks_open:
-            self._open_drinks(0 if is_down(event) else max(0, rows - 1))
-            return
-        step = step_selection(event, self.selected, rows) if rows else None
+    def move(self, event: ButtonEvent) -> bool:
+        """Past the first or the last drink is the turn page again."""
+        root = self.root
+        rows = root.rows()
+        step = step_selection(event, root.selected, rows) if rows else None
         if step is None or (is_down(event) and step == 0) or (is_up(event) and step == rows - 1):
-            self.drinks_open, self.selected = False, 0
+            root.drinks_open, root.selected = False, 0
         else:
-            self.selected = step
-
-    def _queue_back(self) -> bool:
-        """BACK on the drinks goes back to the turn; on the turn it is the box's."""
-        if not self.drinks_open:
-            return False
-        self.drinks_open, self.selected = False, 0
+            root.selected = step
         return True
 
-    def _open_drinks(self, selected: int) -> None:
-        """The table moves on from the turn page: what it said to take has been taken."""
-        s = self.state
-        self.taken.add((s.round, s.turn))
-        self.drinks_open, self.selected = True, selected
+    def back(self) -> bool:
+        """BACK goes back to the turn page."""
+        self.root.drinks_open, self.root.selected = False, 0
+        return True
 
-    def _queue_ok(self) -> None:
-        if not self.drinks_open:
-            self._open_drinks(0)
-            return
+    def ok(self) -> bool:
         s = self.state
         slots = rules.visible_slots(s, rules.turn_of(s))
         if not slots:
             self.app.refuse("No drinks left")
-            return
-        slot = slots[min(self.selected, len(slots) - 1)]
+            return True
+        slot = slots[min(self.root.selected, len(slots) - 1)]
         drink = s.book.by_key[s.row[slot].drink]
         ways = rules.pay_options(s, slot)
         if len(ways) == 2:
             labels = [_cost_words(s, drink, way) for way in ways]
             self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Buy", f"{drink.name}: pay with", labels,
                                        lambda i: self._buy(slot, ways[i])))
-            return
+            return True
         # One way, or none: the rules give the reason a purchase is refused.
         self._buy(slot, ways[0] if ways else ("dice" if drink.dice is not None else "coins"))
+        return True
 
     def _buy(self, slot: int, pay: str) -> None:
         s = self.state
@@ -150,39 +158,29 @@ class QueueViews:
         except RuleError as exc:
             # The table must pick again: the reason waits for OK rather than fading (UX).
             self.app.beep("error")
-            self._notice(f"{_where(s)} · Refused", str(exc).split("\n"))
+            self.root.notice(f"{_where(s)} · Refused", str(exc).split("\n"))
             return
-        if self._commit(action):
+        if self.root.commit(action):
             self.app.toast(drink.name, f"bought, paid {paid}")
 
-    def _queue_action(self) -> None:
-        s = self.state
-        if self.app.clock.now() - self.turn_shown_at < TURN_SEEN_S:
-            self.app.beep("error")  # the turn just changed: this ◆ came too soon to be meant
-            return
-        who = rules.turn_of(s)
-        p = s.players[who]
-        dice, before, title = p.dice, p.coins, f"{_where(s)} · Coins"
-        if self._commit({"type": "end_turn", "player": who}):
-            # the next player starts on their turn page
-            self.drinks_open, self.selected = False, 0
-            if dice:
-                got = self.state.players[who].coins - before
-                self._notice(title, unspent_words(p.name, dice, got))
 
-    # ----- final scoring -----------------------------------------------------------------
-    def _draw_scoring(self, canvas: Canvas) -> None:
+class ScoringView(PlayersView):
+    """Final scoring: each player's total once scored; OK asks for a player's cards."""
+
+    hint = "▲▼ player  OK score"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         details = [f"{p.total}" if p.score is not None else "?" for p in s.players]
-        draw_list(canvas, [p.name for p in s.players], details, self.selected)
+        draw_list(canvas, [p.name for p in s.players], details, self.root.selected)
 
-    def _scoring_ok(self) -> None:
+    def ok(self) -> bool:
         s = self.state
-        who = self.selected
+        who = self.root.selected
         p = s.players[who]
         if p.score is not None:
-            self._show_breakdown(who)
-            return
+            show_breakdown(self.root, who)
+            return True
         snacks, meals, faces = rules.score_needs(s, who)
         title = f"Score {p.name}"   # whose score, beside every status icon (no game name)
         questions = [(title, "Food card points?", 0, FOOD_MAX)]
@@ -201,16 +199,18 @@ class QueueViews:
                 action["meals"], rest = rest[0], rest[1:]
             if faces:
                 action["faces"] = {str(f): n for f, n in zip(faces, rest, strict=True)}
-            self._commit(action)
+            self.root.commit(action)
 
         _ask_numbers(self.app, questions, done)
+        return True
 
-    def _show_breakdown(self, who: int) -> None:
-        p = self.state.players[who]
-        lines = [f"{label}: {points}" for label, points in p.score or ()]
-        self.app.push(MessageScreen(self.app, f"{p.name}: {p.total}", lines))
 
-    def _draw_over(self, canvas: Canvas) -> None:
+class OverView(PlayersView):
+    """The final scores: the winner, then the players ranked; OK shows one's breakdown."""
+
+    hint = "▲▼ player  OK details"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         best = rules.winners(s)
         names = " & ".join(s.players[i].name for i in best)
@@ -221,14 +221,23 @@ class QueueViews:
                                           f"Shared win at {total}" if len(best) > 1 else f"{names} wins"),
                                          WIDTH - 2))
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
-        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
-        draw_list(sub, [s.players[i].name for i in ranked], [str(s.players[i].total) for i in ranked],
-                  self.selected)
+        draw_list(sub, [s.players[i].name for i in self._ranked()],
+                  [str(s.players[i].total) for i in self._ranked()], self.root.selected)
 
-    def _over_ok(self) -> None:
+    def ok(self) -> bool:
+        show_breakdown(self.root, self._ranked()[self.root.selected])
+        return True
+
+    def _ranked(self) -> list[int]:
         s = self.state
-        ranked = sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
-        self._show_breakdown(ranked[self.selected])
+        return sorted(range(len(s.players)), key=lambda i: -s.players[i].total)
+
+
+def show_breakdown(root: Root, who: int) -> None:
+    """A scored player's points, line by line, until OK."""
+    p = root.state.players[who]
+    lines = [f"{label}: {points}" for label, points in p.score or ()]
+    root.app.push(MessageScreen(root.app, f"{p.name}: {p.total}", lines))
 
 
 def _cost_words(state: rules.State, drink: Drink, pay: str) -> str:

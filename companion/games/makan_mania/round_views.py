@@ -1,15 +1,11 @@
-"""The start of a Makan Mania round on the game's root screen: the setup taken back by undo,
-the scoreboard between rounds, drinks revealed or dealt, the Rush and the jumps.
-
-A mixin of :class:`.screens.MakanScreen`, which picks ``_draw_<view>`` and ``_<view>_<button>``
-by the state's phase."""
+"""The start of a Makan Mania round on the game's root screen, one class per view: the setup
+taken back by undo, the scoreboard between rounds, drinks revealed or dealt, the Rush and the
+jumps. :mod:`.screens` chooses the view from the state's phase."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from companion.contract.rules import Action
 from companion.ui.canvas import LINE_H, WIDTH, Canvas
 from companion.ui.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -17,43 +13,50 @@ from companion.ui.widgets import (
     ChoiceScreen,
     StepperScreen,
     draw_list,
+    step_selection,
 )
 from companion.ui.words import plural
 
 from . import rules
 from .setup_screen import SetupScreen
-from .view import _where
+from .view import View, _where
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Table
+    from companion.contract.rules import Action
+    from companion.input import ButtonEvent
 
 
-class RoundViews:
-    """The views from the setup taken back to the jumps."""
+class SetupView(View):
+    """The setup taken back by undo: OK sets the game up again."""
 
-    app: Table
-    selected: int
-    board_seen: int
+    hint = "OK set up"
 
-    def _notice(self, title: str, lines: list[str]) -> None: ...
-
-    # What the root screen that mixes these in provides.
-    @property
-    @abstractmethod
-    def state(self) -> rules.State: ...
-
-    @abstractmethod
-    def _commit(self, action: dict[str, Any]) -> bool: ...
-
-    # ----- setup taken back by undo --------------------------------------------------------
-    def _draw_setup(self, canvas: Canvas) -> None:
+    def draw(self, canvas: Canvas) -> None:
         canvas.paragraph("Setup undone. Press OK to set up the game again.", 1)
 
-    def _setup_ok(self) -> None:
+    def ok(self) -> bool:
         self.app.push(SetupScreen(self.app))
+        return True
 
-    # ----- scoreboard between rounds ------------------------------------------------------
-    def _draw_board(self, canvas: Canvas) -> None:
+
+class PlayersView(View):
+    """A view listing the players, UP and DOWN choosing one."""
+
+    def move(self, event: ButtonEvent) -> bool:
+        root = self.root
+        rows = root.rows()
+        step = step_selection(event, root.selected, rows) if rows else None
+        if step is not None:
+            root.selected = step
+        return True
+
+
+class BoardView(PlayersView):
+    """The scoreboard between rounds: the pot, each player's coins, drinks and bonus dice."""
+
+    hint = "OK next round"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         canvas.text(1, 1, f"Table 88 pot: {s.pot}¤")
         sub = Canvas(canvas.image, canvas.top + LINE_H, canvas.bottom)
@@ -65,13 +68,21 @@ class RoundViews:
             room = WIDTH - 10 - SMALL.width(p.name)
             details.append(SMALL.first_fit((f"{p.coins}¤ {plural(len(p.drinks), 'drink')}{bonus}",
                                             f"{p.coins}¤{bonus}", f"{p.coins}¤"), room))
-        draw_list(sub, [p.name for p in s.players], details, self.selected)
+        draw_list(sub, [p.name for p in s.players], details, self.root.selected)
 
-    def _board_ok(self) -> None:
-        self.board_seen = self.state.round
+    def ok(self) -> bool:
+        self.root.board_seen = self.state.round
+        return True
 
-    # ----- start of round -----------------------------------------------------------------
-    def _draw_reveal(self, canvas: Canvas) -> None:
+
+class RevealView(View):
+    """The start of a round: the Food and drinks to reveal; OK deals or enters the drinks."""
+
+    @property
+    def hint(self) -> str:  # type: ignore[override]  # the deal option decides it
+        return "OK deal drinks" if self.state.deal else "OK enter drinks"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         n = len(s.players)
         canvas.center(0, f"Round {s.round}: reveal")
@@ -84,16 +95,16 @@ class RoundViews:
         if owner is not None:
             canvas.center(37, f"+1 Drink for {s.players[owner].name}")
 
-    def _reveal_ok(self) -> None:
+    def ok(self) -> bool:
         s = self.state
         owner = rules.holder(s, "private_drink")
         count = len(s.players) + (owner is not None)
         if s.deal:
             # Chance is drawn here, from the box's RNG, and recorded in the action.
             cards = self.app.rng.sample(rules.deck_cards(s), count)
-            self._commit({"type": "deal", "drinks": cards[: len(s.players)],
-                          "private": cards[-1] if owner is not None else None})
-            return
+            self.root.commit({"type": "deal", "drinks": cards[: len(s.players)],
+                              "private": cards[-1] if owner is not None else None})
+            return True
         picks: list[str] = []
 
         def ask(k: int) -> None:
@@ -103,8 +114,8 @@ class RoundViews:
                 if k + 1 < count:
                     ask(k + 1)
                 else:
-                    self._commit({"type": "reveal", "drinks": picks[: len(s.players)],
-                                  "private": picks[-1] if owner is not None else None})
+                    self.root.commit({"type": "reveal", "drinks": picks[: len(s.players)],
+                                      "private": picks[-1] if owner is not None else None})
 
             prompt = (f"{s.players[owner].name}'s own drink:" if owner is not None and k == count - 1
                       else f"Drink {k + 1} of {len(s.players)} is:")
@@ -112,9 +123,15 @@ class RoundViews:
                                        [d.name for d in s.book.drinks], chosen))
 
         ask(0)
+        return True
 
-    # ----- the Rush ----------------------------------------------------------------------
-    def _draw_rush(self, canvas: Canvas) -> None:
+
+class RushView(View):
+    """The Rush: the drinks to lay out, then who sat at which table with the dice left."""
+
+    hint = "OK someone sat down"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         seated = rules.order(s)
         if s.deal and not seated:
@@ -136,7 +153,7 @@ class RoundViews:
                                               f"T{p.table} {p.name}: {plural(p.dice, 'die')}"),
                                              WIDTH - 2))
 
-    def _rush_ok(self) -> None:
+    def ok(self) -> bool:
         s = self.state
         waiting = rules.unseated(s)
 
@@ -154,16 +171,23 @@ class RoundViews:
             self.app.push(StepperScreen(
                 self.app, f"{_where(s)} · Table {table}", f"{name}: unplaced dice?", 0, 0,
                 rules.max_dice(s, who),
-                lambda dice: self._commit({"type": "seat", "player": who, "table": table, "dice": dice})))
+                lambda dice: self.root.commit({"type": "seat", "player": who, "table": table,
+                                               "dice": dice})))
 
         if len(waiting) == 1:
             pick_player(0)
         else:
             self.app.push(ChoiceScreen(self.app, f"{_where(s)} · Rush", "Who sat down?",
                                        [s.players[i].name for i in waiting], pick_player))
+        return True
 
-    # ----- start of the Queue: the jumps --------------------------------------------------
-    def _draw_jumps(self, canvas: Canvas) -> None:
+
+class JumpsView(View):
+    """The start of the Queue: who may jump to which table; OK jumps, ◆ stays."""
+
+    hint = "OK jump  ◆ stay"
+
+    def draw(self, canvas: Canvas) -> None:
         s = self.state
         jumper, target, over = rules.jump_of(s)
         p = s.players[jumper]
@@ -183,12 +207,12 @@ class RoundViews:
         else:
             canvas.center(4 * LINE_H, f"{moved}, tch +1¤")
 
-    def _jumps_ok(self) -> None:
+    def ok(self) -> bool:
         s = self.state
         _, target, over = rules.jump_of(s)
         if target == 88:
             self._jump({"type": "jump", "to": 88, "go": True})
-            return
+            return True
         # "Each player you jump over may make a 'tch' sound": only those who did are ticked, so
         # Done straight away gives no coin nobody claimed. The title says what the pile can pay.
         pile = s.supply if s.options.coin_supply else len(over)
@@ -198,11 +222,17 @@ class RoundViews:
             self.app, title, [s.players[i].name for i in over], [False] * len(over),
             lambda ticked: self._jump({"type": "jump", "to": 1, "go": True,
                                        "tch": [over[i] for i in ticked]})))
+        return True
+
+    def action(self) -> bool:
+        _, target, _ = rules.jump_of(self.state)
+        self.root.commit({"type": "jump", "to": target, "go": False})
+        return True
 
     def _jump(self, action: Action) -> None:
         """The jump, then who moves to which table and who takes coins, until OK."""
         before = self.state
-        if not self._commit(action):
+        if not self.root.commit(action):
             return
         after = self.state
         # "Ana → 88, Ben → 1" as far as a line goes
@@ -225,8 +255,4 @@ class RoundViews:
             rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
         if owed > paid:
             lines.append(f"Pile empty: {owed - paid}¤ unpaid")
-        self._notice(f"{_where(before)} · Jump", lines)
-
-    def _jumps_action(self) -> None:
-        _, target, _ = rules.jump_of(self.state)
-        self._commit({"type": "jump", "to": target, "go": False})
+        self.root.notice(f"{_where(before)} · Jump", lines)

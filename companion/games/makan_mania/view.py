@@ -1,20 +1,23 @@
-"""What every Makan Mania screen shares: the game's key, preset names and tray words, question
-flows, and the words for the title bar, prices, dice and what a turn gives."""
+"""What every Makan Mania screen shares: the game's root screen as its views see it
+(:class:`Root`, :class:`View`), the game's key, preset names and tray words, question flows, and
+the words for the title bar, prices, dice and what a turn gives."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from companion.ui.widgets import (
-    StepperScreen,
-)
+from companion.contract.spec import Screen, running_session
+from companion.ui.widgets import MessageScreen, StepperScreen
 from companion.ui.words import plural
 
 from . import rules
 
 if TYPE_CHECKING:
     from companion.contract.spec import Table
+    from companion.input import ButtonEvent
+    from companion.ui.canvas import Canvas
 
 
 KEY = "makan"
@@ -23,6 +26,84 @@ ABILITY_TEXT = {
     "double": "double table", "face_bonus": "face points", "drink_bonus": "drink points",
 }
 FOOD_MAX = 150
+
+
+class Root(Screen):
+    """The game's root screen as its views see it: the state, where the table is on the
+    screen (the row chosen, the round whose scoreboard was seen, the Queue's page, the turns
+    whose gains were taken, when the turn came on screen), and playing an action."""
+
+    def __init__(self, app: Table) -> None:
+        super().__init__(app)
+        self.board_seen = 1   # the round whose scoreboard was closed with OK
+        self.selected = 0     # drink in the Queue, player at scoring
+        self.drinks_open = False  # the Queue shows the turn first, its drinks a press away
+        self.taken: set[tuple[int, int]] = set()
+        self.turn_shown_at = app.clock.now()
+
+    @property
+    def state(self) -> rules.State:
+        return running_session(self.app.games, rules.State).state
+
+    def rows(self) -> int:
+        """The rows UP and DOWN go through: the drinks on sale in the Queue, else the players."""
+        s = self.state
+        if s.phase == "queue":
+            return len(rules.visible_slots(s, rules.turn_of(s)))
+        return len(s.players)
+
+    def on_enter(self) -> None:
+        self.selected = max(0, min(self.selected, self.rows() - 1))
+
+    def commit(self, action: dict[str, Any]) -> bool:
+        """Play ``action`` from the root (the questions over it are over with)."""
+        self.app.pop_to(self)
+        phase, turn = self.state.phase, self.state.turn
+        done = self.app.dispatch(action)
+        if done:
+            self.app.beep("tick")
+            if self.state.phase != phase:
+                self.selected, self.drinks_open = 0, False   # a new step starts at its top
+            if (self.state.phase, self.state.turn) != (phase, turn):
+                self.turn_shown_at = self.app.clock.now()   # see TURN_SEEN_S
+            self.on_enter()
+        return done
+
+    def notice(self, title: str, lines: list[str]) -> None:
+        """Something the table must do (move trays, take coins, pick again): it waits for OK,
+        and that OK is the press that shows the next turn was seen (see TURN_SEEN_S)."""
+        self.app.push(MessageScreen(self.app, title, lines))
+        self.turn_shown_at = -math.inf
+
+
+class View:
+    """One view of the root screen: what it shows and what its buttons do. Made for one draw
+    or one press; a button a view has no use for is left to the box (False)."""
+
+    hint = ""
+
+    def __init__(self, root: Root) -> None:
+        self.root, self.app = root, root.app
+
+    @property
+    def state(self) -> rules.State:
+        return self.root.state
+
+    def draw(self, canvas: Canvas) -> None:
+        raise NotImplementedError
+
+    def ok(self) -> bool:
+        return False
+
+    def action(self) -> bool:
+        return False
+
+    def back(self) -> bool:
+        return False
+
+    def move(self, event: ButtonEvent) -> bool:
+        """UP or DOWN."""
+        return False
 
 
 def _ask_numbers(app: Table, questions: list[tuple[str, str, int, int]],

@@ -60,9 +60,9 @@ def test_pig_plays_and_journals_every_action(box):
     assert box.screen.name() == "PlayScreen"
     box.press("OK")
     box.press("OK")
-    session = box.app.games.session
+    session = box.app.play.session
     assert [a["type"] for a in session.actions] == ["setup", "roll", "roll"]
-    saved = box.app.journal.load(session.game_id)
+    saved = box.app.play.journal.load(session.game_id)
     assert saved.game == "pig" and saved.actions == session.actions
 
 
@@ -75,7 +75,7 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
         from companion.simulator.walk import run_steps
         box = SimBox({str(state)!r}, seed=5)
         run_steps(box, ("menu:Pig", "menu:Start", "OK", "OK", "ACTION", "OK"))
-        print(len(box.app.games.session.actions), flush=True)
+        print(len(box.app.play.session.actions), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -87,8 +87,8 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
         assert box.screen.name() == "ResumeScreen" and "Pig" in box.screen.question
         box.press("OK")
         assert box.screen.name() == "PlayScreen"
-        assert len(box.app.games.session.actions) == played
-        assert box.app.games.session.state == SPEC.rules.replay(box.app.games.session.actions)
+        assert len(box.app.play.session.actions) == played
+        assert box.app.play.session.state == SPEC.rules.replay(box.app.play.session.actions)
     finally:
         box.close()
 
@@ -96,17 +96,17 @@ def test_pig_resumes_after_a_power_cut(tmp_path):
 def test_long_back_undoes_the_last_roll(box):
     start(box)
     box.press("OK")
-    before = box.app.games.session.state
+    before = box.app.play.session.state
     box.press("OK")
     box.press("BACK", long=True)
-    assert box.app.games.session.state == before and len(box.app.games.session.actions) == 2
+    assert box.app.play.session.state == before and len(box.app.play.session.actions) == 2
 
 
 def finished(box: SimBox) -> int:
     """The example game recorded in the box's journal; its id."""
     actions = example()
-    game_id = import_game(box.app.journal, SPEC, actions, SPEC.rules.replay(actions), 1764500000.0, 600)
-    box.app.stack[0].on_enter()
+    game_id = import_game(box.app.play.journal, SPEC, actions, SPEC.rules.replay(actions), 1764500000.0, 600)
+    box.app.stack.screens[0].on_enter()
     return game_id
 
 
@@ -126,7 +126,7 @@ def test_a_finished_game_shows_in_history_and_stats(box, tmp_path):
         book.close()
     run_steps(box, ("menu:History",))
     assert any(item.label.endswith("Pig") for item in box.screen.items)
-    stats = StatsScreen(box.app)
+    stats = StatsScreen(box.app.table)
     stats.on_enter()
     assert "Pig: wins ▶" in [item.label for item in stats.items]
 
@@ -137,7 +137,7 @@ def test_the_live_page_lists_the_game_as_its_facts(box):
 
     start(box)
     box.press("OK")
-    data = live(lambda sql, args=(): box.app.journal.read(sql, args))
+    data = live(lambda sql, args=(): box.app.play.journal.read(sql, args))
     assert data["kind"] == "game" and data["template"] is None and data["title"] == "Pig"
     assert data["facts"]["Turn"] == "Player 1" and data["facts"]["Target"] == 100
     page = _environment().get_template("live_part.html").render(g=data, b=board(data))

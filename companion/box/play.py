@@ -1,13 +1,17 @@
-"""The game session and its journal: start, resume, dispatch and undo game actions, each
-journaled before it is shown. The journal never stops play: a write the disk refuses is held
-in memory and written back later; what it says about that is shown as a notice that no other
-message hides."""
+"""Play: the game in progress and its journal. Applying an action, an undo, a start or a resume
+returns an :class:`Outcome` (the new state, what to say, how the screen must change) and calls
+no screen: the table (:mod:`.table`) shows it. Play is the journal's one writer; each action is
+journaled before the state changes. The journal never stops play: a write the disk refuses is
+held in memory and written back later, and the journal's health is told to the panel
+(:class:`~companion.box.panel.Health`), which shows it as a notice no other message hides."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,44 +20,70 @@ from companion.contract.rules import Action, RuleError
 from companion.contract.spec import GameSpec, Session
 
 from ..journal import health_file
+from ..journal.health import JournalStatus
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
 from ..saved_games import SavedEntry, players_text
 from ..ui.journal_words import kept_text, notice_lines, saved_words, status_text
+from .panel import Health
 
 if TYPE_CHECKING:
-    from companion.contract.spec import Clock, Table
-
-    from .stack import ScreenStack
+    from companion.contract.spec import Clock
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 5.0  # how often a journal holding changes tries the disk again
 
 
-class GameSession:
-    """The game being played, the saved ones and the journal, owned here; the app holds it
-    and shows the game through the screen stack it is given. It is the screens'
-    :class:`~companion.contract.spec.Games`."""
+class Change(Enum):
+    """How the screens must change after a step of play."""
 
-    def __init__(self, table: Table, screens: ScreenStack, journal: Journal | None,
-                 specs: dict[str, GameSpec], clock: Clock) -> None:
-        self._table = table  # what the game's screens are built with
-        self._screens = screens
+    NONE = "the screens read the new state as they draw"
+    GAME = "the screens over the game's root go and the root rebuilds (an undo)"
+    SHOW = "the game's root is shown (a start, a resume)"
+    SETUP = "the game's setup is shown again (its setup undone)"
+
+
+@dataclass(slots=True)  # made on every press: a plain class of slots is the cheapest to build
+class Outcome:
+    """What a step of play came to: accepted or not, the state it left, what to say (``error``:
+    a refusal's reason, with the error beep) and beep, how the screens change, and the game
+    whose screens those are."""
+
+    accepted: bool
+    state: Any = None
+    say: tuple[str, ...] = ()
+    change: Change = Change.NONE
+    beep: str | None = None
+    error: bool = False
+    game: GameSpec[Any] | None = None
+
+    @classmethod
+    def refused(cls, reason: str) -> Outcome:
+        return cls(False, say=(reason,), error=True)
+
+
+class Play:
+    """The game being played, the saved ones and the journal, owned here."""
+
+    def __init__(self, journal: Journal | None, specs: dict[str, GameSpec[Any]], clock: Clock) -> None:
         self.specs = specs
         self._clock = clock
+        # Who is told the journal's health: the panel, once the app has made it.
+        self.tell: Callable[[Health], None] = lambda health: None
         self.journal = journal
-        self.session: Session | None = None
+        self.session: Session[Any] | None = None
         self._saved = SavedGames()
         self._retrying = False
         self._played_at = 0.0  # wall-clock time of the last action (for a game kept only in memory)
         # Where the phone page reads the journal's health (None: nowhere).
         self.health_dir: Path | None = health_file.runtime_dir()
         self._published_health = ""
+        self._told_ok: bool | None = None  # the journal's health as last told
 
     @property
     def journal_ok(self) -> bool:
-        """Changes reach the disk (the ⚠ icon shows otherwise)."""
+        """Changes reach the disk (the panel shows ⚠ otherwise)."""
         return self.journal is not None and self.journal.status.ok
 
     def journal_health(self) -> tuple[str, str | None]:
@@ -75,14 +105,15 @@ class GameSession:
             entries, broken = self._saved.list(self.journal, self.specs, self.session,
                                                self._played_at)
         except JournalError as exc:
-            self._screens.notice("Saved games:", str(exc), error=True)
+            self.tell(Health("journal", self.journal_ok, ("Saved games:", str(exc)), True))
             return []
         for game_id in broken:  # kept in history, no longer offered
             self.write(partial(Journal.discard, game_id=game_id))
-            self._screens.notice("Saved game could not", "be replayed; in history", error=True)
+            self.tell(Health("journal", self.journal_ok,
+                              ("Saved game could not", "be replayed; in history"), True))
         return entries
 
-    def resume(self, game_id: int | None = None) -> None:
+    def resume(self, game_id: int | None = None) -> Outcome:
         """Continue saved game ``game_id`` (None: the game in memory)."""
         session = self.session
         if game_id is not None and (session is None or session.game_id != game_id):
@@ -92,11 +123,11 @@ class GameSession:
                 session = Session(spec, game_id, list(saved.actions), spec.rules.replay(saved.actions))
             except Exception as exc:  # unreadable, unknown or not replayable: say so, stay put
                 log.warning("could not resume game %s: %r", game_id, exc)
-                self._screens.refuse("That game could not be resumed")
-                return
+                return Outcome.refused("That game could not be resumed")
             self.session = session
-        if session is not None:
-            self._show_game(session)
+        if session is None:
+            return Outcome(False)
+        return Outcome(True, session.state, change=Change.SHOW, game=session.spec)
 
     def leave(self) -> None:
         """The table leaves for the home menu: a finished game is over with, a running one
@@ -111,7 +142,7 @@ class GameSession:
         if game_id is not None:
             self.write(lambda j: j.discard(game_id))
 
-    def start(self, key: str, first_action: Action | None = None) -> bool:
+    def start(self, key: str, first_action: Action | None = None) -> Outcome:
         """Start game ``key``; every other unfinished game stays saved."""
         spec = self.specs[key]
         state = spec.rules.initial_state()
@@ -122,8 +153,7 @@ class GameSession:
             try:
                 state = spec.rules.apply(state, first_action)
             except RuleError as exc:
-                self._screens.refuse(str(exc))
-                return False
+                return Outcome.refused(str(exc))
             actions.append(first_action)
         game_id = None
         if self.journal is not None:
@@ -134,35 +164,26 @@ class GameSession:
             self.journal_news()
         self._played_at = time.time()
         self.session = Session(spec, game_id, actions, state)
-        self._show_game(self.session)
-        return True
-
-    def shown(self) -> bool:
-        """A game is running and its root screen is on the stack."""
-        return self.session is not None and self._screens.shows_game()
-
-    def _show_game(self, session: Session) -> None:
-        self._screens.show_game(session.spec.screens.play(self._table))
+        return Outcome(True, state, change=Change.SHOW, game=spec)
 
     # ----- play ---------------------------------------------------------------------------
-    def dispatch(self, action: Action) -> bool:
-        """Apply a game action: refused with a reason, or journaled and then shown.
+    def apply(self, action: Action) -> Outcome:
+        """Apply a game action: refused with a reason, or journaled and then the state.
 
         When the action moves the game on (its ``describe`` changes, e.g. "round 2" to
         "round 3") the journal takes a save point named after the stage just left.
         """
         session = self.session
         if session is None:
-            raise RuntimeError("dispatch without a game")
-        try:
-            new_state = session.spec.rules.apply(session.state, action)
-        except RuleError as exc:
-            self._screens.refuse(str(exc))
-            return False
+            raise RuntimeError("an action without a game")
         spec = session.spec
+        try:
+            new_state = spec.rules.apply(session.state, action)
+        except RuleError as exc:
+            return Outcome.refused(str(exc))
+        finishes = spec.rules.is_finished(new_state)
         if session.game_id is not None:
             journal = self._writer()
-            finishes = spec.rules.is_finished(new_state)
             journal.append(session.game_id, action, spec.rules.is_undoable(action), finishes=finishes)
             stage = spec.rules.describe(session.state)
             if not finishes and spec.rules.describe(new_state) != stage:
@@ -171,30 +192,26 @@ class GameSession:
         self._played_at = time.time()
         session.actions.append(action)
         session.state = new_state
-        if session.game_id is not None and session.spec.rules.is_finished(new_state):
+        if session.game_id is not None and finishes:
             self.write(lambda j: history_store.on_finish(j, session))
-        return True
+        return Outcome(True, new_state)
 
-    def undo(self) -> bool:
+    def undo(self) -> Outcome:
         """Take back the table's last action with the steps the box added after it, and say
         what was undone; rolls the table asked for stay."""
         session = self.session
         if session is None or not session.actions:
-            self._screens.toast("Nothing to undo")
-            return False
-        count, also = session.spec.rules.last_step(session.actions)
-        last = session.actions[-count]
-        if not session.spec.rules.is_undoable(last):
-            # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
-            before = session.spec.rules.replay(session.actions[:-count])
-            self._screens.refuse(f"Can't undo: {session.spec.rules.describe_action(last, before)}")
-            return False
-        if count == len(session.actions) and last.get("type") == "setup":
-            self._withdraw(session, last)
-            return True
+            return Outcome(False, say=("Nothing to undo",))
         spec = session.spec
-        was_finished = spec.rules.is_finished(session.state)
+        count, also = spec.rules.last_step(session.actions)
+        last = session.actions[-count]
         before = spec.rules.replay(session.actions[:-count])
+        if not spec.rules.is_undoable(last):
+            # Dice the table has seen (and what the clock decided) stay, as in boardgame.io.
+            return Outcome.refused(f"Can't undo: {spec.rules.describe_action(last, before)}")
+        if count == len(session.actions) and last.get("type") == "setup":
+            return self._withdraw(session, last)
+        was_finished = spec.rules.is_finished(session.state)
         # What the box adds with the undo (the Café's clock as it reads now) is journaled in
         # the same change, so a power cut right after it never resumes from an older reading.
         state, added = before, []
@@ -210,24 +227,19 @@ class GameSession:
         session.state = state
         if session.game_id is not None and finishes:
             self.write(lambda j: history_store.on_finish(j, session))
-        self._screens.game_changed()
-        self._screens.toast(f"Undone: {spec.rules.describe_action(last, before)}{also}")
-        self._table.beep("ok")
-        return True
+        return Outcome(True, state, (f"Undone: {spec.rules.describe_action(last, before)}{also}",),
+                       Change.GAME, "ok")
 
-    def _withdraw(self, session: Session, setup: Action) -> None:
+    def _withdraw(self, session: Session[Any], setup: Action) -> Outcome:
         """Undoing the setup takes the whole game back: it leaves no trace in the journal (no
         "round 0" to resume, no dropped game in history, nobody credited with it) and the
         table is at that game's setup again."""
         if (game_id := session.game_id) is not None:
             self.write(lambda j: j.forget(game_id))
-        spec = session.spec
         self.session = None
-        self._screens.start(self._screens.home)
-        self._screens.push(spec.screens.new_game(self._table))
-        undone = spec.rules.describe_action(setup, spec.rules.initial_state())
-        self._screens.toast(f"Undone: {undone}", "Set up again")
-        self._table.beep("ok")
+        spec = session.spec
+        undone = f"Undone: {spec.rules.describe_action(setup, spec.rules.initial_state())}"
+        return Outcome(True, None, (undone, "Set up again"), Change.SETUP, "ok", game=spec)
 
     # ----- the roster of recent players ---------------------------------------------------
     def roster_names(self) -> list[str]:
@@ -254,22 +266,26 @@ class GameSession:
             self.journal_news()
 
     def journal_news(self) -> None:
-        """Show the journal's newest change of health; while it holds changes in memory,
-        keep a retry on the loop."""
+        """Tell the panel the journal's health and its newest change; while it holds changes
+        in memory, keep a retry on the loop."""
         journal = self._writer()
         notice = journal.take_notice()
-        if notice is not None:
-            self._screens.notice(*notice_lines(notice), error=notice.error)
-        self._publish_health(journal)
-        if not journal.status.ok and not self._retrying:
+        status = journal.status
+        ok = status.ok
+        if notice is not None or ok != self._told_ok:  # the panel hears of a change only
+            self._told_ok = ok
+            self.tell(Health("journal", ok) if notice is None
+                      else Health("journal", ok, notice_lines(notice), notice.error))
+        self._publish_health(status)
+        if not ok and not self._retrying:
             self._retrying = True
             self._clock.at(self._clock.now() + RETRY_S, self._retry_journal)
 
-    def _publish_health(self, journal: Journal) -> None:
+    def _publish_health(self, status: JournalStatus) -> None:
         """Tell the phone page when the health changes (see :mod:`companion.journal.health_file`)."""
         if self.health_dir is None:
             return
-        text = health_file.as_text(journal.status)
+        text = health_file.as_text(status)
         if text != self._published_health:
             health_file.publish(self.health_dir, text)
             self._published_health = text
@@ -286,7 +302,7 @@ class GameSession:
         return self.journal
 
 
-def _entry(spec: GameSpec, game_id: int | None, state: Any, last_at: float) -> SavedEntry:
+def _entry(spec: GameSpec[Any], game_id: int | None, state: Any, last_at: float) -> SavedEntry:
     return SavedEntry(game_id, spec.title, spec.rules.describe(state), players_text(state), last_at)
 
 
@@ -297,8 +313,8 @@ class SavedGames:
     def __init__(self) -> None:
         self._cache: dict[int, tuple[tuple[int, float], SavedEntry]] = {}
 
-    def list(self, journal: Journal | None, games: dict[str, GameSpec],
-             session: Session | None, session_at: float) -> tuple[list[SavedEntry], list[int]]:
+    def list(self, journal: Journal | None, games: dict[str, GameSpec[Any]],
+             session: Session[Any] | None, session_at: float) -> tuple[list[SavedEntry], list[int]]:
         """The entries, the one played last first, and the ids of games that failed to replay.
 
         The game in memory (``session``) is described from its state, not replayed; a game
@@ -330,7 +346,7 @@ class SavedGames:
         return _in_memory(entries, session, session_at), broken
 
 
-def _in_memory(entries: list[SavedEntry], session: Session | None,
+def _in_memory(entries: list[SavedEntry], session: Session[Any] | None,
                session_at: float) -> list[SavedEntry]:
     """``entries`` with the unfinished game kept only in memory first, if there is one."""
     if session is not None and session.game_id is None \
