@@ -147,7 +147,7 @@ def test_the_dice_line_spells_a_face_in_full_when_it_fits(box, monkeypatch, face
     shortened to fit ends in a full stop, so no word looks cut off."""
     start_game(box)
     box.press("OK")  # round 1 runs: the strip is on the timer
-    monkeypatch.setattr(box.app.session, "state", dataclasses.replace(state(box), faces=faces))
+    monkeypatch.setattr(box.app.play.session, "state", dataclasses.replace(state(box), faces=faces))
     drawn, cut = shown(box, monkeypatch)
     assert [t for t in drawn if t in (*view.FACE_LABELS.values(), *view.DIE_SHORT.values())] == line
     assert cut == []

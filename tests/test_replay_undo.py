@@ -83,10 +83,10 @@ def test_the_boxs_own_undo_leaves_what_the_replay_leaves(key, tmp_path):
     spec, actions = GAMES[key], example(key)
     for cut in undoable_cuts(key)[::6]:
         box = SimBox(tmp_path / f"{key}-{cut}")
-        box.app.games.start(key, actions[0])
-        assert all(box.app.dispatch(action) for action in actions[1:cut])
+        box.app.table.games.start(key, actions[0])
+        assert all(box.app.table.dispatch(action) for action in actions[1:cut])
         box.press("BACK", long=True)
-        session = box.app.games.session
+        session = box.app.play.session
         assert session is not None
         kept = actions[:cut - spec.rules.last_step(actions[:cut])[0]]
         game = replayed(key, [*actions[:cut], {"type": UNDO,

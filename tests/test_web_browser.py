@@ -466,7 +466,7 @@ def test_the_miams_roll_card_fits_a_390_px_phone(browser, table):
     ("Marshm", then "→ Yums" off the edge): on the Table and the Live page the whole roll shows
     inside its card and the page."""
     box, _ = open_table(browser, table, "miams")
-    assert box.app.dispatch({"type": "roll", "face": "marshmallow", "source": "box"})
+    assert box.app.table.dispatch({"type": "roll", "face": "marshmallow", "source": "box"})
     box.app.pump()
     assert wait_for(lambda: live_actions(browser) == 2)[0], live_actions(browser)
     screen_size(browser, 390, 844)
