@@ -25,9 +25,9 @@ import threading
 import time
 from typing import Any
 
-from companion import box_config as config
 from companion.box.boot import build_app
 from companion.box.events import Call, Stop
+from companion.games import box_config as config
 from companion.games.crazy_cafe import rules, screens
 
 LOW_S = rules.ROUND_S_RANGE[0]

@@ -61,7 +61,7 @@ def test_warnings_ticks_and_alarm_at_the_right_instants(box):
 
 def test_round_length_from_config(tmp_path):
     """[games.cafe] round_seconds sets the default length offered at setup."""
-    from companion import box_config as config
+    from companion.games import box_config as config
 
     box = SimBox(tmp_path / "s", cfg=config.parse({"games": {"cafe": {"round_seconds": 120}}}))
     try:
@@ -114,7 +114,7 @@ def _frame_showing(box, text):
     """The current frame's bytes, after checking the big timer shows ``text``."""
     from PIL import Image
 
-    from companion.ui.font import LARGE
+    from companion.frame.font import LARGE
 
     expected = Image.new("1", (LARGE.width(text), LARGE.height))
     LARGE.draw(expected, (0, 0), text)
@@ -137,7 +137,7 @@ def test_long_stall_over_the_deadline_sounds_only_the_alarm(box):
 
 def test_times_up_screen_stays_until_ok_and_timer_keeps_screen_awake(tmp_path):
     """"TIME'S UP" fills the screen until OK; a running timer never dims."""
-    from companion import box_config as config
+    from companion.games import box_config as config
 
     cfg = config.parse({"display": {"dim_after_min": 1, "blank_after_min": 2}})
     box = SimBox(tmp_path / "s", cfg=cfg)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
-from companion.jsonread import BOM
+from companion.files.jsonread import BOM
 from companion.records.bgstats import add_play_link
 from companion.records.export import ADD_PLAY_URL, bgg_ids, plays
 from companion.records.history import open_book
@@ -517,7 +517,7 @@ def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
 def test_a_bgg_id_set_on_the_phone_is_the_one_exported(journal, capsys):
     """The phone's Settings keep a game's bgg_id in the journal over config.toml; the exports
     use it as the box does."""
-    from companion import settings
+    from companion.records import settings
 
     conn = sqlite3.connect(journal / "journal.db")
     try:

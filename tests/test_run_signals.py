@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # with short timeouts, as it does between deadlines, so many land inside a get.
 HAMMER = textwrap.dedent("""
     import queue, signal, sys, time
-    from companion import box_config
+    from companion.games import box_config
     from companion.box.boot import build_app
     from companion.commands.run import stop_on_signals
 

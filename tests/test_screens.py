@@ -10,10 +10,10 @@ from contextlib import contextmanager
 import pytest
 
 from companion.commands.screenshot import render
+from companion.contract.names import MAX_LETTERS
+from companion.frame.font import BitmapFont
 from companion.games.catalog import GAMES
-from companion.names import MAX_LETTERS
 from companion.simulator.walk import named_screens, run_steps
-from companion.ui.font import BitmapFont
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import box_config as config_module
+from companion.games import box_config as config_module
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"

@@ -12,9 +12,8 @@ import time
 
 import pytest
 
-from companion import pairing
 from companion.cli import main
-from companion.records import phones, roster
+from companion.records import pairing, phones, roster
 from companion.screens.phone import qr_modules
 from companion.web.auth import Pairing
 from tests.test_history import EXAMPLES, ROOT, run

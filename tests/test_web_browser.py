@@ -410,8 +410,8 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
 
 
 def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
-    from companion import settings
     from companion.games.catalog import config_sections
+    from companion.records import settings
     from tests.test_settings import loader_message
 
     box, web = table

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from companion import cards
 from companion.cli import main
-from companion.config import read_toml
+from companion.contract.config import read_toml
+from companion.records import cards
 from tests.test_cards import DECLARED, loader_says
 from tests.test_history import EXAMPLES, ROOT
 from tests.web_process import WebProcess

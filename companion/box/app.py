@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
+from companion.contract.config import Config
+from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import Action, RuleError
+from companion.contract.saved_games import SavedEntry
 from companion.contract.spec import BoxTable, GameSpec, Place, Screen, Session
 from firmware_bridge.events import (
     DiceSettled,
@@ -37,12 +40,9 @@ from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
 from hardware.ports import Clock as HardwareClock
 
-from ..config import Config
 from ..games.catalog import GAMES
-from ..input import ButtonEvent, SensorStatus
 from ..journal.check import Finding
 from ..journal.journal import Journal
-from ..saved_games import SavedEntry
 from ..ui.journal_words import note_text
 from ..ui.widgets import ConfirmScreen
 from .events import Call, Stop

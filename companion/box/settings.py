@@ -7,18 +7,19 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .. import cards
-from .. import settings as store
+from companion.contract.input import PressDecoder, PressTiming
+from companion.records import cards
+from companion.records import settings as store
+
 from ..games.catalog import config_sections
-from ..input import PressDecoder, PressTiming
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from companion.contract.config import Config
     from companion.contract.spec import GameSpec
     from hardware.bundle import Hardware
 
-    from ..config import Config
     from .session import GameSession
 
 log = logging.getLogger(__name__)

@@ -30,12 +30,12 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from companion import settings as store
 from companion.appliance import firstboot_report
-from companion.config import Config, ConfigError
+from companion.contract.config import Config, ConfigError
 from companion.games.catalog import GAMES, config_sections
 from companion.journal import health_file
 from companion.records import phones, roster
+from companion.records import settings as store
 from companion.records.bgstats import add_play_link, play_file_text
 from companion.records.export import (
     BGSPLAY_MIME,

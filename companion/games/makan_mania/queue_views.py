@@ -10,8 +10,8 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import RuleError
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
     MessageScreen,
@@ -31,8 +31,8 @@ from .view import FOOD_MAX, _ask_numbers, _price, _turn_steps, _where, unspent_w
 TURN_SEEN_S = 1.0
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 
 class QueueViews:

@@ -10,8 +10,8 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import Action
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     CheckListScreen,
     ChoiceScreen,

@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.spec import Screen, running_session
-from companion.ui.canvas import Canvas
+from companion.frame.canvas import Canvas
 from companion.ui.widgets import (
     MessageScreen,
     is_down,
@@ -25,8 +25,8 @@ from .round_views import RoundViews
 from .setup_screen import SetupScreen
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 
 __all__ = ["MakanScreen", "SetupScreen", "new_game", "play"]
