@@ -262,6 +262,7 @@ def cut_and_restart(first: SimBox, state_dir) -> SimBox:
 
 
 @pytest.mark.parametrize("cut_after", [150.0, 152.3, 153.95])
+@pytest.mark.slow
 def test_power_cut_resumes_paused_within_five_seconds(tmp_path, cut_after):
     """"Each round lasts three minutes": after 150 s of rerolls and a power cut the round came
     back with 3:00 (rerolls carry no clock reading). The running clock is journaled every few
@@ -303,6 +304,7 @@ def test_the_running_clock_is_journaled_at_least_every_five_seconds(box):
     assert box.app.session.actions == saved
 
 
+@pytest.mark.slow
 def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
     """Undoing the pause the box adds at power-up brought back a deadline on the clock of the
     boot before (5,180 s left in one run). It is refused with its reason; the round stays

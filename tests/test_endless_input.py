@@ -18,6 +18,8 @@ import pytest
 from companion.contract.config import ConfigError
 from companion.files import textfiles
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parent.parent
 CAP_BYTES = 1 << 30  # address space, which threads reserve generously: far above what is used
 

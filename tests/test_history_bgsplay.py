@@ -474,6 +474,7 @@ FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin",
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
+@pytest.mark.slow
 def test_any_damage_to_a_play_file_is_refused_or_skipped_never_raised(data):
     """The sample file with values swapped for any JSON, at any depth: the reader gives plays,
     skips, or one PlayFileError, never another exception; what it gives summarises."""

@@ -19,6 +19,8 @@ from companion.games.makan_mania import rules
 from companion.games.makan_mania.data import COIN, DRINKS_FILE, LINE_LETTERS, load_drinks
 from companion.games.makan_mania.rules.state import Book
 
+pytestmark = pytest.mark.slow
+
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "makan_4p.jsonl"
 
 

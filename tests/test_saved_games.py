@@ -57,6 +57,7 @@ def fill_disk(box: SimBox) -> None:
 
 
 # ----- 1. the journal comes back, and its warning is seen -----------------------------------
+@pytest.mark.slow
 def test_after_a_full_disk_the_journal_comes_back_by_itself_and_says_so(tmp_path):
     box = SimBox(tmp_path)
     start(box)
@@ -178,6 +179,7 @@ def test_when_a_game_was_played_reads_as_the_table_says_it():
     assert when_text(now - 20 * 86400, now) == "10 Nov 16:00"
 
 
+@pytest.mark.slow
 def test_a_stop_while_the_disk_refuses_says_what_was_not_saved(tmp_path):
     box = SimBox(tmp_path)
     start(box)

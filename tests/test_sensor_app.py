@@ -16,6 +16,8 @@ from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps
 from tests.sensor_process import SimProcess
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def sensor_box(tmp_path, sensor_path):

@@ -27,6 +27,8 @@ from companion.simulator.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
 
+pytestmark = pytest.mark.slow
+
 # The tests follow one table through pairing, a game and the roster, in this order (the suite
 # runs with `--dist loadfile`, so a module's tests share one worker).
 SCREENS = ROOT / "docs" / "screens"

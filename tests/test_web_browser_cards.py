@@ -14,6 +14,8 @@ from companion.records import cards, pairing
 # The browser, and a simulated box with `companion web` on one state directory (this module's own).
 from tests.test_web_browser import browser, css, shoot, table, wait_for  # noqa: F401 (fixtures)
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def paired(browser, table):  # noqa: F811

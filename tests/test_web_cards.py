@@ -148,6 +148,7 @@ FUZZ_EXAMPLES = 60
 
 
 @pytest.mark.parametrize("path", FORMS)
+@pytest.mark.slow
 def test_any_values_in_a_real_form_are_saved_only_when_the_loader_reads_them(web, phone, path):
     from urllib.parse import quote
 
