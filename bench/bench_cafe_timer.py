@@ -25,9 +25,9 @@ import threading
 import time
 from typing import Any
 
-from companion import box_config as config
 from companion.box.boot import build_app
 from companion.box.events import Call, Stop
+from companion.games import box_config as config
 from companion.games.crazy_cafe import rules, screens
 
 LOW_S = rules.ROUND_S_RANGE[0]
@@ -49,109 +49,143 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[rank]
 
 
-def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = None,
-        pin: bool = False) -> dict[str, Any]:
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    box_core = hog_core = None
-    if pin and len(cores) >= 2:
-        box_core, hog_core = cores[0], cores[1]
-        os.sched_setaffinity(0, {box_core})
-    stop_hog = multiprocessing.Event()
-    hog_proc = None
-    if hog:
-        hog_proc = multiprocessing.Process(target=_hog, args=(stop_hog, hog_core), daemon=True)
-        hog_proc.start()
+class Hog:
+    """A CPU hog in a process of its own, left to the scheduler, or (``pin``, with two cores)
+    on the other core than the box."""
 
-    state_dir = tempfile.mkdtemp(prefix="cafe-bench-")
-    app = build_app(config.parse({}), sim=True, state_dir=state_dir)
-    clock = screens.clock_for(app.table)
-    # Shortened rounds: warnings and ticks scaled into the round.
-    clock.warn_at = (round_seconds - 1.0, round_seconds - 2.0)
-    clock.tick_from = max(1, int(round_seconds) - 3)
-    alarm = threading.Event()
-    app.hardware.buzzer.listeners.append(lambda pattern: pattern == "alarm" and alarm.set())
-    redraws_ms: list[float] = []
-    probes_ms: list[float] = []
+    def __init__(self, on: bool, pin: bool) -> None:
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.box_core = self.hog_core = None
+        if pin and len(cores) >= 2:
+            self.box_core, self.hog_core = cores[0], cores[1]
+            os.sched_setaffinity(0, {self.box_core})
+        self.stop = multiprocessing.Event()
+        self.process = None
+        if on:
+            self.process = multiprocessing.Process(target=_hog, args=(self.stop, self.hog_core),
+                                                   daemon=True)
+            self.process.start()
 
-    def on_frame(_image: Any) -> None:
+    def end(self) -> None:
+        self.stop.set()
+        if self.process is not None:
+            self.process.join(5)
+
+
+class Timed:
+    """The box running its loop in a thread, with shortened rounds of ``round_seconds``, and
+    what it was late by: the buzzer's cues, the clock's redraws and (``probe_ms``) the probes."""
+
+    def __init__(self, round_seconds: float, probe_ms: float | None) -> None:
+        self.app = build_app(config.parse({}), sim=True, state_dir=tempfile.mkdtemp(prefix="cafe-bench-"))
+        self.clock = screens.clock_for(self.app)
+        # Shortened rounds: warnings and ticks scaled into the round.
+        self.clock.warn_at = (round_seconds - 1.0, round_seconds - 2.0)
+        self.clock.tick_from = max(1, int(round_seconds) - 3)
+        self.round_seconds, self.probe_ms = round_seconds, probe_ms
+        self.alarm = threading.Event()
+        self.app.hardware.buzzer.listeners.append(lambda pattern: pattern == "alarm" and self.alarm.set())
+        self.errors_ms: list[float] = []
+        self.redraws_ms: list[float] = []
+        self.probes_ms: list[float] = []
+        self.cpu: list[float] = []
+        self.missed = 0
+        self.app.frame_listeners.append(self.on_frame)
+        self.loop = threading.Thread(target=self.app.run, name="loop", daemon=True)
+        self.loop.start()
+
+    def on_frame(self, _image: Any) -> None:
         # A frame while the clock runs shows ceil(left) whole seconds; it is due when that
         # second began (other frames, e.g. a warning's toast, come well after one).
-        if clock.deadline is not None:
-            left = clock.deadline - app.clock.now()
+        if self.clock.deadline is not None:
+            left = self.clock.deadline - self.app.clock.now()
             late = math.ceil(left) - left
             if left > 0 and late < 0.5:
-                redraws_ms.append(late * 1000)
+                self.redraws_ms.append(late * 1000)
 
-    def probe(at: float) -> None:
-        probes_ms.append((app.clock.now() - at) * 1000)
-        if clock.deadline is not None:
-            follow = app.clock.now() + probe_ms / 1000 * (1 + random.random() / 2)
-            app.schedule(follow, lambda: probe(follow))
+    def probe(self, at: float) -> None:
+        self.probes_ms.append((self.app.clock.now() - at) * 1000)
+        if self.clock.deadline is not None and self.probe_ms:
+            follow = self.app.clock.now() + self.probe_ms / 1000 * (1 + random.random() / 2)
+            self.app.schedule(follow, lambda: self.probe(follow))
 
-    app.panel.frame_listeners.append(on_frame)
-    loop = threading.Thread(target=app.run, name="loop", daemon=True)
-    loop.start()
-
-    def on_loop(fn: Any) -> None:
+    def on_loop(self, fn: Any) -> None:
+        """``fn`` run by the loop's thread; back when it is done."""
         done = threading.Event()
 
         def call() -> None:
             fn()
             done.set()
 
-        app.events.put(Call(call))
+        self.app.post(Call(call))
         done.wait(5)
 
-    errors_ms: list[float] = []
-    cpu: list[float] = []
-    missed = 0
-    played = app.hardware.buzzer.played
-    for number in range(rounds):
+    def play_round(self, number: int) -> None:
+        app = self.app
         if number % 3 == 0:
             # The shortest round a setup allows; each round starts that much earlier than now
             # minus round_seconds, so it ends round_seconds from now.
             setup = {"type": "setup", "round_seconds": LOW_S, "dice": "manual"}
-            on_loop(lambda setup=setup: app.table.games.start("cafe", setup))
-        alarm.clear()
+            self.on_loop(lambda: app.games.start("cafe", setup))
+        self.alarm.clear()
+        played = app.hardware.buzzer.played
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
-        on_loop(lambda: screens.act(app.table, {"type": "round_start",
-                                          "at": app.clock.now() - (LOW_S - round_seconds)}))
-        deadline = clock.deadline
-        if probe_ms:
-            first_probe = app.clock.now() + probe_ms / 1000
-            on_loop(lambda at=first_probe: app.schedule(at, lambda: probe(at)))
-        alarm.wait(round_seconds + 5)
+        self.on_loop(lambda: screens.act(app, {"type": "round_start",
+                                               "at": app.clock.now() - (LOW_S - self.round_seconds)}))
+        deadline = self.clock.deadline
+        if self.probe_ms:
+            first_probe = app.clock.now() + self.probe_ms / 1000
+            self.on_loop(lambda: app.schedule(first_probe, lambda: self.probe(first_probe)))
+        self.alarm.wait(self.round_seconds + 5)
         time.sleep(0.05)  # let the alarm's time-up dispatch finish
         wall, used = time.monotonic() - wall0, time.process_time() - cpu0
-        cpu.append(100 * used / wall)
+        self.cpu.append(100 * used / wall)
         heard = played[first:]
-        cues = clock.cues(deadline)
-        missed += max(0, len(cues) - len(heard))
+        cues = self.clock.cues(deadline)
+        self.missed += max(0, len(cues) - len(heard))
         for (at, pattern), (when, got) in zip(cues, heard, strict=False):
             if pattern == got:
-                errors_ms.append((when - at) * 1000)
-        on_loop(app.table.pop)  # close TIME'S UP
-    app.events.put(Stop())
-    loop.join(5)
-    stop_hog.set()
-    if hog_proc is not None:
-        hog_proc.join(5)
-    app.hardware.close()
-    if app.play.journal is not None:
-        app.play.journal.close()
-    every = errors_ms + redraws_ms + probes_ms
+                self.errors_ms.append((when - at) * 1000)
+        self.on_loop(app.pop)  # close TIME'S UP
+
+    def end(self) -> None:
+        self.app.post(Stop())
+        self.loop.join(5)
+
+    def close(self) -> None:
+        self.app.hardware.close()
+        if self.app.journal is not None:
+            self.app.journal.close()
+
+
+def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = None,
+        pin: bool = False) -> dict[str, Any]:
+    hogging = Hog(hog, pin)
+    timed = Timed(round_seconds, probe_ms)
+    for number in range(rounds):
+        timed.play_round(number)
+    timed.end()
+    hogging.end()
+    timed.close()
+    return report(timed, hogging, rounds, round_seconds, hog, pin)
+
+
+def report(timed: Timed, hogging: Hog, rounds: int, round_seconds: float, hog: bool,
+           pin: bool) -> dict[str, Any]:
+    errors_ms, redraws_ms, cpu = timed.errors_ms, timed.redraws_ms, timed.cpu
+    every = errors_ms + redraws_ms + timed.probes_ms
     return {
         "bench": "cafe_timer",
-        "clock": type(app.hardware.clock).__name__,
+        "clock": type(timed.app.hardware.clock).__name__,
         "rounds": rounds,
         "round_seconds": round_seconds,
         "cpu_hog": hog,
-        "box_core": box_core,
-        "hog_core": hog_core,
+        "box_core": hogging.box_core,
+        "hog_core": hogging.hog_core,
         "pinned": pin,
         "cues": len(errors_ms),
-        "cues_missed": missed,
+        "cues_missed": timed.missed,
         "late_ms": {
             "p50": round(_percentile(errors_ms, 50), 3),
             "p99": round(_percentile(errors_ms, 99), 3),
@@ -162,7 +196,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
         "redraw_late_ms": {"p50": round(_percentile(redraws_ms, 50), 3),
                            "p99": round(_percentile(redraws_ms, 99), 3),
                            "max": round(max(redraws_ms), 3)},
-        "probes": len(probes_ms),
+        "probes": len(timed.probes_ms),
         "deadline_late_ms": {"samples": len(every), "p50": round(_percentile(every, 50), 3),
                              "p99": round(_percentile(every, 99), 3), "max": round(max(every), 3)},
         "cpu_percent_of_one_core": {
@@ -170,7 +204,7 @@ def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = N
             "max": round(max(cpu), 3),
         },
         "targets": {"late_ms_p99": 5.0, "cpu_percent": 3.0},
-        "ok": _percentile(every, 99) < 5.0 and max(cpu) < 3.0 and missed == 0,
+        "ok": _percentile(every, 99) < 5.0 and max(cpu) < 3.0 and timed.missed == 0,
     }
 
 

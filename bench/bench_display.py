@@ -38,9 +38,9 @@ from luma.oled.device import sh1106, ssd1306
 from PIL import Image, ImageDraw
 
 from companion.commands.screenshot import render as walk_to
+from companion.frame.canvas import compose
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens
-from companion.ui.canvas import compose
 from hardware.display import OledDisplay, PageDiffDisplay
 from hardware.model_panel import BUS_SPEEDS_HZ, SMBUS_BLOCK, BusCount, RecordingBus
 

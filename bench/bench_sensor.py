@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion import box_config as config
 from companion.box.boot import build_app
 from companion.box.events import Call, Stop
+from companion.games import box_config as config
 from companion.games.catalog import GAMES
 from companion.ui.widgets import Screen
 from firmware_bridge.events import DiceSettled, SensorOnline

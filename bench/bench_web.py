@@ -51,10 +51,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_sensor import percentile  # noqa: E402
 from fuzz_sensor import Presser  # noqa: E402
 
-from companion import box_config  # noqa: E402
 from companion.box.boot import build_app  # noqa: E402
 from companion.box.events import Stop  # noqa: E402
 from companion.cli import main as companion  # noqa: E402
+from companion.games import box_config  # noqa: E402
 from companion.simulator.simbox import SimBox  # noqa: E402
 from tests.test_history import EXAMPLES, example  # noqa: E402
 from tests.web_process import WebProcess, race_bodies  # noqa: E402
@@ -152,7 +152,7 @@ def press_to_frame(state: Path, web: WebProcess) -> dict[str, float]:
 
 def pin_guesses(web: WebProcess, state: Path, pins: int) -> dict[str, int]:
     """Race 900 guessers at each of ``pins`` PINs: how many guesses were compared at most."""
-    from companion import pairing
+    from companion.records import pairing
 
     most, paired = 0, 0
     for _ in range(pins):

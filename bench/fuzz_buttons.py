@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.contract.spec import Screen
+from companion.frame.font import BitmapFont
 from companion.games.catalog import GAMES
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens, run_steps
-from companion.ui.font import BitmapFont
 from hardware.buttons import BUTTON_NAMES
 
 # Bounds of "small": far above what a person's presses need, far below a leak.

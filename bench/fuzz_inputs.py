@@ -32,9 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion import box_config as config
 from companion.cli import main as companion_main
 from companion.doctor.checks import FAIL, OK, Probes, diagnose
+from companion.games import box_config as config
 from companion.games.makan_mania import data as makan
 from companion.games.miams import sheet as miams
 

@@ -11,7 +11,7 @@ is counted (``companion/``, ``hardware/``, ``firmware_bridge/``):
 - ``press_returns``: the returns from the project's functions on the way (drawing included);
 - ``press_app_visits``: the times the walk enters ``companion/box/app.py`` from elsewhere;
 - ``press_journal_visits``: the times it enters ``companion/journal/`` from elsewhere;
-- ``press_frames_rendered``: frames composed (``companion.ui.canvas.compose``) for the press;
+- ``press_frames_rendered``: frames composed (``companion.frame.canvas.compose``) for the press;
   ``press_frames_written``: those the display wrote (a frame equal to the last is not sent);
 - ``app_members``: what the class ``App`` defines (methods and properties, ``__init__`` too);
   ``app_attributes``: the attributes an ``App`` sets on itself; ``app_forwarders``: its methods
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tuple(str(ROOT / part) + "/" for part in ("companion", "hardware", "firmware_bridge"))
 APP_FILE = str(ROOT / "companion" / "box" / "app.py")
 JOURNAL_DIR = str(ROOT / "companion" / "journal") + "/"
-COMPOSE = (str(ROOT / "companion" / "ui" / "canvas.py"), "compose")
+COMPOSE = (str(ROOT / "companion" / "frame" / "canvas.py"), "compose")
 
 
 class Walk:

@@ -33,13 +33,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def add_common(parser: argparse.ArgumentParser) -> None:
-    """Options every box-running command shares."""
-    parser.add_argument("--config", help="config file (default /etc/companion/config.toml)")
-    parser.add_argument("--state-dir", help="where the journal lives (default from config; "
-                        "the simulator uses ~/.local/state/companion)")
-
-
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

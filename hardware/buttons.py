@@ -1,6 +1,6 @@
 """Buttons: gpiozero pins post raw :class:`PinEdge` events with their timestamps.
 
-Turning edges into presses is input logic and lives in :mod:`companion.input`.
+Turning edges into presses is input logic and lives in :mod:`companion.contract.input`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class GpioButtons:
     """The five buttons on gpiozero ``DigitalInputDevice`` pins (pull-up, switch to ground).
 
     Not ``Button``: its hold detection is a thread per button that wakes about ten times a
-    second, and the box decodes long presses itself (:mod:`companion.input`). Callbacks run on
+    second, and the box decodes long presses itself (:mod:`companion.contract.input`). Callbacks run on
     gpiozero's thread and only post a :class:`PinEdge`.
     """
 

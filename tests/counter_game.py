@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from companion.contract.rules import Rules
 from companion.contract.spec import CONTRACT, Screens
+from companion.frame.canvas import Canvas
 from companion.games import GameSpec, RuleError
-from companion.ui.canvas import Canvas
 from companion.ui.widgets import Screen, is_press
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import queue
 
-from companion.input import ButtonEvent, PressDecoder, PressTiming
+from companion.contract.input import ButtonEvent, PressDecoder, PressTiming
 from hardware.buttons import GpioButtons, PinEdge
 from hardware.clock import VirtualClock
 

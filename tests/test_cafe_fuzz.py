@@ -19,6 +19,8 @@ from companion.box.stack import _wrap
 from companion.contract.rules import RuleError
 from companion.games.crazy_cafe import rules
 
+pytestmark = pytest.mark.slow
+
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "cafe_game.jsonl"
 
 

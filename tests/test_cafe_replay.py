@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "cafe_game.jsonl"
 
 
@@ -15,6 +17,7 @@ def replay(path: Path | str, stdin: str | None = None) -> subprocess.CompletedPr
                           capture_output=True, text=True, input=stdin, check=False)
 
 
+@pytest.mark.slow
 def test_example_game_replays_round_by_round():
     """Round 1 "all orders are fulfilled before the three minutes have expired"; round 2's
     unfulfilled orders go "aside in a separate pile for the third final round"; round 3 ends

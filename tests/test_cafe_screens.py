@@ -10,12 +10,12 @@ import pytest
 
 from companion.box.stack import _wrap
 from companion.commands.screenshot import render
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
+from companion.frame.canvas import WIDTH
+from companion.frame.font import SMALL
 from companion.games.crazy_cafe import SPEC, rules, screens, view
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import named_screens, run_steps
-from companion.ui.canvas import WIDTH
-from companion.ui.font import SMALL
 from firmware_bridge.events import DiceSettled
 from tests.test_screens import shown
 
@@ -208,7 +208,7 @@ def test_round_length_steps_by_thirty_seconds_from_one_to_ten_minutes(box):
 @pytest.mark.parametrize("seconds, ok", [(59, False), (60, True), (600, True), (601, False)])
 def test_config_round_length_range_is_the_box_range(seconds, ok):
     """[games.cafe] round_seconds keeps the range a setup action must keep (60..600)."""
-    from companion import box_config
+    from companion.games import box_config
 
     if ok:
         assert box_config.parse({"games": {"cafe": {"round_seconds": seconds}}}).games["cafe"][
@@ -219,7 +219,7 @@ def test_config_round_length_range_is_the_box_range(seconds, ok):
 
 
 def test_standing_double_setting_reaches_the_setup_action(tmp_path):
-    from companion import box_config
+    from companion.games import box_config
 
     box = SimBox(tmp_path / "s", cfg=box_config.parse(
         {"games": {"cafe": {"standing_double": "every"}}}))
@@ -429,7 +429,7 @@ def test_the_ok_that_closes_double_trouble_does_not_pause_the_round(box):
 
 def test_paused_is_large(box, monkeypatch):
     """"PAUSED" is drawn in the large font, inverted, where the dice were."""
-    from companion.ui.font import MEDIUM
+    from companion.frame.font import MEDIUM
 
     run_steps(box, CAFE_SCREENS["cafe-paused"])
     fonts: list = []

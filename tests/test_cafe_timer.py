@@ -61,7 +61,7 @@ def test_warnings_ticks_and_alarm_at_the_right_instants(box):
 
 def test_round_length_from_config(tmp_path):
     """[games.cafe] round_seconds sets the default length offered at setup."""
-    from companion import box_config as config
+    from companion.games import box_config as config
 
     box = SimBox(tmp_path / "s", cfg=config.parse({"games": {"cafe": {"round_seconds": 120}}}))
     try:
@@ -114,7 +114,7 @@ def _frame_showing(box, text):
     """The current frame's bytes, after checking the big timer shows ``text``."""
     from PIL import Image
 
-    from companion.ui.font import LARGE
+    from companion.frame.font import LARGE
 
     expected = Image.new("1", (LARGE.width(text), LARGE.height))
     LARGE.draw(expected, (0, 0), text)
@@ -137,7 +137,7 @@ def test_long_stall_over_the_deadline_sounds_only_the_alarm(box):
 
 def test_times_up_screen_stays_until_ok_and_timer_keeps_screen_awake(tmp_path):
     """"TIME'S UP" fills the screen until OK; a running timer never dims."""
-    from companion import box_config as config
+    from companion.games import box_config as config
 
     cfg = config.parse({"display": {"dim_after_min": 1, "blank_after_min": 2}})
     box = SimBox(tmp_path / "s", cfg=cfg)
@@ -262,6 +262,7 @@ def cut_and_restart(first: SimBox, state_dir) -> SimBox:
 
 
 @pytest.mark.parametrize("cut_after", [150.0, 152.3, 153.95])
+@pytest.mark.slow
 def test_power_cut_resumes_paused_within_five_seconds(tmp_path, cut_after):
     """"Each round lasts three minutes": after 150 s of rerolls and a power cut the round came
     back with 3:00 (rerolls carry no clock reading). The running clock is journaled every few
@@ -303,6 +304,7 @@ def test_the_running_clock_is_journaled_at_least_every_five_seconds(box):
     assert box.app.play.session.actions == saved
 
 
+@pytest.mark.slow
 def test_undo_after_a_power_cut_keeps_the_round_paused(tmp_path):
     """Undoing the pause the box adds at power-up brought back a deadline on the clock of the
     boot before (5,180 s left in one run). It is refused with its reason; the round stays

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from companion import box_config, cards
-from companion.config import ConfigError, read_toml
+from companion.contract.config import ConfigError, read_toml
 from companion.doctor.checks import check_cards, check_games
+from companion.games import box_config
 from companion.games.catalog import GAMES
+from companion.records import cards
 from companion.screens.system import AboutScreen
 
 DECLARED = {(spec.key, card.key): (spec, card) for spec, card in cards.declared(GAMES)}

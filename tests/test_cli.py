@@ -38,6 +38,7 @@ def modules_after(*argv: str) -> tuple[int, set[str]]:
 
 
 @pytest.mark.parametrize("game", sorted(GAME_FILES))
+@pytest.mark.slow
 def test_replay_loads_no_other_command_nor_screens_journal_or_doctor(game):
     status, modules = modules_after("replay", game, str(EXAMPLES / GAME_FILES[game]))
     assert status == 0
@@ -57,6 +58,7 @@ print(json.dumps({"before": before, "entries": entries, "after": sorted(sys.modu
 """
 
 
+@pytest.mark.slow
 def test_the_catalog_loads_the_screens_only_when_asked():
     """Every spec in the catalog, without Pillow; its screen entry points load them when used."""
     done = subprocess.run([sys.executable, "-c", CATALOG], capture_output=True, text=True,
@@ -68,6 +70,7 @@ def test_the_catalog_loads_the_screens_only_when_asked():
     assert {"PIL", "luma", "companion.games.crazy_cafe.screens"} <= set(result["after"])
 
 
+@pytest.mark.slow
 def test_help_still_lists_every_command():
     done = subprocess.run([sys.executable, "-m", "companion", "--help"], capture_output=True,
                           text=True, timeout=60, check=True)

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from companion import box_config as config
 from companion.cli import main
+from companion.games import box_config as config
 
 
 def load_text(tmp_path, text):

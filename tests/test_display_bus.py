@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion import config as config_module
+from companion.contract import config as config_module
 from companion.doctor.checks import OK, WARN, Probes, check_i2c_speed, diagnose, i2c_speed
 
 CLOCK = "sys/class/i2c-adapter/i2c-1/of_node/clock-frequency"

@@ -55,6 +55,7 @@ step = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(controller=st.sampled_from(sorted(DRIVERS)), rotate=st.sampled_from([0, 1, 2, 3]),
        steps=st.lists(step, min_size=1, max_size=25))
+@pytest.mark.slow
 def test_after_any_frames_and_power_or_contrast_changes_the_panel_holds_the_last_frame(
         controller, rotate, steps):
     clock = Clock()

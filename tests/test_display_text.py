@@ -7,8 +7,8 @@ import random
 import pytest
 from PIL import Image
 
-from companion.ui.canvas import WIDTH, compose
-from companion.ui.font import LARGE, MEDIUM, SMALL
+from companion.frame.canvas import WIDTH, compose
+from companion.frame.font import LARGE, MEDIUM, SMALL
 
 FONTS = {"small": SMALL, "medium": MEDIUM, "large": LARGE}
 ALPHABET = "Ab9:… é♥★✓ .,!?" + "".join(chr(code) for code in range(33, 300, 5))
@@ -68,7 +68,7 @@ def test_wrap_breaks_between_words_within_the_width():
 
 
 def _ink(icon: str) -> set[tuple[int, int]]:
-    from companion.ui.font import ICONS
+    from companion.frame.font import ICONS
 
     return {(x, y) for y, row in enumerate(ICONS[icon]) for x, cell in enumerate(row) if cell == "#"}
 
@@ -77,7 +77,7 @@ def test_status_icons_read_apart_at_one_to_one():
     """Issue 24, item 14 (UX: "Shapes that differ by one pixel are the same shape to a
     player"): the sensor's online and offline icons differ in a third of their pixels or more,
     and muted is a speaker pointing one way, not a symmetric X."""
-    from companion.ui.font import ICONS
+    from companion.frame.font import ICONS
 
     online, offline, muted = _ink("◎"), _ink("⊘"), _ink("🔇")
     # One takes the other's place in the title bar: the same box, a different shape in it.

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from gpiozero import Button
 
-from companion import box_config as config_module
 from companion.cli import main
 from companion.commands.doctor import open_parts
 from companion.doctor.by_hand import check_buttons, check_buzzer
@@ -25,6 +24,7 @@ from companion.doctor.checks import (
     check_state_dir,
     diagnose,
 )
+from companion.games import box_config as config_module
 from companion.games.makan_mania import data as makan_data
 from companion.games.makan_mania.doctor import check as check_makan_data
 from companion.games.miams.doctor import check_files as check_miams_files

@@ -1,5 +1,5 @@
 """Input that never ends (issue 27): every reader is bounded by size and line length
-(companion/textfiles.py), so ``/dev/zero`` or an endless stream is refused in one line that
+(companion/files/textfiles.py), so ``/dev/zero`` or an endless stream is refused in one line that
 names it, in little memory, never with a MemoryError traceback. Each command runs in its own
 process under a memory cap (1 GiB of address space), which the unbounded readers passed."""
 
@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from companion import textfiles
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
+from companion.files import textfiles
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).parent.parent
 CAP_BYTES = 1 << 30  # address space, which threads reserve generously: far above what is used
@@ -90,7 +92,7 @@ def test_a_config_or_data_file_path_set_to_dev_zero_is_a_config_error(tmp_path):
 
 
 def test_the_toml_reader_names_the_file_and_the_bound(tmp_path):
-    from companion.config import read_toml
+    from companion.contract.config import read_toml
 
     big = tmp_path / "drinks.toml"
     big.write_bytes(b"# x\n" * (textfiles.MAX_DATA_BYTES // 4 + 1))

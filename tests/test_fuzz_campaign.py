@@ -40,6 +40,7 @@ def started(walker, game: str = "miams"):
     return walker.box.app
 
 
+@pytest.mark.slow
 def test_a_short_walk_drives_edges_through_games_of_each_kind(walker):
     """Raw edges on the mock pins (bounce and chords included) reach the loop and start
     games; a healthy box breaks no invariant on a fresh walk through the Miams setup."""

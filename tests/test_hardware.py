@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from luma.core.device import dummy
 from PIL import Image
 
-from companion import box_config as config
+from companion.games import box_config as config
 from hardware.buzzer import gpio_buzzer
 from hardware.device import HardwareError, open_oled
 from hardware.display import OledDisplay

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
-from companion.jsonread import BOM
+from companion.files.jsonread import BOM
 from companion.records.bgstats import add_play_link
 from companion.records.export import ADD_PLAY_URL, bgg_ids, plays
 from companion.records.history import open_book
@@ -474,6 +474,7 @@ FIELDS = ("id", "name", "uuid", "bggId", "gameRefId", "playDate", "durationMin",
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
+@pytest.mark.slow
 def test_any_damage_to_a_play_file_is_refused_or_skipped_never_raised(data):
     """The sample file with values swapped for any JSON, at any depth: the reader gives plays,
     skips, or one PlayFileError, never another exception; what it gives summarises."""
@@ -517,7 +518,7 @@ def test_actions_without_their_game_are_asked_for_it(tmp_path, capsys):
 def test_a_bgg_id_set_on_the_phone_is_the_one_exported(journal, capsys):
     """The phone's Settings keep a game's bgg_id in the journal over config.toml; the exports
     use it as the box does."""
-    from companion import settings
+    from companion.records import settings
 
     conn = sqlite3.connect(journal / "journal.db")
     try:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 IMAGE = REPO / "image"
 sys.path.insert(0, str(IMAGE / "test-agent"))

@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 CACHE_SH = Path(__file__).resolve().parent.parent / "image" / "cache.sh"
 
 # A build's cache step, as build.sh runs it: a folder of wheels made slowly (so the other

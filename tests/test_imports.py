@@ -120,6 +120,47 @@ def test_no_circle():
     assert _circles(GRAPH) == []
 
 
+def part_of(module: str) -> str:
+    """The part a module belongs to: its subpackage of companion/ (or the flat module itself),
+    else its top package (``hardware``, ``firmware_bridge``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "companion" else parts[0]
+
+
+def parts_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Which part imports which: one arrow for any import between two of their modules."""
+    out: dict[str, set[str]] = {part_of(module): set() for module in graph}
+    for module, targets in graph.items():
+        out[part_of(module)] |= {part_of(t) for t in targets} - {part_of(module)}
+    return out
+
+
+def test_the_parts_graph_is_read():
+    graph = {"companion.cli": {"companion.commands"}, "companion.commands": set(),
+             "companion.commands.run": {"companion.cli", "hardware.ports"}, "hardware.ports": set()}
+    assert parts_graph(graph) == {"companion.cli": {"companion.commands"},
+                                  "companion.commands": {"companion.cli", "hardware"}, "hardware": set()}
+    assert _circles(parts_graph(graph)) == [["companion.cli", "companion.commands"]]
+
+
+def test_no_two_parts_import_each_other_or_circle():
+    """No circle between parts either, not even through a type hint or a function's import:
+    ``companion.cli`` and ``companion.commands``, ``companion.web``, the contract and the UI…
+    each only imports downward."""
+    assert _circles(parts_graph(GRAPH)) == []
+
+
+# What may sit flat in companion/: the ``companion`` command's entry points.
+FLAT = {"__init__.py", "__main__.py", "cli.py"}
+
+
+def test_no_module_sits_flat_in_companion():
+    """A module goes into the subpackage of its part; a new part is a new subpackage."""
+    flat = {path.name for path in (ROOT / "companion").glob("*.py")}
+    assert "cli.py" in flat
+    assert sorted(flat - FLAT) == []
+
+
 def test_games_screens_and_ui_talk_to_the_table_not_the_app_or_the_hardware():
     sources = ("companion.games", "companion.screens", "companion.ui")
     assert _crossings("use companion.contract.spec.Table", sources, forbidden=APP_SIDE) == []
@@ -129,19 +170,16 @@ def test_games_screens_and_ui_talk_to_the_table_not_the_app_or_the_hardware():
 # The layers below the UI: they hand back facts (dataclasses, enums, numbers) and the UI and
 # the commands word them.
 BELOW_THE_UI = ("companion.journal", "companion.records", "companion.contract")
-# The one look up from there: a screen's ``draw`` is handed the UI's Canvas (a type hint).
-TYPE_ONLY = {("companion.contract.spec", "companion.ui.canvas")}
 
 
-def reached_from(sources: tuple[str, ...], graph: dict[str, set[str]],
-                 skip: set[tuple[str, str]]) -> dict[str, list[str]]:
+def reached_from(sources: tuple[str, ...], graph: dict[str, set[str]]) -> dict[str, list[str]]:
     """Every module an import path from ``sources`` reaches, with the first such path."""
     paths = {module: [module] for module in graph if _under(module, sources)}
     todo = list(paths)
     while todo:
         module = todo.pop()
         for target in sorted(graph[module]):
-            if target not in paths and (module, target) not in skip:
+            if target not in paths:
                 paths[target] = [*paths[module], target]
                 todo.append(target)
     return paths
@@ -150,7 +188,7 @@ def reached_from(sources: tuple[str, ...], graph: dict[str, set[str]],
 def test_the_layers_below_the_ui_reach_none_of_it():
     """The journal, its check, the records and the contract give facts; the UI words them.
     Indirect imports count: a record importing a helper that imports ``ui.words`` fails too."""
-    reached = reached_from(BELOW_THE_UI, GRAPH, TYPE_ONLY)
+    reached = reached_from(BELOW_THE_UI, GRAPH)
     upward = [" -> ".join(path) for module, path in sorted(reached.items())
               if _under(module, "companion.ui")]
     assert upward == []
@@ -159,10 +197,10 @@ def test_the_layers_below_the_ui_reach_none_of_it():
 def test_an_import_of_the_ui_from_below_is_caught():
     graph = {"companion.journal.x": {"companion.records.y"}, "companion.records.y":
              {"companion.ui.words"}, "companion.ui.words": set()}
-    assert reached_from(("companion.journal",), graph, set())["companion.ui.words"] == [
+    assert reached_from(("companion.journal",), graph)["companion.ui.words"] == [
         "companion.journal.x", "companion.records.y", "companion.ui.words"]
-    assert "companion.ui.words" not in reached_from(
-        ("companion.journal",), graph, {("companion.records.y", "companion.ui.words")})
+    assert "companion.ui.words" not in reached_from(("companion.records",), {
+        **graph, "companion.records.y": set()})
 
 
 def test_hardware_and_firmware_bridge_import_nothing_from_companion():
@@ -191,8 +229,10 @@ GAME_PACKAGES = sorted(p.name for p in GAMES_DIR.iterdir() if (p / "__init__.py"
 # game package's name.
 GAME_WORDS = frozenset(GAME_PACKAGES) | {entry.name for entry in entry_points(group=GROUP)} | {
     part for name in GAME_PACKAGES for part in name.split("_")}
-OUTSIDE = sorted(module for module in FILES if not _under(module, "companion.games")
-                 or module == "companion.games.catalog" or module == "companion.games")
+# The modules of companion/games/ that are no game: the package, the catalog of the games and
+# the box's config with their sections.
+NO_GAME = ("companion.games", "companion.games.catalog", "companion.games.box_config")
+OUTSIDE = sorted(module for module in FILES if not _under(module, "companion.games") or module in NO_GAME)
 TEMPLATES = sorted(path for folder in ("companion/web/templates", "companion/web/static")
                    for path in (ROOT / folder).iterdir() if path.is_file())
 
@@ -230,7 +270,7 @@ def test_no_module_outside_the_games_names_a_game_or_imports_one(module):
     """"A game is one folder": the box, the history, the phone page and the doctor loop over
     the registered games (``companion/games/catalog.py`` reads the entry points)."""
     imported = sorted(target for target in GRAPH[module] if _under(target, "companion.games")
-                      and target != "companion.games.catalog" and target != "companion.games")
+                      and target not in NO_GAME)
     assert imported == [], f"{module} imports a game package"
     said = names_a_game(FILES[module].read_text(encoding="utf-8"))
     assert said == set(), f"{FILES[module].relative_to(ROOT)} names {sorted(said)}"

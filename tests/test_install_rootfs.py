@@ -41,7 +41,7 @@ def missing() -> str | None:
 reason = missing()
 if reason and os.environ.get("CI") == "true":
     pytest.fail(f"CI=true: {reason}", pytrace=False)
-pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 
 def install(root: Path, wheels: Path) -> str:

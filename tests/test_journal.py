@@ -66,6 +66,7 @@ def test_starting_a_game_keeps_every_unfinished_one_resumable(tmp_path):
                                  (first, "makan", "playing")]
 
 
+@pytest.mark.slow
 def test_power_cut_loses_no_acknowledged_action(tmp_path, tally):
     """SIGKILL the box mid-game; the restarted box resumes with every action it confirmed."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -156,6 +157,7 @@ def test_unusable_state_dir_gives_a_message_and_the_box_still_runs(tmp_path, tal
         box.close()
 
 
+@pytest.mark.slow
 def test_actions_played_on_a_full_disk_are_all_resumed_after_space_is_freed(tmp_path, tally):
     """Disk full mid-game, play on, free space, restart: nothing played is lost."""
     box = SimBox(tmp_path)

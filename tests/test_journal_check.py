@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from companion.journal import schema as journal_schema
 from companion.journal import store as journal_store
 from companion.journal.check import scan_wal
@@ -239,6 +241,7 @@ raise RuntimeError("a bug, not a power cut")
 """
 
 
+@pytest.mark.slow
 def test_a_process_ended_by_an_exception_leaves_the_journal_closed_cleanly(tmp_path):
     """Python runs atexit after an uncaught exception and SQLite then removes the WAL: the
     journal is closed cleanly there, so the next start has nothing to warn about."""

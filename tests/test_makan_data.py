@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks, load_trays
 from companion.games.makan_mania.rules import ROUNDS
 from companion.simulator.walk import run_steps
@@ -90,8 +90,8 @@ def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path):
 def test_a_bad_configured_drinks_file_is_named_by_doctor_and_setup(tmp_path, capsys):
     """[games.makan] drinks = a broken file: doctor fails naming file and key, the CLI does not
     crash, and the setup screen says so and will not start."""
-    from companion import box_config as config
     from companion.cli import main
+    from companion.games import box_config as config
     from companion.simulator.simbox import SimBox
 
     bad = _drinks_file(tmp_path, copies="99").rename(tmp_path / "mine.toml")
@@ -137,8 +137,8 @@ def test_the_documented_setup_example_uses_the_shipped_drinks():
 def test_the_limit_is_what_the_small_font_fits_in_a_screen_line():
     """Any LINE_LETTERS letters fit 118 px (a line of a refusal box), even of the widest glyph;
     one more of it does not."""
+    from companion.frame.font import SMALL
     from companion.games.makan_mania.data import COIN, LINE_LETTERS
-    from companion.ui.font import SMALL
 
     widest = max((chr(code) for code in range(32, 256) if chr(code).isprintable() and chr(code) != COIN),
               key=SMALL.width)
@@ -165,8 +165,8 @@ def test_the_deck_must_last_every_round_of_a_dealt_game():
 
 def test_doctor_fails_a_deck_too_small_for_the_largest_dealt_game(tmp_path):
     """The deck of ten single copies was "ok makan 6 trays and 10 drinks valid"."""
-    from companion import box_config as config
     from companion.contract.facts import FAIL
+    from companion.games import box_config as config
     from companion.games.makan_mania.doctor import check as check_makan_data
 
     path = tmp_path / "drinks.toml"

@@ -12,12 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.commands.replay import read_actions
+from companion.frame.canvas import TOAST_LINE
+from companion.frame.font import SMALL
 from companion.games import RuleError
 from companion.games.makan_mania import rules
 from companion.games.makan_mania.data import COIN, DRINKS_FILE, LINE_LETTERS, load_drinks
 from companion.games.makan_mania.rules.state import Book
-from companion.ui.canvas import TOAST_LINE
-from companion.ui.font import SMALL
+
+pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "makan_4p.jsonl"
 

@@ -12,6 +12,8 @@ from companion.games import RuleError
 from companion.games.makan_mania import rules
 from companion.games.makan_mania.data import load_drinks, load_trays
 
+pytestmark = pytest.mark.slow
+
 DRINKS, TRAYS = load_drinks(), load_trays()
 
 

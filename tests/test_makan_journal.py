@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.commands.replay import read_actions
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.games.catalog import GAMES
 from companion.games.makan_mania import data, rules
 from companion.simulator.walk import run_steps

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from companion.commands.screenshot import render
+from companion.frame.font import ICONS, SMALL, BitmapFont
 from companion.games.makan_mania import SPEC, rules
 from companion.games.makan_mania.data import DRINKS_FILE, deck_problem, load_drinks
 from companion.simulator.walk import run_steps
-from companion.ui.font import ICONS, SMALL, BitmapFont
 
 WALK = {name: ("makan-" + name, steps) for name, steps in SPEC.screens.walk.items()}
 
@@ -217,7 +217,7 @@ def test_the_widest_drinks_fit_their_drinks_page(monkeypatch):
 
 def short_pile_box(tmp_path, coins: int):
     """The walk's 4-player game on a pile of ``coins``, at the jumps."""
-    from companion import box_config
+    from companion.games import box_config
     from companion.simulator.simbox import SimBox
 
     box = SimBox(tmp_path / "state", cfg=box_config.parse({"games": {"makan": {"coin_supply": coins}}}))
@@ -317,7 +317,7 @@ def test_two_quick_presses_end_one_turn(walked):
 def test_dealt_drinks_are_never_split_over_two_lines(monkeypatch):
     """Found at the table: "Lay out: Sugarcane / Juice, Ice Kachang, Kopi / O" broke drink
     names; each name now stays whole on its line."""
-    from companion.ui.font import SMALL
+    from companion.frame.font import SMALL
 
     names = ["Sugarcane Juice", "Ice Kachang", "Kopi O", "Iced Lemon Tea"]
     lines = SMALL.wrap_items(names, 126)

@@ -516,8 +516,8 @@ def test_players_tied_for_first_share_the_victory():
 def test_refusals_are_short_and_change_nothing():
     """"place your Tray Card ... on one of the unoccupied Table cards": a table taken twice, too
     many dice, and out-of-phase actions are refused with two short lines at most."""
-    from companion.ui.canvas import WIDTH
-    from companion.ui.font import SMALL
+    from companion.frame.canvas import WIDTH
+    from companion.frame.font import SMALL
 
     state = seat(reveal(setup(("yellow", "white", "green")), ["cola"] * 3), [(1, 0)])
     attempts = [

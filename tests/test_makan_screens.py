@@ -144,7 +144,7 @@ def test_long_back_undoes_every_kind_of_step(box):
 def test_house_rules_from_config_are_fixed_in_the_setup_action(tmp_path):
     """[games.makan] settings (docs/rulings.md) go into the setup action, so a saved game
     replays with the readings it was played with."""
-    from companion import box_config as config
+    from companion.games import box_config as config
     from companion.simulator.simbox import SimBox
 
     cfg = config.parse({"games": {"makan": {"push": "swap", "coin_supply": 0}}})

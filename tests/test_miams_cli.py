@@ -34,6 +34,7 @@ def test_replay_refuses_a_bad_action(tmp_path, capsys):
     assert "bad.jsonl:1: refused: Start a game first" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_simulate_prints_rates_and_distributions(capsys):
     """``companion simulate miams`` plays whole games; the same seed gives the same figures."""
     args = ["simulate", "miams", "--games", "300", "--difficulty", "lunch", "--seed", "4"]
@@ -48,6 +49,7 @@ def test_simulate_prints_rates_and_distributions(capsys):
     assert json.loads(capsys.readouterr().out) == first
 
 
+@pytest.mark.slow
 def test_simulate_all_difficulties(capsys):
     """Without --difficulty the three levels are compared side by side."""
     assert main(["simulate", "miams", "--games", "50"]) == 0

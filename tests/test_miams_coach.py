@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from companion import box_config as config
+from companion.games import box_config as config
 from companion.games.miams import ODDS, SPEC, odds
 from companion.games.miams.coach import (
     COACH_FILE,

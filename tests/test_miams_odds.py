@@ -28,6 +28,8 @@ from companion.games.miams.odds import Keep, Weights, keep_marks, percent, skewe
 from companion.games.miams.sheet import SKEWER_NAMES, SKEWERS
 from firmware_bridge.faces import FRUITS, RED, WHITE
 
+pytestmark = pytest.mark.slow
+
 F1, F2, F3, F4, F5 = FRUITS
 PAIR, THREE, FULL, FOUR, STRAIGHT, YUMS = range(6)
 NOTHING = Keep(())

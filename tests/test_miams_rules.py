@@ -359,6 +359,7 @@ def test_setup_without_sheet_uses_the_stand_ins():
     turns=st.lists(st.tuples(st.sampled_from(RED), st.integers(0, 5), st.integers(0, 40)),
                    min_size=60, max_size=60),
 )
+@pytest.mark.slow
 def test_random_games_keep_the_invariants(difficulty, tie, setup_column, default_sheet, turns):
     """"The game ends when a player has filled all 50 Hearts": hearts never pass 50, a space is
     marked at most once (marks only grow to the right), and every game ends."""
@@ -411,6 +412,7 @@ LEGAL = [
                          "source", "crosses", "filled", "hearts", "stars"]),
         GARBAGE, min_size=1, max_size=3),
 )
+@pytest.mark.slow
 def test_mutated_actions_raise_only_rule_errors_and_change_nothing(which, base, changes):
     """An illegal action raises RuleError and nothing is half-applied: a legal action with
     fields swapped for garbage (a list difficulty, 1.0 crosses, True hearts) is applied or

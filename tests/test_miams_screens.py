@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import box_config as config
+from companion.games import box_config as config
 from companion.games.miams import SPEC, ending, rules
 from companion.games.miams.screens import PlayScreen, SetupScreen, marks_text
 from companion.games.miams.sheet import DEFAULT_SHEET
@@ -366,9 +366,9 @@ def test_crosses_that_would_not_fit_the_toast_are_counted(box):
     the AI a cross") made a toast of three lines and the third was dropped unseen, and two split
     "Full / house #3" over the lines. Each space stays whole on a line, by its short name if need
     be; a gift that does not fit two lines is counted, with where to see it."""
+    from companion.frame.canvas import TOAST_LINE
+    from companion.frame.font import SMALL
     from companion.games.miams.screens import gift_text
-    from companion.ui.canvas import TOAST_LINE
-    from companion.ui.font import SMALL
 
     two = (rules.Mark(2, 2, rules.CROSS, 0, 0, 0), rules.Mark(0, 3, rules.CROSS, 0, 0, 0))
     three = (*two, rules.Mark(1, 1, rules.CROSS, 0, 1, 0))
@@ -387,8 +387,8 @@ def test_a_full_row_never_reads_as_a_bare_count(box, monkeypatch):
     "Straight full" is too wide for its column; a full row reads "full" or "6/6"."""
     from PIL import Image
 
+    from companion.frame.canvas import Canvas
     from companion.games.miams.sheet_view import draw_overview
-    from companion.ui.canvas import Canvas
     from tests.test_screens import spying
 
     started(box)

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.contract.rules import RuleError
 from companion.games.miams import rules
 from companion.games.miams.sheet import (
@@ -150,7 +150,7 @@ def test_sheets_folder_lists_toml_files(tmp_path):
 
 def test_config_settings_are_checked():
     """[games.miams] settings for the rulings are validated like every config key."""
-    from companion import box_config as config
+    from companion.games import box_config as config
 
     cfg = config.parse({"games": {"miams": {"tie": "bottom", "setup_column": "ignored"}}})
     assert cfg.games["miams"]["tie"] == "bottom"
@@ -161,7 +161,7 @@ def test_config_settings_are_checked():
 def test_a_bad_sheet_in_the_folder_is_left_off_and_miams_still_opens(tmp_path):
     """docs/miams.md: a file that does not load is left off the list. A "stars:²" sheet made
     opening Miams fail every time."""
-    from companion import box_config as config
+    from companion.games import box_config as config
     from companion.simulator.simbox import SimBox
     from companion.simulator.walk import run_steps
 

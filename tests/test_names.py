@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from companion import box_config
+from companion.games import box_config
 from companion.games.makan_mania.data import DRINKS_FILE
 from companion.games.makan_mania.setup_screen import NamesScreen, SetupScreen
 from companion.journal import schema

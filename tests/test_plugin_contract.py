@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from mypy import api as mypy_api
 
-from companion.box_config import load
 from companion.contract.spec import CONTRACT
 from companion.doctor.checks import FAIL, check_games
 from companion.games import catalog
+from companion.games.box_config import load
 from companion.screens.system import AboutScreen
 from companion.simulator.simbox import SimBox
 

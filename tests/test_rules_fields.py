@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from companion import box_config as config
 from companion.box.stack import _wrap
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.contract.rules import RuleError
+from companion.games import box_config as config
 from companion.games.catalog import GAMES
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps

@@ -7,13 +7,17 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The box's own queue and handler; a signal every 0.2 ms while the loop waits on the queue
 # with short timeouts, as it does between deadlines, so many land inside a get.
 HAMMER = textwrap.dedent("""
     import queue, signal, sys, time
-    from companion import box_config
+    from companion.games import box_config
     from companion.box.boot import build_app
     from companion.commands.run import stop_on_signals
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from companion.box.play import RETRY_S
+from companion.contract.saved_games import when_text
 from companion.games.catalog import GAMES
-from companion.saved_games import when_text
 from companion.simulator.simbox import SimBox
 from companion.ui.journal_words import status_text
 from tests.counter_game import SPEC

@@ -10,10 +10,10 @@ from contextlib import contextmanager
 import pytest
 
 from companion.commands.screenshot import render
+from companion.contract.names import MAX_LETTERS
+from companion.frame.font import BitmapFont
 from companion.games.catalog import GAMES
-from companion.names import MAX_LETTERS
 from companion.simulator.walk import named_screens, run_steps
-from companion.ui.font import BitmapFont
 from tests.conftest import assert_golden
 
 SCREENS = named_screens()
@@ -59,6 +59,7 @@ def shown(box, monkeypatch) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
+@pytest.mark.slow
 def test_no_text_is_cut_on_a_named_screen(name, monkeypatch):
     """Every title, body line and hint of every named screen fits at 1:1 as written."""
     box = render(name, SCREENS[name])
@@ -87,6 +88,7 @@ def renamed(actions):
 
 
 @pytest.mark.parametrize("name", sorted(SCREENS))
+@pytest.mark.slow
 def test_no_text_is_cut_with_every_icon_and_the_longest_names(name, monkeypatch):
     """Issue 24, item 7 (UX: "The words that matter are never cut ... every screen is checked
     with every icon showing and the longest names allowed"): the sensor configured and
@@ -130,6 +132,7 @@ def random_presses(box, rng: random.Random, count: int) -> None:
             box.jump(rng.uniform(1, 200))
 
 
+@pytest.mark.slow
 def test_monkey_presses_never_break_the_box(box):
     """Random presses from the home menu across every screen: no exception, always a screen."""
     random_presses(box, random.Random(1234), 1000)
@@ -140,6 +143,7 @@ def test_monkey_presses_never_break_the_box(box):
 
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.slow
 def test_monkey_presses_inside_each_game(box, game, seed):
     """Random presses starting at a game's setup reach its options, undo and resume paths."""
     run_steps(box, (f"game:{game}",))

@@ -11,10 +11,12 @@ from collections.abc import Callable
 
 import pytest
 
-from companion import box_config as config
+from companion.games import box_config as config
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps
 from tests.sensor_process import SimProcess
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

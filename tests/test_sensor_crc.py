@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def test_the_boards_table_computes_the_same_crc(data):
     assert crc16_table(data) == crc16(data)
 
 
+@pytest.mark.slow
 def test_every_two_bit_fault_of_a_line_is_refused():
     """Issue 13: "A test injects every 2-bit flip of a set of frames: 0 accepted" — any two bit
     positions anywhere in the line, check digits and line end included."""

@@ -20,6 +20,8 @@ from firmware_bridge.link import SensorLink
 from firmware_bridge.protocol import Face, Hello, Roll, encode
 from tests.sensor_process import SimProcess
 
+pytestmark = pytest.mark.slow
+
 CAFE = ("yellow", "yellow", "blue", "blue")
 # the sensor beats every 0.05 s; the link allows 3 × 0.1 s so a busy test machine is no "silence"
 FAST = {"heartbeat_s": 0.1, "backoff_s": (0.02, 0.2), "health_every_s": 0.02}

@@ -72,6 +72,7 @@ def test_miams_dice_and_bare_line_feed():
 
 
 @given(st.lists(st.integers(min_value=0, max_value=40), max_size=60))
+@pytest.mark.slow
 def test_how_the_bytes_are_split_does_not_matter(chunks):
     """"Parser separate from transport: bytes in → messages out" — whatever reads the port gave."""
     data = fixture("good_cafe.bin") + fixture("garbage.bin") + fixture("truncated.bin")

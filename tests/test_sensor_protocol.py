@@ -45,6 +45,7 @@ def messages(draw):
 
 
 @given(messages(), st.integers(0, 255))
+@pytest.mark.slow
 def test_every_message_survives_a_round_trip(message, seq):
     """"$DS,<seq>,<TYPE>,<fields>*<XXXX>\\r\\n": what is sent is what is read."""
     line = encode(message, seq)

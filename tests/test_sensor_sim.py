@@ -15,6 +15,8 @@ from firmware_bridge.events import DiceSettled
 from firmware_bridge.virtual import VirtualSensor
 from tests.test_sensor_link import Events
 
+pytestmark = pytest.mark.slow
+
 
 def sensor_sim(*args: str, timeout: float = 10) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "companion", "sensor-sim", *args],

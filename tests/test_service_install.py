@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from companion import box_config as config_module
+from companion.games import box_config as config_module
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
 BOOT_CONFIG = "# Raspberry Pi OS\n#dtparam=i2c_arm=on\n#dtparam=spi=on\n\n[cm4]\notg_mode=1\n\n[all]\n"
 I2C_LINE = "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
 
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="the installer is a bash script")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("bash") is None, reason="the installer is a bash script")]
 
 
 @pytest.fixture

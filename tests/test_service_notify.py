@@ -18,6 +18,8 @@ from companion.box.notify import Notifier, socket_address, supervise
 from companion.screens.system import PoweredOffScreen
 from companion.simulator.simbox import SimBox
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def listener():

@@ -13,6 +13,8 @@ import pytest
 from tests.test_service_install import install
 from tests.test_service_unit import ANALYZE, needs_analyze
 
+pytestmark = pytest.mark.slow
+
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "companion-web.service"
 WANTS = "etc/systemd/system/multi-user.target.wants/companion-web.service"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from companion import box_config, settings
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.doctor.checks import check_settings
+from companion.games import box_config
 from companion.games.catalog import config_sections
-from companion.records import roster
+from companion.records import roster, settings
 from companion.screens.system import AboutScreen
 
 FIELDS = settings.settable(config_sections())

@@ -30,6 +30,8 @@ from companion.appliance import release, slots, update
 from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 MACHINE = os.uname().machine
 READY_TIMEOUT_S = 60

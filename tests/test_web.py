@@ -12,9 +12,8 @@ import time
 
 import pytest
 
-from companion import pairing
 from companion.cli import main
-from companion.records import phones, roster
+from companion.records import pairing, phones, roster
 from companion.screens.phone import qr_modules
 from companion.web.auth import Pairing
 from tests.test_history import EXAMPLES, ROOT, run
@@ -88,6 +87,7 @@ def test_the_qr_code_holds_the_pairing_address():
     assert qr_modules("http://example.org/" + "x" * 80) is None
 
 
+@pytest.mark.slow
 def test_racing_guessers_get_at_most_five_pins_checked_per_pin_shown(web, state):
     """900 connections guessing at once got 900 PINs checked; now the PIN is burnt after 5."""
     offer = pairing.offer(state)
@@ -112,6 +112,7 @@ def test_wrong_guesses_never_lock_the_table_out(web, state):
     assert status == 303
 
 
+@pytest.mark.slow
 def test_one_pin_pairs_one_phone_and_a_used_token_stays_used_after_a_restart(state):
     offer = pairing.offer(state)
     server = WebProcess(state)
@@ -356,19 +357,19 @@ def test_three_pages_watching_cost_one_render_a_change_not_three(state, monkeypa
     """Every Live stream woken by one journal change gets the part rendered once for all."""
     import asyncio
 
-    from companion.web import server
+    from companion.web import feed, server
 
     app = server.build(state)
     watch, gate = app.state.watch, app.state.pairing
     cookie = gate.take_token(pairing.offer(state).token, "127.0.0.1").cookie
     renders: list[int] = []
-    real = server.live
+    real = feed.live
 
     def counted(read):
         renders.append(1)
         return real(read)
 
-    monkeypatch.setattr(server, "live", counted)
+    monkeypatch.setattr(feed, "live", counted)
 
     async def stream(chunks: list[bytes], gone: asyncio.Event) -> None:
         scope = {"type": "http", "method": "GET", "path": "/events", "raw_path": b"/events",

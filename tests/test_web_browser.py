@@ -27,6 +27,8 @@ from companion.simulator.simbox import SimBox
 from tests.test_history import EXAMPLES, ROOT, example
 from tests.web_process import WebProcess
 
+pytestmark = pytest.mark.slow
+
 # The tests follow one table through pairing, a game and the roster, in this order (the suite
 # runs with `--dist loadfile`, so a module's tests share one worker).
 SCREENS = ROOT / "docs" / "screens"
@@ -410,8 +412,8 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
 
 
 def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
-    from companion import settings
     from companion.games.catalog import config_sections
+    from companion.records import settings
     from tests.test_settings import loader_message
 
     box, web = table

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from companion import box_config, cards, pairing
 from companion.doctor.checks import check_cards, check_games
+from companion.games import box_config
 from companion.games.catalog import GAMES
+from companion.records import cards, pairing
 
 # The browser, and a simulated box with `companion web` on one state directory (this module's own).
 from tests.test_web_browser import browser, css, shoot, table, wait_for  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -32,7 +35,7 @@ def field_error(driver, key: str) -> str:
 
 def loader_message(game: str, key: str, doc_change) -> str:
     """The game's loader's message for the stand-in file with ``doc_change`` made to it."""
-    from companion.config import ConfigError, read_toml
+    from companion.contract.config import ConfigError, read_toml
 
     card = next(card for spec, card in cards.declared(GAMES) if spec.key == game and card.key == key)
     doc = read_toml(card.stand_in)

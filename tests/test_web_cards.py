@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from companion import cards
 from companion.cli import main
-from companion.config import read_toml
+from companion.contract.config import read_toml
+from companion.records import cards
 from tests.test_cards import DECLARED, loader_says
 from tests.test_history import EXAMPLES, ROOT
 from tests.web_process import WebProcess
@@ -148,6 +148,7 @@ FUZZ_EXAMPLES = 60
 
 
 @pytest.mark.parametrize("path", FORMS)
+@pytest.mark.slow
 def test_any_values_in_a_real_form_are_saved_only_when_the_loader_reads_them(web, phone, path):
     from urllib.parse import quote
 

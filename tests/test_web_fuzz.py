@@ -16,6 +16,8 @@ from tests.test_web import state  # noqa: F401 (the fixture)
 from tests.web_fuzz import requests, routes, send
 from tests.web_process import WebProcess
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = 250
 
 

@@ -18,6 +18,8 @@ from companion.web.serve import PER_ADDRESS, REQUEST_S, quiet_accept_errors
 from tests.test_web import state  # noqa: F401 (the fixture)
 from tests.web_process import WebProcess
 
+pytestmark = pytest.mark.slow
+
 FLOOD = 1_100               # connections: more than the server's 1,024 descriptors
 ANSWER_S = 5.0              # a loaded shared machine may stall a second; the page's own figure
 ADDRESSES = 80              # loopback sources they come from (127.0.5.1 ...)

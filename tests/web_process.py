@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from companion import pairing
+from companion.records import pairing
 
 ROOT = Path(__file__).resolve().parent.parent
 START_S = 20.0

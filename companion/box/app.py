@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.contract.config import Config
+from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import RuleError
 from companion.contract.spec import GameSpec
 from firmware_bridge.events import (
@@ -39,9 +41,7 @@ from hardware.bundle import Hardware
 from hardware.buttons import PinEdge
 from hardware.ports import Clock as HardwareClock
 
-from ..config import Config
 from ..games.catalog import GAMES
-from ..input import ButtonEvent, SensorStatus
 from ..journal.check import Finding
 from ..journal.journal import Journal
 from ..ui.journal_words import note_text

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import queue
 import random
 from pathlib import Path
 from typing import Any
 
-from .. import config as config_module
+from companion.contract import config as config_module
+
 from ..journal.journal import Journal
+from ..records.history import sim_state_dir
 from ..records.store import backfill_journal
 from ..ui.journal_words import finding_text, note_text
 from .app import App
 
 log = logging.getLogger(__name__)
-
-
-def sim_state_dir() -> Path:
-    """Where the simulator keeps its journal: the user's state directory."""
-    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(base) / "companion"
 
 
 def resolve_state_dir(cfg: config_module.Config, state_dir: str | None, sim: bool) -> Path:

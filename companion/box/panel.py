@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from ..ui.canvas import compose
+from companion.frame.canvas import compose
 
 if TYPE_CHECKING:
+    from companion.contract.config import Config
     from hardware.bundle import Hardware
 
-    from ..config import Config
     from .stack import ScreenStack
 
 log = logging.getLogger(__name__)

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import Action, RuleError
+from companion.contract.saved_games import SavedEntry, players_text
 from companion.contract.spec import GameSpec, Session
 
 from ..journal import health_file
 from ..journal.health import JournalStatus
 from ..journal.journal import Journal, JournalError
 from ..records import store as history_store
-from ..saved_games import SavedEntry, players_text
 from ..ui.journal_words import kept_text, notice_lines, saved_words, status_text
 from .panel import Health
 

@@ -7,19 +7,20 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .. import cards
-from .. import settings as store
-from ..config import ConfigError
+from companion.contract.config import ConfigError
+from companion.contract.input import PressDecoder, PressTiming
+from companion.records import cards
+from companion.records import settings as store
+
 from ..games.catalog import config_sections
-from ..input import PressDecoder, PressTiming
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from companion.contract.config import Config
     from companion.contract.spec import GameSpec
     from hardware.bundle import Hardware
 
-    from ..config import Config
     from .play import Play
 
 log = logging.getLogger(__name__)

@@ -159,7 +159,7 @@ def _wrap_all(lines: tuple[str, ...]) -> list[str]:
 
 
 def _wrap(text: str) -> list[str]:
-    from ..ui.canvas import WIDTH
-    from ..ui.font import SMALL
+    from companion.frame.canvas import WIDTH
+    from companion.frame.font import SMALL
 
     return SMALL.wrap(text, WIDTH - 10)

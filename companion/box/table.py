@@ -19,12 +19,12 @@ from .play import Change, Outcome
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from companion.contract.config import Config
+    from companion.contract.input import SensorStatus
+    from companion.contract.saved_games import SavedEntry
     from companion.contract.spec import BoxTable, Clock
     from hardware.bundle import Hardware
 
-    from ..config import Config
-    from ..input import SensorStatus
-    from ..saved_games import SavedEntry
     from .play import Play
     from .settings import BoxSettings
     from .stack import ScreenStack

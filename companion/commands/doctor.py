@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from companion.cli import add_common
+from companion.commands import add_common
 from companion.doctor.by_hand import BUTTON_TIMEOUT_S, check_buttons, check_buzzer
 from companion.doctor.checks import FAIL, WARN, Finding, Probes, can_run, config_findings, diagnose
 

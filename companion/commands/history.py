@@ -11,11 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from companion import box_config
-from companion.box.boot import sim_state_dir
 from companion.commands.replay import Replay, opened, read_actions, text_lines, unreadable
-from companion.config import DEVICE_STATE_DIR, ConfigError
-from companion.games import RuleError
+from companion.contract.config import ConfigError
+from companion.files.textfiles import MAX_GAME_BYTES, TooLarge, read_text, write_atomic
+from companion.games import RuleError, box_config
 from companion.games.catalog import GAMES
 from companion.journal.journal import Journal
 from companion.records import roster
@@ -29,10 +28,9 @@ from companion.records.export import (
     to_jsonl,
     when,
 )
-from companion.records.history import Book, HistoryError, journal_path, open_book
+from companion.records.history import Book, HistoryError, journal_path, open_book, state_dir
 from companion.records.importing import PlayFileError, import_plays, read_play_file
 from companion.records.store import import_game
-from companion.textfiles import MAX_GAME_BYTES, TooLarge, read_text, write_atomic
 from companion.ui.journal_words import note_text
 from companion.ui.words import plural
 
@@ -99,13 +97,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _fail(message: str, code: int = 2) -> int:
     print(f"companion history: {message}", file=sys.stderr)
     return code
-
-
-def state_dir(given: str | None) -> Path:
-    if given:
-        return Path(given)
-    device = Path(DEVICE_STATE_DIR)
-    return device if (device / Journal.FILENAME).exists() else sim_state_dir()
 
 
 def handle(args: argparse.Namespace) -> int:

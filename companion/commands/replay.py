@@ -9,12 +9,12 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-from companion import textfiles
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec
+from companion.files import textfiles
+from companion.files.jsonread import BOM, JsonError, loads
 from companion.games import RuleError
 from companion.games.catalog import GAMES
-from companion.jsonread import BOM, JsonError, loads
 
 UNDO = "undo"  # the box's long BACK in a file of actions, for every game (docs/games.md)
 
@@ -90,7 +90,7 @@ class Replay:
 
 
 def text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
-    """The lines of a file of actions, read within the bounds of :mod:`companion.textfiles`
+    """The lines of a file of actions, read within the bounds of :mod:`companion.files.textfiles`
     (TooLarge past them; UnicodeDecodeError on a line that is not UTF-8). Lines end at "\n"
     only, as editors number them (str.splitlines also breaks at U+2028)."""
     for number, raw in enumerate(textfiles.lines(stream, source)):

@@ -7,13 +7,13 @@ import logging
 import signal
 import sys
 
-from companion import box_config as config_module
 from companion.appliance.slots import state_dir_for_run
 from companion.box.app import App
 from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
-from companion.cli import add_common
+from companion.commands import add_common
+from companion.games import box_config as config_module
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def stop_on_signals(app: App, signals: tuple[int, ...] = (signal.SIGTERM, signal
 def show_on_default_panel(title: str, message: str) -> None:
     """Best effort: tell the table why the box is not starting, on a panel at the default
     address, since a box that exits with a blank screen looks dead."""
-    from companion.ui.canvas import Canvas, compose
+    from companion.frame.canvas import Canvas, compose
     from hardware.device import open_oled
     from hardware.display import OledDisplay
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from companion import textfiles
+from companion.files import textfiles
 from companion.games.catalog import dice_sets
 from firmware_bridge.faces import kinds_of
 from firmware_bridge.virtual import VirtualSensor, check_script, random_play, run_script

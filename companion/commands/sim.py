@@ -8,7 +8,7 @@ import shutil
 import sys
 
 from companion.box.boot import build_app
-from companion.cli import add_common
+from companion.commands import add_common
 from companion.commands.run import load_config
 from companion.simulator.terminal import (
     COMPACT_SIZE,

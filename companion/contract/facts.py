@@ -1,6 +1,7 @@
 """What a game's spec hands back to the box as plain facts: a finished game's summary, its
-stats lines, its view for the phone's Live page, its doctor findings. The box's history, stats,
-phone page and doctor read these and never a game's own state."""
+stats lines, its view for the phone's Live page, its doctor findings; and a player's figures over
+the games, which the records count and the UI words. The box's history, stats, phone page and
+doctor read these and never a game's own state."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic
 
-from companion.config import Config
+from companion.contract.config import Config
 
 from .play_facts import PlayFacts
 from .rules import Action, Rules, StateT
@@ -126,3 +127,23 @@ def worded(exc: BaseException) -> tuple[str, str]:
         path, key, problem = (getattr(exc, name) for name in names)
         return f"{path}: {key}: {problem}", getattr(exc, "fix", "")
     return str(exc) or type(exc).__name__, ""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A player's finished games of one kind."""
+
+    game: str                       # the game's key
+    games: int
+    wins: int
+    best: int | None                # their best score (None: the game keeps none)
+    more: tuple[Line, ...] = ()     # what the game's own stats add for a player
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player's finished games: in all, then per game, the most played first."""
+
+    games: int
+    wins: int
+    per_game: tuple[GameRecord, ...]

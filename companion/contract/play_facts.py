@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from companion.config import Field, between
+from companion.contract.config import Field, between
 
 # The largest BoardGameGeek id the config accepts: BGG's ids are well below this.
 BGG_ID_MAX = 99_999_999

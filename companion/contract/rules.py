@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from companion.config import Field
+from companion.contract.config import Field
 
 Action = dict[str, Any]
 # A game's state: each game has its own type, which its spec's groups share.

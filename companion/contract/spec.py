@@ -17,16 +17,16 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
-from companion.config import Config, Field
-from companion.input import ButtonEvent, SensorStatus
+from companion.contract.config import Config, Field
+from companion.contract.input import ButtonEvent, SensorStatus
 
 from .cards import CardFile
 from .facts import DoctorCheck, Example, LiveView, Records
 from .rules import Action, Rules, StateT
 
 if TYPE_CHECKING:
-    from companion.saved_games import SavedEntry
-    from companion.ui.canvas import Canvas
+    from companion.contract.saved_games import SavedEntry
+    from companion.frame.canvas import Canvas
 
 
 class Lazy:

@@ -8,7 +8,8 @@ import queue
 import time
 from collections.abc import Callable, Iterator
 
-from .. import box_config as config_module
+from companion.games import box_config as config_module
+
 from .checks import FAIL, OK, WARN, Finding
 
 BUTTON_TIMEOUT_S = 10.0

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.contract.facts import FAIL, OK, WARN, Finding
+from companion.games import box_config as config_module
 
-from .. import box_config as config_module
 from ..appliance.slots import version_line
 from ..games.catalog import BROKEN, GAMES
 
@@ -263,7 +263,7 @@ def check_sensor(cfg: config_module.Config, probe: Callable[[str, int], SensorRe
 
 def check_settings(directory: Path) -> Finding:
     """What the box uses over config.toml: the settings set on it or on the phone page."""
-    from .. import settings
+    from companion.records import settings
 
     try:
         used, refused = settings.report(directory)
@@ -295,7 +295,7 @@ def check_first_boot(directory: Path) -> list[Finding]:
 def check_cards(cfg: config_module.Config, directory: Path) -> Finding:
     """The card files saved on the phone page, which the box reads over config.toml's (and
     which ``cfg`` is pointed at, as the box's own config is)."""
-    from .. import cards
+    from companion.records import cards
 
     try:
         used = cards.apply(cfg, directory, GAMES)

@@ -8,7 +8,7 @@ import logging
 from importlib.metadata import entry_points
 from typing import Any
 
-from companion.config import Field
+from companion.contract.config import Field
 from companion.contract.spec import CONTRACT, GameSpec
 
 log = logging.getLogger(__name__)

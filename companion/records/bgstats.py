@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from companion.files.textfiles import write_atomic
+
 from ..contract.spec import GameSpec
-from ..textfiles import write_atomic
 from .export import (
     ABOUT,
     ADD_PLAY_URL,

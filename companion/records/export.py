@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import settings
-from ..config import Config
+from companion.contract.config import Config
+from companion.contract.names import same_name
+from companion.files.jsonread import BOM
+from companion.records import settings
+
 from ..contract.spec import GameSpec
 from ..games.catalog import GAMES
-from ..jsonread import BOM
-from ..names import same_name
 from . import roster
 from .history import Book, Played, setup_names
 from .ids import name_uuid, roster_uuids, stable_uuid

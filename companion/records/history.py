@@ -10,40 +10,23 @@ summarised there, so the file itself is never changed by reading it. Lists and s
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from companion.contract.facts import Line, Seat
+from companion.contract.config import DEVICE_STATE_DIR
+from companion.contract.facts import GameRecord, PlayerRecord, Seat
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec
 
 from ..games.catalog import GAMES
 from ..journal import schema
+from ..journal.journal import Journal
 from ..journal.store import Op, commit, memory_copy, open_ro
 from . import store
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A player's finished games of one kind."""
-
-    game: str                       # the game's key
-    games: int
-    wins: int
-    best: int | None                # their best score (None: the game keeps none)
-    more: tuple[Line, ...] = ()     # what the game's own stats add for a player
-
-
-@dataclass(frozen=True)
-class PlayerRecord:
-    """A player's finished games: in all, then per game, the most played first."""
-
-    games: int
-    wins: int
-    per_game: tuple[GameRecord, ...]
 
 
 class HistoryError(Exception):
@@ -204,6 +187,20 @@ def journal_path(where: str | Path) -> Path:
     """``journal.db`` in a state directory, or the path itself when it names a file."""
     where = Path(where)
     return where if where.suffix == ".db" or where.is_file() else where / "journal.db"
+
+
+def sim_state_dir() -> Path:
+    """Where the simulator keeps its journal: the user's state directory."""
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "companion"
+
+
+def state_dir(given: str | None) -> Path:
+    """The state directory given, else the device's when it holds a journal, else the simulator's."""
+    if given:
+        return Path(given)
+    device = Path(DEVICE_STATE_DIR)
+    return device if (device / Journal.FILENAME).exists() else sim_state_dir()
 
 
 def open_book(where: str | Path, *, check: bool = True, fill: bool = True,

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.contract.facts import TABLE_SEAT, UNNAMED, Seat, Summary
+from companion.contract.names import same_name
 from companion.contract.spec import GameSpec
 
 from ..journal.journal import Journal
-from ..names import same_name
 from . import roster, store
 from .export import bgg_ids, game_name, game_uuid, play_uuid
 

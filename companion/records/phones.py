@@ -1,6 +1,6 @@
 """Paired phones and what each pairing offer was used for, kept in the journal's database.
 
-The box's Phone screen shows one offer (a PIN and a QR token, :mod:`companion.pairing`); the
+The box's Phone screen shows one offer (a PIN and a QR token, :mod:`companion.records.pairing`); the
 phone page records here each wrong PIN tried against it and the phone it paired, so that an
 offer pairs one phone, is burnt after :data:`MAX_WRONG` wrong PINs, and a used token stays
 used after the page restarts. Each paired phone is a row (a name from its browser, when it

@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.contract.names import MAX_LETTERS, same_name
+
 from ..journal import schema
-from ..names import MAX_LETTERS, same_name
 from . import ids
 from .history import journal_path
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from companion.contract.facts import Seat
 from companion.contract.rules import Action
 from companion.contract.spec import GameSpec, Place, Screen, Session
+from companion.frame.canvas import WIDTH, Canvas
+from companion.frame.font import SMALL
 from companion.records.bgstats import export_to_drive
 from companion.records.export import bgg_ids, removable_drive
 from companion.records.history import Played, reading
 from companion.records.roster import RosterError
-from companion.ui.canvas import WIDTH, Canvas
-from companion.ui.font import SMALL
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, is_press
 from companion.ui.words import plural
 
@@ -31,9 +31,9 @@ from .me import ask_me, who_is_me
 if TYPE_CHECKING:
     import random
 
-    from companion.config import Config
+    from companion.contract.config import Config
+    from companion.contract.input import ButtonEvent, SensorStatus
     from companion.contract.spec import BoxTable, Table
-    from companion.input import ButtonEvent, SensorStatus
 
 LIST_LINES = 5  # rows of a menu between the title and the hint
 LIMIT = 50  # games the list shows, the last first

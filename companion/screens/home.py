@@ -5,15 +5,15 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from companion.frame.canvas import LINE_H, Canvas
 from companion.games import GameSpec
-from companion.ui.canvas import LINE_H, Canvas
 from companion.ui.widgets import MenuItem, MenuScreen, Screen, is_down, is_press
 from companion.ui.words import plural
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
+    from companion.contract.saved_games import SavedEntry
     from companion.contract.spec import BoxTable
-    from companion.input import ButtonEvent
-    from companion.saved_games import SavedEntry
 
 
 class HomeScreen(MenuScreen):

@@ -2,7 +2,7 @@
 phones and forget one, or forget every phone.
 
 The QR code holds the page's address with a one-time token; the PIN is for a phone that types
-the address. Both come from :mod:`companion.pairing`, written into the state directory where
+the address. Both come from :mod:`companion.records.pairing`, written into the state directory where
 ``companion web`` reads them, and stop pairing when this screen closes or after five minutes.
 They pair one phone: once the page has paired one with them, or after five wrong PINs, the
 screen shows a new pair (it reads the page's record in the journal, :mod:`companion.phones`,
@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING
 import segno
 from PIL import Image, ImageDraw
 
-from companion import pairing
-from companion.records import phones, roster
-from companion.ui.canvas import HEIGHT, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import HEIGHT, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
+from companion.records import pairing, phones, roster
 from companion.ui.widgets import ConfirmScreen, MenuItem, MenuScreen, Screen, is_press
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import BoxTable
-    from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)
 

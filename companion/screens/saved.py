@@ -6,15 +6,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from companion.saved_games import when_text
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import SMALL
+from companion.contract.saved_games import when_text
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import SMALL
 from companion.ui.widgets import ConfirmScreen, Screen, is_press, step_selection
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
+    from companion.contract.saved_games import SavedEntry
     from companion.contract.spec import BoxTable
-    from companion.input import ButtonEvent
-    from companion.saved_games import SavedEntry
 
 
 class SavedGamesScreen(Screen):

@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.appliance import slots
-from companion.cards import from_phone
+from companion.frame.canvas import WIDTH, Canvas
+from companion.frame.font import SMALL
 from companion.games.catalog import BROKEN
-from companion.settings import words
-from companion.ui.canvas import WIDTH, Canvas
-from companion.ui.font import SMALL
+from companion.records.cards import from_phone
+from companion.records.settings import words
 from companion.ui.widgets import Screen, is_down, is_press, is_up
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import BoxTable
-    from companion.input import ButtonEvent
 
 
 class AboutScreen(Screen):

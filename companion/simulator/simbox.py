@@ -11,11 +11,11 @@ from typing import Any
 
 from PIL import Image
 
+from companion.games import box_config as config_module
 from hardware.buzzer import RecordingBuzzer
 from hardware.clock import VirtualClock
 from hardware.sim import SimDisplay
 
-from .. import box_config as config_module
 from ..box.app import App
 from ..box.boot import build_app
 

@@ -8,12 +8,12 @@ import string
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from companion.contract.input import ButtonEvent
+from companion.contract.names import MAX_LETTERS, same_name, unique_names
 from companion.contract.spec import Screen, Table
-from companion.input import ButtonEvent
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 
-from ..names import MAX_LETTERS, same_name, unique_names
-from .canvas import LINE_H, WIDTH, Canvas
-from .font import MEDIUM, SMALL
 from .widgets import MenuItem, MenuScreen, is_down, is_press, is_up
 
 COMMON_NAMES = ("Ana", "Ben", "Cai", "Dee", "Eli", "Fay", "Gus", "Hana", "Ivy", "Jon", "Kim",

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from companion.contract.input import ButtonEvent
 from companion.contract.spec import Screen, Table
-from companion.input import ButtonEvent
-
-from .canvas import LINE_H, WIDTH, Canvas
-from .font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 
 
 def is_up(event: ButtonEvent) -> bool:

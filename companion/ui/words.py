@@ -4,12 +4,7 @@ Pure: importing it loads no font, so the rules and the phone page can use it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from companion.contract.facts import Line
-
-if TYPE_CHECKING:
-    from companion.records.history import PlayerRecord
+from companion.contract.facts import Line, PlayerRecord
 
 # Nouns whose plural is not the singular plus "s".
 _IRREGULAR = {"die": "dice", "dice": "dice", "person": "people"}

@@ -5,7 +5,7 @@ import argparse
 import logging
 import sys
 
-from companion.commands.web import DESCRIPTION, add_arguments, handle
+from companion.web.command import DESCRIPTION, add_arguments, handle
 
 logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s",
                     stream=sys.stderr)

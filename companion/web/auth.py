@@ -1,7 +1,7 @@
 """Who may see the phone page: phones paired with the box's PIN or QR token.
 
 A paired phone holds a session cookie ``<id>.<signature>`` signed with the box's pairing
-secret (:mod:`companion.pairing`) and listed in the journal's ``phones`` table
+secret (:mod:`companion.records.pairing`) and listed in the journal's ``phones`` table
 (:mod:`companion.phones`): a new secret ("Forget phones") ends every session, removing the row
 ends one. Pairing is decided under a lock, in one write transaction, after the request's body
 has been read: each offer the box shows pairs one phone and is burnt after
@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion import pairing
-from companion.records import phones, roster
+from companion.records import pairing, phones, roster
 
 COOKIE = "companion_session"
 SESSION_S = 30 * 24 * 3600      # a paired phone stays paired for a month

@@ -1,6 +1,6 @@
 """The phone page's card-data forms: one per printed-card file a game declares, showing the
 values the game reads now (stand-ins marked), checked on saving by the game's own loader and
-doctor check (:mod:`companion.cards`), whose message is shown next to the field it is about.
+doctor check (:mod:`companion.records.cards`), whose message is shown next to the field it is about.
 
 Nothing here knows a game: the games, their files and their values come from the specs.
 """
@@ -16,11 +16,12 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from companion import box_config, cards
-from companion.config import ConfigError
 from companion.contract.cards import FLAG, CardFile
+from companion.contract.config import ConfigError
 from companion.contract.spec import GameSpec
+from companion.games import box_config
 from companion.games.catalog import GAMES
+from companion.records import cards
 
 FORM_BYTES = 64 * 1024      # the biggest form (ten drinks of nine values) is about 4 KiB
 FORM_FIELDS = 256
@@ -31,7 +32,7 @@ SOURCES = {"phone": "the copy saved on this page", "config": "the file config.to
 def source(installer: Mapping[tuple[str, str], str], state_dir: Path, spec: GameSpec[Any],
            card: CardFile) -> str:
     """Where the file the game reads comes from, in words: the phone's copy, config.toml's
-    file (``installer``: :func:`companion.cards.installer_paths`) or the stand-in."""
+    file (``installer``: :func:`companion.records.cards.installer_paths`) or the stand-in."""
     if cards.phone_copy(state_dir, spec.key, card).is_file():
         return SOURCES["phone"]
     return SOURCES["config" if installer.get((spec.key, card.key)) else "stand-in"]

@@ -11,11 +11,10 @@ from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 
-from companion import cards
-from companion import settings as store
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.games.catalog import GAMES
-from companion.records import roster
+from companion.records import cards, roster
+from companion.records import settings as store
 
 from .cards import listing
 
@@ -62,7 +61,7 @@ def settings_view(state_dir: Path, config_path: str | None, fields: dict[str, st
     """The settings forms' groups (the box's, then each game's) with each value now and where it
     comes from, and the printed-card data each game uses, stand-ins said as such (the findings
     of ``companion doctor``'s own checks)."""
-    from companion import box_config
+    from companion.games import box_config
 
     try:
         cfg = box_config.load(config_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from companion.ui.font import SMALL
+from companion.frame.font import SMALL
 
 HERE = Path(__file__).parent
 SCALE = 3  # the pictures are saved ×3; labels are drawn at the same size

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from companion import box_config
+from companion.games import box_config
 from hardware.buttons import GpioButtons
 from hardware.buzzer import gpio_buzzer
 from hardware.probe import machine_pin_factory

@@ -10,7 +10,7 @@ import json
 import sys
 import time
 
-from companion import box_config
+from companion.games import box_config
 from companion.simulator.simbox import SimBox
 from companion.simulator.walk import run_steps
 

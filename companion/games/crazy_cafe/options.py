@@ -3,7 +3,7 @@ kept apart from the screens so that the spec loads without Pillow."""
 
 from __future__ import annotations
 
-from companion.config import Field, one_of
+from companion.contract.config import Field, one_of
 from companion.contract.play_facts import bgg_id_field
 
 from . import rules

@@ -13,8 +13,8 @@ from .timer import TimesUpScreen, _reroll, act, roll_freed
 from .view import FACE_LABELS, ShowsClock, _state
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 
 def _order_done(app: Table, side: str, dice: tuple[int, ...] | None) -> None:

@@ -12,8 +12,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.spec import Place, Screen, running_session
-from companion.ui.canvas import WIDTH, Canvas
-from companion.ui.font import LARGE, MEDIUM
+from companion.frame.canvas import WIDTH, Canvas
+from companion.frame.font import LARGE, MEDIUM
 from companion.ui.widgets import ChoiceScreen, is_down, is_press, is_up
 from companion.ui.words import noun_for, plural
 from firmware_bridge.events import DiceSettled
@@ -27,8 +27,8 @@ from .timer import DoubleTroubleScreen, TimesUpScreen, _reroll, act, clock_for, 
 from .view import _state, action_verb, draw_dice, mmss, roll_prompt, round_title
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 
 __all__ = [

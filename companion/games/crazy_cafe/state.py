@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from companion.config import Field, between
+from companion.contract.config import Field, between
 from firmware_bridge.faces import BLUE, YELLOW
 
 ROUNDS = 3

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from companion.contract.rules import Action
 from companion.contract.spec import Place, Screen
-from companion.ui.canvas import WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import is_press
 from companion.ui.words import plural
 
@@ -30,8 +30,8 @@ CLOCK_EVERY_S = 3.0
 MOST_LOST_S = 4.0
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Scheduled, Session, Table
-    from companion.input import ButtonEvent
 
 
 # ----- the round clock --------------------------------------------------------------------------

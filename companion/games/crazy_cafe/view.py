@@ -7,8 +7,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.spec import running_session
-from companion.ui.canvas import WIDTH, Canvas
-from companion.ui.font import SMALL
+from companion.frame.canvas import WIDTH, Canvas
+from companion.frame.font import SMALL
 
 from .options import BAR, CONFIG
 from .rules import CafeState, setup_of, time_left

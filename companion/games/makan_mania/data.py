@@ -1,6 +1,6 @@
 """Printed components of Makan Mania (trays, drinks), read from TOML when a game is set up.
 
-A mistake in a data file raises :class:`companion.config.ConfigError` naming the file, the key,
+A mistake in a data file raises :class:`companion.contract.config.ConfigError` naming the file, the key,
 the problem and the fix; nothing is read at import, so a bad file never stops the CLI.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.config import ConfigError, read_toml, shown, whole_number
 from companion.contract.cards import FLAG, NUMBER, NUMBERS, TEXT, CardFile, Value
+from companion.contract.config import ConfigError, read_toml, shown, whole_number
 from companion.ui.words import plural
 
 HERE = Path(__file__).parent
@@ -102,8 +102,8 @@ def _measure(path: Path | str, where: str, name: str) -> str | None:
     """The first letter of ``name`` the font lacks (beyond U+00FF it has only the box's icons);
     refuses a name wider than a screen line. Only a long name or one with such a letter is
     measured: the font loads Pillow and luma, which a replay of a usual setup does without."""
-    from companion.ui.canvas import TOAST_LINE
-    from companion.ui.font import ICONS, SMALL
+    from companion.frame.canvas import TOAST_LINE
+    from companion.frame.font import ICONS, SMALL
 
     lacking = next((c for c in name if ord(c) > 255 and c not in ICONS), None)
     if lacking is None and SMALL.width(name) > TOAST_LINE:

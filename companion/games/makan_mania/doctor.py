@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from companion.config import Config
+from companion.contract.config import Config
 from companion.contract.facts import FAIL, OK, Finding, worded
 
 

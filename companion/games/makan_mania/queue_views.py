@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import RuleError
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
     MessageScreen,
@@ -25,7 +25,7 @@ from .round_views import PlayersView
 from .view import FOOD_MAX, Root, View, _ask_numbers, _price, _turn_steps, _where, unspent_words
 
 if TYPE_CHECKING:
-    from companion.input import ButtonEvent
+    from companion.contract.input import ButtonEvent
 
 # A turn change must be seen before ◆ can make the next one: a quick double tap never skips a
 # player (UX, "One press, one step").

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     CheckListScreen,
     ChoiceScreen,
@@ -22,8 +22,8 @@ from .setup_screen import SetupScreen
 from .view import View, _where
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.rules import Action
-    from companion.input import ButtonEvent
 
 
 class SetupView(View):

@@ -19,9 +19,9 @@ from .setup_screen import SetupScreen
 from .view import Root, View
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
-    from companion.ui.canvas import Canvas
+    from companion.frame.canvas import Canvas
 
 
 __all__ = ["MakanScreen", "SetupScreen", "new_game", "play"]

@@ -10,9 +10,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.config import ConfigError
-from companion.names import MAX_LETTERS, same_name, unique_names
-from companion.ui.font import SMALL
+from companion.contract.config import ConfigError
+from companion.contract.names import MAX_LETTERS, same_name, unique_names
+from companion.frame.font import SMALL
 from companion.ui.name_editor import COMMON_NAMES, NamePicker
 from companion.ui.widgets import (
     ChoiceScreen,

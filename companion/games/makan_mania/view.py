@@ -15,9 +15,9 @@ from companion.ui.words import plural
 from . import rules
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
-    from companion.ui.canvas import Canvas
+    from companion.frame.canvas import Canvas
 
 
 KEY = "makan"

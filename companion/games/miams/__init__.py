@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.config import Field, one_of
+from companion.contract.config import Field, one_of
 from companion.contract.facts import Example, Records
 from companion.contract.play_facts import PlayFacts, bgg_id_field
 from companion.contract.rules import Rules

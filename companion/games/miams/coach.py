@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion import textfiles
 from companion.contract.spec import Screen
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.files import textfiles
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
     MenuItem,
@@ -43,8 +43,8 @@ from .sheet import SKEWER_SHORT, SKEWERS, unnamed
 from .sheet_view import DIE, OVERVIEW_NAMES, column_box, die_x, draw_dice
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 log = logging.getLogger(__name__)
 

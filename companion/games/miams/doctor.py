@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.config import Config
+from companion.contract.config import Config
 from companion.contract.facts import FAIL, OK, WARN, Finding, worded
 
 from . import sheet as miams

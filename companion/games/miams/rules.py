@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.contract.rules import Action, RuleError, check_game, clone, flag, whole
 from companion.ui.words import plural
 from firmware_bridge.faces import RED

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.spec import Screen, running_session
-from companion.ui.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     ChoiceScreen,
     StepperScreen,
@@ -28,8 +28,8 @@ from .sheet import HEARTS_TRACK, SKEWER_SHORT, SKEWERS, Mark
 from .sheet_view import OVERVIEW_NAMES, draw_overview, draw_row_page
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 OVERVIEW = 0   # the first page of Arthur's sheet; the rows follow
 LAST_TURN = f"{TITLE} · last turn!"   # every screen of the player's last turn

@@ -7,8 +7,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.config import ConfigError
-from companion.ui.canvas import LINE_H, Canvas
+from companion.contract.config import ConfigError
+from companion.frame.canvas import LINE_H, Canvas
 from companion.ui.widgets import (
     ChoiceScreen,
     MenuItem,

@@ -2,7 +2,7 @@
 
 The printed heart values, bonus icons, catch-up spaces and the solo tile are not in the
 rulebook text ("the bonuses are different on each score sheet"), so they live in TOML files a
-player can copy from their own sheet. A bad file raises :class:`companion.config.ConfigError`
+player can copy from their own sheet. A bad file raises :class:`companion.contract.config.ConfigError`
 (file, key, problem and fix), as every data file of the box does.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from companion.config import ConfigError, read_toml, shown, whole_number
+from companion.contract.config import ConfigError, read_toml, shown, whole_number
 from firmware_bridge.faces import FRUITS, RED
 
 # The six skewer rows, top to bottom as the rulebook lists them.

@@ -4,8 +4,8 @@ a row of dice, kept or to reroll, for the coach."""
 
 from __future__ import annotations
 
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import MEDIUM, SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import MEDIUM, SMALL
 from companion.ui.words import ordinal, plural
 
 from . import rules

@@ -23,7 +23,7 @@ from copy import deepcopy
 from functools import partial
 from typing import Any
 
-from companion.config import ConfigError
+from companion.contract.config import ConfigError
 from companion.contract.rules import Action, RuleError, check_game, whole, whole_value
 
 from ..data import ABILITIES, LINE_LETTERS, Drink, load_drinks, load_trays, parse_drinks

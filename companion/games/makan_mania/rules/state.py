@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
-from companion.config import Field, between
+from companion.contract.config import Field, between
 from companion.contract.rules import Action, RuleError, clone, setting
 
 from ..data import Drink

@@ -3,7 +3,7 @@ the first to 100 wins. Everything the box knows about the game is named here."""
 
 from __future__ import annotations
 
-from companion.config import Field, between
+from companion.contract.config import Field, between
 from companion.contract.facts import Records
 from companion.contract.rules import Rules
 from companion.contract.spec import GameSpec, Lazy, Screens

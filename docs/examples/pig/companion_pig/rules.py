@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from companion.contract.names import MAX_LETTERS
 from companion.contract.rules import Action, RuleError, check_game, whole, whole_value
-from companion.names import MAX_LETTERS
 
 KEY = "pig"
 PLAYERS = (2, 6)

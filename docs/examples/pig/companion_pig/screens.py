@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.ui.canvas import LINE_H, WIDTH, Canvas
-from companion.ui.font import SMALL
+from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.font import SMALL
 from companion.ui.widgets import InfoScreen, MenuItem, MenuScreen, Screen, StepperScreen, is_press
 
 from . import rules
 
 if TYPE_CHECKING:
+    from companion.contract.input import ButtonEvent
     from companion.contract.spec import Table
-    from companion.input import ButtonEvent
 
 TITLE = "Pig"
 

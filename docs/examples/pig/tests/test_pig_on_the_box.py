@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from companion_pig import SPEC
 
-from companion import box_config
 from companion.cli import main
 from companion.doctor.checks import FAIL, OK, check_config
+from companion.games import box_config
 from companion.games.catalog import GROUP
 from companion.records.bgstats import to_bgsplay
 from companion.records.export import to_csv, to_jsonl

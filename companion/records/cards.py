@@ -22,11 +22,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, Section, read_toml
-from .contract.cards import FLAG, NUMBER, NUMBERS, TEXTS, CardFile, Value
-from .contract.facts import FAIL
-from .contract.spec import GameSpec
-from .textfiles import write_atomic
+from companion.contract.cards import FLAG, NUMBER, NUMBERS, TEXTS, CardFile, Value
+from companion.contract.config import Config, ConfigError, Section, read_toml
+from companion.contract.facts import FAIL
+from companion.contract.spec import GameSpec
+from companion.files.textfiles import write_atomic
 
 FOLDER = "cards"
 MAX_TEXT = 200           # one field as typed: a name, or a row of a dozen numbers or icons

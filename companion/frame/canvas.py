@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .font import MEDIUM, SMALL, BitmapFont
+from companion.frame.font import MEDIUM, SMALL, BitmapFont
 
 WIDTH, HEIGHT = 128, 64
 TITLE_H = 9      # title bar, inverted

@@ -1,4 +1,4 @@
-"""The box's configuration: :mod:`companion.config`'s sections plus the ``[games.<key>]``
+"""The box's configuration: :mod:`companion.contract.config`'s sections plus the ``[games.<key>]``
 sections of the registered games, composed here so that the config module knows no game."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import config
-from .config import DEVICE_STATE_DIR, SCHEMA, Config, ConfigError, ConfigErrors
-from .games.catalog import config_sections
+from companion.contract import config
+from companion.contract.config import DEVICE_STATE_DIR, SCHEMA, Config, ConfigError, ConfigErrors
+from companion.games.catalog import config_sections
 
 __all__ = ["DEVICE_STATE_DIR", "SCHEMA", "Config", "ConfigError", "ConfigErrors", "example_toml",
            "load", "parse"]

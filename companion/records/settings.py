@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import SCHEMA, Config, ConfigError, Field, check_table
+from companion.contract.config import SCHEMA, Config, ConfigError, Field, check_table
 
 WHERE = "settings"            # how a message names the source of a value set on the phone
 # The box's own settings: key -> (config section, the screen's name of it).
@@ -129,8 +129,8 @@ def words(key: str, value: Any) -> str:
 def report(state_dir: str | Path) -> tuple[dict[str, Any], list[str]]:
     """What the journal in ``state_dir`` sets over config.toml, read-only: (the settings that
     pass their checks, the messages of those that do not). sqlite3.Error if it cannot be read."""
-    from .games.catalog import config_sections
-    from .records.history import journal_path
+    from companion.games.catalog import config_sections
+    from companion.records.history import journal_path
 
     path = journal_path(state_dir)
     if not path.exists():

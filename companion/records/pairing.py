@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import textfiles
+from companion.files import textfiles
 
 FILENAME = "phone.json"
 OFFER_S = 300.0          # how long the PIN and the QR code on the OLED pair a phone

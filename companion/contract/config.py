@@ -1,7 +1,7 @@
 """Configuration: TOML, every key optional, validated against one schema at load.
 
 The box's own sections are :data:`SCHEMA`; the ``[games.<key>]`` sections are given by the
-caller (:mod:`companion.box_config` composes them from the registered games), so this module
+caller (:mod:`companion.games.box_config` composes them from the registered games), so this module
 knows no game. A bad file stops the box with one message naming the file, the key and the fix.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import textfiles
+from companion.files import textfiles
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEVICE_STATE_DIR = Path("/var/lib/companion")
