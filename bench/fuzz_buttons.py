@@ -268,7 +268,7 @@ def run(quick: bool, seed: int = 1913) -> dict[str, Any]:
                     continue
                 if episode % 4 == 0:  # a fresh box, or the same journal after a power off or cut
                     walker.open(Path(tmp, f"b{episode // 8}"))
-                elif walker.box.app.stack[-1] is not walker.box.app.stack[0]:
+                elif walker.box.app.stack.top is not walker.box.app.stack.home:
                     walker.box.app.table.go_home()
                     walker.box.app.pump()
                 walker.episode((starts[episode % len(starts)],), 150)
