@@ -78,7 +78,7 @@ class Timed:
 
     def __init__(self, round_seconds: float, probe_ms: float | None) -> None:
         self.app = build_app(config.parse({}), sim=True, state_dir=tempfile.mkdtemp(prefix="cafe-bench-"))
-        self.clock = screens.clock_for(self.app)
+        self.clock = screens.clock_for(self.app.table)
         # Shortened rounds: warnings and ticks scaled into the round.
         self.clock.warn_at = (round_seconds - 1.0, round_seconds - 2.0)
         self.clock.tick_from = max(1, int(round_seconds) - 3)
@@ -90,7 +90,7 @@ class Timed:
         self.probes_ms: list[float] = []
         self.cpu: list[float] = []
         self.missed = 0
-        self.app.frame_listeners.append(self.on_frame)
+        self.app.panel.frame_listeners.append(self.on_frame)
         self.loop = threading.Thread(target=self.app.run, name="loop", daemon=True)
         self.loop.start()
 
@@ -117,7 +117,7 @@ class Timed:
             fn()
             done.set()
 
-        self.app.post(Call(call))
+        self.app.events.put(Call(call))
         done.wait(5)
 
     def play_round(self, number: int) -> None:
@@ -126,12 +126,12 @@ class Timed:
             # The shortest round a setup allows; each round starts that much earlier than now
             # minus round_seconds, so it ends round_seconds from now.
             setup = {"type": "setup", "round_seconds": LOW_S, "dice": "manual"}
-            self.on_loop(lambda: app.games.start("cafe", setup))
+            self.on_loop(lambda: app.table.games.start("cafe", setup))
         self.alarm.clear()
         played = app.hardware.buzzer.played
         first = len(played)
         wall0, cpu0 = time.monotonic(), time.process_time()
-        self.on_loop(lambda: screens.act(app, {"type": "round_start",
+        self.on_loop(lambda: screens.act(app.table, {"type": "round_start",
                                                "at": app.clock.now() - (LOW_S - self.round_seconds)}))
         deadline = self.clock.deadline
         if self.probe_ms:
@@ -147,16 +147,16 @@ class Timed:
         for (at, pattern), (when, got) in zip(cues, heard, strict=False):
             if pattern == got:
                 self.errors_ms.append((when - at) * 1000)
-        self.on_loop(app.pop)  # close TIME'S UP
+        self.on_loop(app.table.pop)  # close TIME'S UP
 
     def end(self) -> None:
-        self.app.post(Stop())
+        self.app.events.put(Stop())
         self.loop.join(5)
 
     def close(self) -> None:
         self.app.hardware.close()
-        if self.app.journal is not None:
-            self.app.journal.close()
+        if self.app.play.journal is not None:
+            self.app.play.journal.close()
 
 
 def run(rounds: int, round_seconds: float, hog: bool, probe_ms: float | None = None,

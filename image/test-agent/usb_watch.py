@@ -20,7 +20,7 @@ def main() -> None:
     box = SimBox(state_dir, cfg=box_config.parse({"sensor": {"port": port}}))
     run_steps(box, ("game:cafe", "menu:Start"))
     for _ in range(6):  # through whatever the setup still asks, to the running round
-        if box.app.session.state.phase == "running":
+        if box.app.play.session.state.phase == "running":
             break
         box.press("OK")
     sensor, online = box.app.sensor, None
@@ -28,7 +28,7 @@ def main() -> None:
         box.advance(0.1, step=0.1)  # the round's clock goes on
         if sensor.online != online:
             online = sensor.online
-            print(json.dumps({"online": online, "phase": box.app.session.state.phase,
+            print(json.dumps({"online": online, "phase": box.app.play.session.state.phase,
                               "at": time.monotonic()}), flush=True)
         time.sleep(0.02)
 
