@@ -419,6 +419,9 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
         figures["gpio_boot_s"] = round(guest.wait_hello(), 1)
         # The agent answers before the data partition, which holds the venv, is mounted.
         guest.sh(f"for _ in $(seq 300); do [ -x {GUEST_PYTHON} ] && break; sleep 1; done", timeout=330)
+        # Once the venv is there the box starts and holds its lines ("GPIO busy" for anyone
+        # else): stop it, so the check opens the very lines the box opens, as the box would.
+        guest.sh("systemctl stop companion", timeout=120)
         rc, out, err = guest.sh(f"{GUEST_PYTHON} {GUEST_LIB}/unit_run.py {GUEST_PYTHON} "
                                 f"{GUEST_LIB}/gpio_check.py /etc/companion/config.toml")
         report = json.loads(out.strip().splitlines()[-1]) if rc == 0 and out.strip() else {}
