@@ -101,6 +101,89 @@ def test_a_player_ticked_for_tch_earns_one_coin(walked):
     assert box.app.play.session.state.players[0].coins == 1
 
 
+# ----- issue 39: the jumps say why, in the table's words -------------------------------------
+
+def test_a_jump_question_says_whose_tray_decides_and_what_happens(walked, monkeypatch):
+    """"At the start of the 'Queue', you may jump to Table 1, pushing players back. Each player
+    you jump over may make a 'tch' sound and earn 1 coin." The question names the tray that
+    lets Ben jump (why the box asks), the tables, who moves and how a coin is earned, in words
+    (no "pushed" or bare "tch +1¤"), every line whole."""
+    from tests.test_screens import shown
+
+    box = walked("jump-to-1")
+    drawn, cut = shown(box, monkeypatch)
+    body = ["Ben's Black tray may", "jump T2 → Table 1", "Ana moves back a table",
+            'Who says "tch" gets 1¤']
+    assert drawn[drawn.index(body[0]):][:4] == body and cut == []
+    assert not any("pushed" in text or "tch +1" in text for text in drawn)
+    assert box.app.stack.game_root.hint == "OK jump  ◆ stay"
+
+
+def test_a_jump_to_88_from_table_1_says_the_four_coins(walked, monkeypatch):
+    """"You may jump to Table 88, pushing players forward. If you jump from Table 1, earn 4
+    coins." Three players pass: counted when their names do not fit the line."""
+    box = walked("jumps")
+    body = ["Ana's Red tray may", "jump T1 → Table 88", "3 players move up one",
+            "From Table 1: Ana +4¤"]
+    drawn = texts(box, monkeypatch)
+    assert drawn[drawn.index(body[0]):][:4] == body
+
+
+RUSH = SPEC.screens.walk["rush-who"][:-1]   # the drinks laid out, nobody seated yet
+
+
+def _seated(box, tables: dict[str, str]) -> None:
+    """The Rush of the walk's first round ended with each player (Ana, Ben, Cai, then Dee)
+    at the table given, by presses: the first in the free-table list, or ▼ to the one named."""
+    for name in ("Ana", "Ben", "Cai"):
+        free = [c for c in ("1", "2", "3", "88") if c not in
+                [str(p.table) for p in box.app.play.session.state.players if p.table]]
+        run_steps(box, ("OK", f"menu:{name}", *("DOWN",) * free.index(tables[name]), "OK", "OK"))
+    run_steps(box, ("OK", "OK"))   # Dee, the last, takes the last table
+
+
+def test_a_tray_already_at_its_table_is_said_not_silently_passed(monkeypatch):
+    """"At the start of the 'Queue', you may jump to Table 88": Ana (Red) sat at Table 88, so
+    there is nothing to ask; the box says so over the jump it does ask (Ben's, to Table 1)."""
+    box = render("makan-jumps-passed", RUSH)
+    try:
+        _seated(box, {"Ana": "88", "Ben": "2", "Cai": "1"})
+        assert box.app.play.session.state.phase == "jumps"
+        drawn = texts(box, monkeypatch)
+        assert {"Ana is at Table 88:", "no jump to make", "Ben's Black tray may"} <= set(drawn)
+    finally:
+        box.close()
+
+
+def test_two_trays_at_their_tables_go_straight_to_the_queue_and_say_why(monkeypatch):
+    """Ana (Red, jump to 88) at Table 88 and Ben (Black, jump to 1) at Table 1: neither can
+    jump, the Queue starts, and the table is told why no jump was asked."""
+    box = render("makan-jumps-none", RUSH)
+    try:
+        _seated(box, {"Ana": "88", "Ben": "1", "Cai": "2"})
+        assert box.app.play.session.state.phase == "queue"
+        assert box.app.stack.toast_lines == ["Ana at 88, Ben at 1:", "no jumps to make"]
+    finally:
+        box.close()
+
+
+# ----- issue 39: the final scores show the way out ---------------------------------------------
+
+def test_the_final_scores_say_how_to_leave_and_back_leaves(walked, monkeypatch):
+    """The game is over: the hint says BACK goes to the menu (not "hold a button"), BACK does,
+    the game is finished in History, not waiting under Resume, and Makan Mania on the menu
+    starts the next game with the same players."""
+    from companion.screens.home import HomeScreen
+
+    box = walked("final")
+    assert "OK details  BACK menu" in texts(box, monkeypatch)
+    run_steps(box, ("BACK",))
+    assert isinstance(box.screen, HomeScreen) and box.app.stack.toast_lines is None
+    assert box.app.play.session is None and box.app.table.saved_games() == []
+    run_steps(box, ("game:makan",))
+    assert box.screen.title.startswith("Makan") and box.screen.names() == ["Ana", "Ben", "Cai", "Dee"]
+
+
 # ----- the Queue: the turn first, the drinks a press away --------------------------------------
 
 def test_the_queue_opens_on_whose_turn_and_what_to_do(walked, monkeypatch):
@@ -230,7 +313,8 @@ def test_a_jump_says_who_moves_where_and_waits_for_ok(walked):
     box says each player's new table and the jumper's coins ("If you jump from Table 1, earn 4
     coins"); the notice waits for OK, and ◆ does not close it."""
     box = walked("jump-moves")
-    assert box.screen.lines == ["Ana → 88, Ben → 1", "Cai → 2, Dee → 3", "Ana takes 4 coins"]
+    assert box.screen.lines == ["Ana → 88, Ben → 1", "Cai → 2, Dee → 3", "Ana takes 4 coins",
+                                "Ben at Table 1: no jump"]   # Black's jump passed by: see below
     run_steps(box, ("+5", "ACTION"))
     assert box.screen.title == "Makan R1 · Jump"
     run_steps(box, ("OK",))
@@ -246,7 +330,7 @@ def test_an_empty_pile_says_who_gets_nothing(tmp_path, monkeypatch):
     box = short_pile_box(tmp_path, 4)
     try:
         run_steps(box, ("OK",))
-        assert box.screen.lines[-1] == "Ana takes 4 coins"
+        assert box.screen.lines[2:] == ["Ana takes 4 coins", "Ben at Table 1: no jump"]
         run_steps(box, ("OK",))                        # Ben at Table 1: the pile is empty
         drawn, cut = shown(box, monkeypatch)
         assert "Pile empty: 1¤ unpaid" in drawn and "Take 1¤ from the pile" not in drawn

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.contract.rules import RuleError
+from companion.contract.spec import Place
 from companion.frame.canvas import LINE_H, WIDTH, Canvas
 from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
@@ -206,9 +207,11 @@ class ScoringView(PlayersView):
 
 
 class OverView(PlayersView):
-    """The final scores: the winner, then the players ranked; OK shows one's breakdown."""
+    """The final scores: the winner, then the players ranked; OK shows one's breakdown, BACK
+    leaves for the home menu (the game is over and kept in History; the menu starts the next
+    one, the setup keeping these players' names)."""
 
-    hint = "▲▼ player  OK details"
+    hint = "OK details  BACK menu"
 
     def draw(self, canvas: Canvas) -> None:
         s = self.state
@@ -226,6 +229,10 @@ class OverView(PlayersView):
 
     def ok(self) -> bool:
         show_breakdown(self.root, self._ranked()[self.root.selected])
+        return True
+
+    def back(self) -> bool:
+        self.app.pop_to(Place.HOME)
         return True
 
     def _ranked(self) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.frame.canvas import LINE_H, WIDTH, Canvas
+from companion.frame.canvas import LINE_H, TOAST_LINE, WIDTH, Canvas
 from companion.frame.font import MEDIUM, SMALL
 from companion.ui.widgets import (
     CheckListScreen,
@@ -24,6 +24,7 @@ from .view import View, _where
 if TYPE_CHECKING:
     from companion.contract.input import ButtonEvent
     from companion.contract.rules import Action
+    from companion.contract.spec import Table
 
 
 class SetupView(View):
@@ -171,8 +172,8 @@ class RushView(View):
             self.app.push(StepperScreen(
                 self.app, f"{_where(s)} · Table {table}", f"{name}: unplaced dice?", 0, 0,
                 rules.max_dice(s, who),
-                lambda dice: self.root.commit({"type": "seat", "player": who, "table": table,
-                                               "dice": dice})))
+                lambda dice: self._seat({"type": "seat", "player": who, "table": table,
+                                         "dice": dice})))
 
         if len(waiting) == 1:
             pick_player(0)
@@ -181,9 +182,17 @@ class RushView(View):
                                        [s.players[i].name for i in waiting], pick_player))
         return True
 
+    def _seat(self, action: Action) -> None:
+        """The seat; the last one ends the Rush, and a jump tray with nothing to ask is said."""
+        before = self.state
+        if self.root.commit(action):
+            say_skipped_jumps(self.app, before, self.state)
+
 
 class JumpsView(View):
-    """The start of the Queue: who may jump to which table; OK jumps, ◆ stays."""
+    """The start of the Queue: whose tray may jump, from which table to which, who it moves
+    and who gains; OK jumps, ◆ stays. A tray whose holder already sits at its table has
+    nothing to ask: the box passes it by and says so (:func:`say_skipped_jumps`)."""
 
     hint = "OK jump  ◆ stay"
 
@@ -191,21 +200,20 @@ class JumpsView(View):
         s = self.state
         jumper, target, over = rules.jump_of(s)
         p = s.players[jumper]
-        canvas.center(0, SMALL.first_fit((f"{p.name} ({p.tray.title()}) at Table {p.table}",
-                                          f"{p.name} ({p.tray.title()}) at {p.table}",
-                                          f"{p.name} at Table {p.table}"), WIDTH))
-        canvas.center(LINE_H, "may jump to Table")
-        canvas.big(2 * LINE_H, str(target))
-        if s.options.push == "swap":
-            other = over[-1] if target == 88 else over[0]
-            moved = f"swap with {s.players[other].name}"
-        else:
-            moved = f"{len(over)} pushed {'forward' if target == 88 else 'back'}"
-        if target == 88:
-            note = f"+{rules.JUMP_88_FROM_1_COINS}¤, " if p.table == 1 else ""
-            canvas.center(4 * LINE_H, f"{note}{moved}")
-        else:
-            canvas.center(4 * LINE_H, f"{moved}, tch +1¤")
+        width = WIDTH - 2
+        # The tray's ability is why the box asks: "Ben's Black tray may / jump T2 → Table 1".
+        lines = [SMALL.first_fit((f"{p.name}'s {p.tray.title()} tray may", f"{p.name}'s tray may",
+                                  f"{p.name} may"), width),
+                 f"jump T{p.table} → Table {target}",
+                 _moved_words(s, target, over, width)]
+        if target == 1:
+            # "Each player you jump over may make a 'tch' sound and earn 1 coin."
+            lines.append('Who says "tch" gets 1¤')
+        elif p.table == 1:
+            lines.append(SMALL.first_fit((f"From Table 1: {p.name} +{rules.JUMP_88_FROM_1_COINS}¤",
+                                          f"From Table 1: +{rules.JUMP_88_FROM_1_COINS}¤"), width))
+        for row, line in enumerate(lines):
+            canvas.center(row * LINE_H + 1, line)
 
     def ok(self) -> bool:
         s = self.state
@@ -225,8 +233,10 @@ class JumpsView(View):
         return True
 
     def action(self) -> bool:
-        _, target, _ = rules.jump_of(self.state)
-        self.root.commit({"type": "jump", "to": target, "go": False})
+        before = self.state
+        _, target, _ = rules.jump_of(before)
+        if self.root.commit({"type": "jump", "to": target, "go": False}):
+            say_skipped_jumps(self.app, before, self.state)
         return True
 
     def _jump(self, action: Action) -> None:
@@ -255,4 +265,53 @@ class JumpsView(View):
             rules.JUMP_88_FROM_1_COINS if target == 88 and before.players[jumper].table == 1 else 0)
         if owed > paid:
             lines.append(f"Pile empty: {owed - paid}¤ unpaid")
-        self.root.notice(f"{_where(before)} · Jump", lines)
+        self.root.notice(f"{_where(before)} · Jump", lines + _skipped_lines(skipped_jumps(before, after)))
+
+
+def _moved_words(state: rules.State, target: int, over: tuple[int, ...], width: int) -> str:
+    """Who the jump moves, by name as far as the line goes: "jumping to Table 88, pushing
+    players forward" (to Table 1, back), one table each; with ``push = "swap"`` the one
+    traded with."""
+    names = [state.players[i].name for i in over]
+    if state.options.push == "swap":
+        other = names[-1] if target == 88 else names[0]
+        return SMALL.first_fit((f"Swaps tables with {other}", f"Swaps with {other}"), width)
+    way = "up" if target == 88 else "back"
+    if len(names) == 1:
+        return SMALL.first_fit((f"{names[0]} moves {way} a table", f"{names[0]} moves {way}"), width)
+    return SMALL.first_fit((f"{', '.join(names)} move {way} one",
+                            f"{len(names)} players move {way} one"), width)
+
+
+def skipped_jumps(before: rules.State, after: rules.State) -> list[tuple[str, int]]:
+    """The jump trays the rules passed by between ``before`` and ``after`` (the end of the
+    Rush, or the jump before them), as (holder, table): the holder already sits at the table
+    the tray jumps to, so there was nothing to ask."""
+    if before.round != after.round or after.phase not in ("jumps", "queue"):
+        return []
+    if before.phase == "rush":
+        due = tuple(a for a in rules.JUMP_ORDER if a in after.abilities)
+    elif before.phase == "jumps":
+        due = before.jumps[1:]
+    else:
+        return []
+    return [(after.players[after.abilities.index(a)].name, rules.JUMP_TARGETS[a])
+            for a in due[: len(due) - len(after.jumps)]]
+
+
+def _skipped_lines(skipped: list[tuple[str, int]]) -> list[str]:
+    """A notice's line for each tray passed by: "Ben at Table 1: no jump"."""
+    return [SMALL.first_fit((f"{name} at Table {table}: no jump", f"{name} at {table}: no jump",
+                             f"{name}: no jump"), WIDTH - 2) for name, table in skipped]
+
+
+def say_skipped_jumps(app: Table, before: rules.State, after: rules.State) -> None:
+    """A toast of why no jump was asked (:func:`skipped_jumps`), when one was passed by."""
+    skipped = skipped_jumps(before, after)
+    if len(skipped) == 1:
+        name, table = skipped[0]
+        app.toast(f"{name} is at Table {table}:", "no jump to make")
+    elif skipped:
+        (first, at), (second, then) = skipped
+        app.toast(SMALL.first_fit((f"{first} at {at}, {second} at {then}:",
+                                   f"Trays at {at} and {then}:"), TOAST_LINE), "no jumps to make")
