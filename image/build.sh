@@ -86,6 +86,11 @@ source "$HERE/cache.sh"
 # ----- 2. the base root filesystem (cached) -----------------------------------------------
 BASE_KEY=$(key_of "$HERE/base-rootfs.sh" "$HERE/packages.txt" "$HERE/initramfs.conf" "$HERE/initramfs-modules")
 BASE=$CACHE/base-$BASE_KEY.tar
+if [[ -d $BASE ]]; then
+    # a folder under the tar's name, left when the cache gave mmdebstrap a name without
+    # .tar (it then writes a folder): no tar to unpack, so it is made again
+    cache_lock "$CACHE" && rm -rf "$BASE" && cache_unlock
+fi
 if [[ -f $BASE ]]; then
     stage "base root filesystem: cached ($BASE)"
 else

@@ -14,17 +14,20 @@ cache_unlock() {
 }
 
 cache_fill() {  # ENTRY COMMAND...: unless ENTRY exists, COMMAND... PART makes it at PART first
-    local entry=$1 scratch status=0
+    local entry=$1 scratch part status=0
     shift
     cache_lock "$(dirname "$entry")"
     if [[ ! -e $entry ]]; then
         scratch=$(mktemp -d "$entry.part.XXXXXX")
-        "$@" "$scratch/entry" || status=$?
+        # PART has the entry's own name: a maker may read its ending (mmdebstrap writes a
+        # tar file for a name ending in .tar, a folder otherwise)
+        part=$scratch/${entry##*/}
+        "$@" "$part" || status=$?
         if [[ $status -eq 0 ]]; then
-            [[ -e $scratch/entry ]] || { echo "cache: $* made nothing" >&2; status=1; }
+            [[ -e $part ]] || { echo "cache: $* made nothing" >&2; status=1; }
         fi
         # -T: renamed to the entry's name, never into a folder of that name
-        [[ $status -ne 0 ]] || mv -T "$scratch/entry" "$entry" || status=$?
+        [[ $status -ne 0 ]] || mv -T "$part" "$entry" || status=$?
         rm -rf "$scratch"
     fi
     cache_unlock

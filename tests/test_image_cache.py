@@ -64,3 +64,14 @@ cache_fill {tmp_path}/wheels-key again
 """
     subprocess.run(["bash", "-c", script], check=True, timeout=60)
     assert [path.name for path in (tmp_path / "wheels-key").iterdir()] == ["old.whl"]
+
+
+def test_the_maker_is_given_a_path_with_the_entrys_name(tmp_path):
+    """mmdebstrap reads the format from the name: given no .tar ending it wrote a folder
+    where the base root filesystem's tar belongs, and the image build failed on it."""
+    script = f"""source {CACHE_SH}
+named() {{ basename "$1" > "$1"; }}
+cache_fill {tmp_path}/base-key.tar named
+"""
+    subprocess.run(["bash", "-c", script], check=True, timeout=60)
+    assert (tmp_path / "base-key.tar").read_text().strip() == "base-key.tar"
