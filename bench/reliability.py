@@ -146,11 +146,14 @@ def _resume_report(app: Any, acked: dict[str, Any] | None) -> dict[str, Any]:
 
 
 _last: tuple[Any, ...] = ()
+_shown: tuple[int | None, list[dict[str, Any]]] = (None, [])
 
 
 def _report(app: Any) -> None:
-    """One line when the acknowledged actions (or the round's time left) changed."""
-    global _last
+    """One line when the acknowledged actions (or the round's time left) changed. The line
+    also carries the actions themselves as a change to the last line's: the first ``keep``
+    of those, then ``tail`` (bench/crash_states.py rebuilds each acknowledged list from it)."""
+    global _last, _shown
     session = app.play.session
     if session is None or session.game_id is None:
         return
@@ -160,8 +163,12 @@ def _report(app: Any) -> None:
     if line != _last:
         _last = line
         prev = [digest(session.actions[:-k]) for k in range(1, min(3, line[1]) + 1)]
+        shown = _shown[1] if _shown[0] == session.game_id else []
+        keep = next((k for k, (a, b) in enumerate(zip(shown, session.actions, strict=False))
+                     if a != b), min(len(shown), len(session.actions)))
+        _shown = (session.game_id, list(session.actions))
         say(game=line[0], n=line[1], hash=line[2], prev=prev, left=line[3],
-            ok=app.play.journal.status.ok)
+            ok=app.play.journal.status.ok, keep=keep, tail=session.actions[keep:])
 
 
 def _step(box: Any, rng: random.Random, game: str) -> None:
