@@ -256,3 +256,31 @@ def test_the_warm_up_while_typing_changes_no_odds():
     odds._solver.cache_clear()
     warm(None)
     assert odds.table(dice, "marshmallow", 2) == cold
+
+
+def test_the_sheet_is_on_the_disk_before_it_replaces_the_last_one(box, monkeypatch):
+    """Found by the crash-state campaign (bench/crash_states.py): the new file was renamed
+    over the last one before its text was flushed, and a power cut left it empty (the player's
+    sheet gone, the coach starting afresh). Now its text is flushed first, then the rename."""
+    import os
+
+    play = at_cross(box)
+    path = str(box.app.table.state_dir / COACH_FILE)
+    done: list[tuple[str, str]] = []
+    fsync, replace = os.fsync, os.replace
+
+    def flushed(fd: int) -> None:
+        done.append(("flushed", os.readlink(f"/proc/self/fd/{fd}")))
+        fsync(fd)
+
+    def renamed(source: str, target: str) -> None:
+        done.append(("renamed", str(target)))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", flushed)
+    monkeypatch.setattr(os, "replace", renamed)
+    play.coach.marked_one(0)
+    rename = done.index(("renamed", path))
+    assert any(what == "flushed" and name == path + ".part" for what, name in done[:rename])
+    assert ("flushed", str(box.app.table.state_dir)) in done[rename:]  # and the rename itself
+    assert json.loads((box.app.table.state_dir / COACH_FILE).read_text())["marked"][0] == 1

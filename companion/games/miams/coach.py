@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Mapping
 from fractions import Fraction
@@ -126,10 +125,8 @@ class Coach:
         path, game_id = kept
         data = {"game": game_id, "hearts": self.hearts, "marked": self.marked,
                 "cost_halves": self.cost_halves}
-        try:
-            temp = path.with_suffix(".tmp")
-            temp.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(temp, path)
+        try:  # flushed before it replaces the last one: a power cut keeps one of the two whole
+            textfiles.write_atomic(path, json.dumps(data))
         except OSError as exc:  # the odds still work from memory
             log.warning("miams coach: cannot keep the player's sheet: %s", exc)
 
