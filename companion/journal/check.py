@@ -101,6 +101,11 @@ def scan_wal(path: Path) -> WalScan:
         return WalScan(present=True, lost=-1)
     if not data:
         return WalScan(present=True)  # emptied by a checkpoint
+    if not any(data[:WAL_HEADER]):
+        # What a card returns for a block never written: the cut came before the new log's
+        # header reached the disk, and SQLite syncs that header before any frame after it,
+        # so no commit in this log was ever confirmed.
+        return WalScan(present=True)
     if len(data) < WAL_HEADER:
         return WalScan(present=True, lost=-1)
     magic, _, page_size, _, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:WAL_HEADER])
