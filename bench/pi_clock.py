@@ -18,11 +18,17 @@ filesystem and the aarch64 wheels (the versions of requirements.lock) are cached
 clone (``$PI_CLOCK_CACHE``, default ``~/.cache/table-companion-pi-clock``) under keys of their
 inputs; the project is packed afresh each run.
 
+The ``boot`` section (in every run, or alone: ``--only boot``) boots the box's own SD-card image
+(image/build.sh with the test agent, as bench/appliance.py builds it) on the same clock from an
+emulated SD card, and reads the boot's figures from the guest's clocks (the first frame, READY,
+the home screen taking a press: image/test-agent/boot_clock.py).
+
     python bench/pi_clock.py [--json] [--quick] [--check] [--only SECTION…] [--profile SECTION]
 
 ``--check`` (CI, with ``--quick``): exits 1 when a figure grew by more than 10 % over
 ``bench/pi_clock_baseline.json``; ``--write-baseline`` writes that file from this run.
-Needs, on a Debian host: qemu-system-arm, mmdebstrap, python3.11, root (mmdebstrap) once.
+Needs, on a Debian host: qemu-system-arm, mmdebstrap, python3.11, root (mmdebstrap, and the
+image's build for the boot section), and the image builder's tools (image/build.sh).
 """
 
 from __future__ import annotations
@@ -73,6 +79,14 @@ QEMU = ("qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a53", "-smp", "1", 
         "-icount", "shift=0,sleep=off", "-seed", "1", "-rtc", "base=2026-01-01T12:00:00,clock=vm",
         "-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot", "-nodefaults")
 KERNEL_ARGS = "console=ttyAMA0 quiet loglevel=1 nokaslr norandmaps panic=-1 rdinit=/init"
+# The box's own image: the same machine with a Pi 3's memory, booted from an SD card (QEMU's
+# SD card reads and writes while the guest's instructions wait, so the clock sees no disk
+# time); nothing else talks to the host: no network, no agent.
+IMAGE_QEMU = tuple("1024" if part == "2048" else part for part in QEMU)
+IMAGE_ARGS = ("console=ttyAMA0", "nokaslr", "norandmaps", "companion_test.boot_clock",
+              "systemd.mask=companion-test-agent.service")
+SD_MODULES = ("sdhci_pci",)
+BOOT = "boot"  # the section that boots the image, beside the guest's sections
 
 INIT = """#!/bin/sh
 # The guest's only process before the benchmark: mounts, the journal's ext4 on a RAM disk.
@@ -340,30 +354,95 @@ def boot(guest_args: list[str], verbose: bool) -> dict[str, Any]:
                 with part.open("rb") as source:
                     shutil.copyfileobj(source, out)
         log(f"booting the emulated Cortex-A53 ({' '.join(guest_args) or 'full run'})…")
-        began = time.monotonic()
-        qemu = subprocess.Popen([*QEMU, "-kernel", str(kernel), "-initrd", str(initrd),
-                                 "-append", KERNEL_ARGS], stdout=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True, errors="replace")
-        result, lines = None, []
-        try:
-            for line in qemu.stdout:
-                line = line.rstrip("\r\n")
-                if line.startswith("PI-CLOCK "):
-                    result = json.loads(line.removeprefix("PI-CLOCK "))
-                    continue
-                lines.append(line)
-                if verbose or line.startswith("pi-clock guest:"):
-                    log(f"guest: {line.removeprefix('pi-clock guest: ')}")
-                if time.monotonic() - began > TIMEOUT_S:
-                    break
-        finally:
-            qemu.kill()
-            qemu.wait()
+        result = run_guest([*QEMU, "-kernel", str(kernel), "-initrd", str(initrd),
+                            "-append", KERNEL_ARGS], "PI-CLOCK ", verbose)
+    result["host_seconds"] = result.pop("seconds")
+    return result
+
+
+def run_guest(command: list[str], prefix: str, verbose: bool) -> dict[str, Any]:
+    """QEMU until the guest's console prints ``prefix`` and its JSON (``seconds``: host time)."""
+    began = time.monotonic()
+    qemu = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            errors="replace")
+    result, lines = None, []
+    try:
+        for line in qemu.stdout:
+            line = line.rstrip("\r\n")
+            if prefix in line:  # the guest's login prompt may share its line
+                result = json.loads(line.split(prefix, 1)[1])
+                break
+            lines.append(line)
+            if verbose or line.startswith("pi-clock guest:"):
+                log(f"guest: {line.removeprefix('pi-clock guest: ')}")
+            if time.monotonic() - began > TIMEOUT_S:
+                break
+    finally:
+        qemu.kill()
+        qemu.wait()
     if result is None:
         tail = "\n".join(lines[-30:])
         raise SystemExit(f"pi_clock: the guest gave no figures; its console's last lines:\n{tail}")
-    result["host_seconds"] = round(time.monotonic() - began, 1)
+    result["seconds"] = round(time.monotonic() - began, 1)
     return result
+
+
+# ----- the boot: the box's own SD-card image on the same clock --------------------------------
+
+def boot_image(verbose: bool) -> dict[str, Any]:
+    """image/build.sh's image with the test agent (as bench/appliance.py builds it) booted from
+    an emulated SD card; the guest's companion-boot-clock.service presses OK once the box is
+    READY and prints the figures (image/test-agent/boot_clock.py)."""
+    import appliance  # the image's build and its disk helpers (bench/ is on the path)
+
+    out = appliance.CACHE / "pi-clock"
+    log(f"building the SD-card image ({appliance.build_image(out):.0f} s)…")
+    test = out / "test"
+    with tempfile.TemporaryDirectory(prefix="pi-clock-", dir=appliance.CACHE) as tmp:
+        work = Path(tmp)
+        image = test / "companion-test.img"
+        disk = appliance.copy_disk(image, work / "sd.img", size=sd_card_size(image.stat().st_size))
+        initrd = work / "initrd.img"
+        with initrd.open("wb") as joined:
+            joined.write((test / "initrd.img").read_bytes())
+            sd_driver_archive(appliance.extract(disk, 1, work / "root.ext4"), work, joined)
+        cmdline = [word for word in (test / "cmdline.txt").read_text().split()
+                   if not word.startswith("console=")]
+        log("booting the box's image on the emulated Cortex-A53…")
+        result = run_guest([*IMAGE_QEMU, "-kernel", str(test / "vmlinuz"), "-initrd", str(initrd),
+                            "-append", " ".join([*cmdline, *IMAGE_ARGS]),
+                            "-device", "sdhci-pci", "-device", "sd-card,drive=sd",
+                            "-drive", f"file={disk},format=raw,if=none,id=sd,cache=unsafe"],
+                           "PI-CLOCK-BOOT ", verbose)
+    result["boot_host_seconds"] = result.pop("seconds")
+    return result
+
+
+def sd_card_size(size: int) -> int:
+    """QEMU's SD card is a power of two in size."""
+    return 1 << (size - 1).bit_length()
+
+
+def sd_driver_archive(root_fs: Path, work: Path, out: BinaryIO) -> None:
+    """A newc archive appended to the image's initramfs: the driver of the emulated SD host
+    controller (sdhci-pci, which a Pi has no need of, so the image's initramfs lacks it) and
+    a conf.d file, which the initramfs's init sources before it looks for the root, loading it."""
+    release = re.findall(r"\b\d+\.\d+\.\d+\S*", debugfs(root_fs, "ls /usr/lib/modules"))[-1]
+    host = work / "host"
+    debugfs(root_fs, f"rdump /usr/lib/modules/{release}/kernel/drivers/mmc/host {work}")
+    cpio = Cpio(out)
+    cpio.folder("pi-clock")
+    order = module_order(host, SD_MODULES)
+    for module in order:
+        cpio.path(module, f"pi-clock/{module.name}")
+    cpio.file("conf/conf.d/pi-clock-sd", "".join(f"insmod /pi-clock/{m.name}\n" for m in order))
+    cpio.close()
+    root_fs.unlink()
+
+
+def debugfs(fs: Path, request: str) -> str:
+    return subprocess.run(["debugfs", "-R", request, str(fs)], check=True, capture_output=True,
+                          text=True).stdout
 
 
 def with_instructions(guest: dict[str, Any]) -> dict[str, Any]:
@@ -407,26 +486,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when a figure grew > {GROWTH * 100:.0f} %% over {BASELINE.name}")
     parser.add_argument("--write-baseline", action="store_true", help=f"write {BASELINE.name}")
-    parser.add_argument("--only", nargs="+", metavar="SECTION", help="some sections only")
+    parser.add_argument("--only", nargs="+", metavar="SECTION",
+                        help="some sections only: the guest's (imports, startup, screens, coach, "
+                             "cafe, replay, history) and boot")
     parser.add_argument("--profile", metavar="SECTION", help="cProfile one section in the guest")
     parser.add_argument("--verbose", action="store_true", help="show the guest's console")
     args = parser.parse_args(argv)
-    guest_args = (["--quick"] * args.quick + (["--only", *args.only] if args.only else [])
-                  + (["--profile", args.profile] if args.profile else []))
-    figures = with_instructions(boot(guest_args, args.verbose))
+    figures = measure(args.only, args.quick, args.profile, args.verbose)
     profile = figures.pop("profile", None)
     if profile:
         print(profile, file=sys.stderr)
     print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
-    if args.write_baseline:
-        BASELINE.write_text(json.dumps(gated(figures), indent=1) + "\n", encoding="utf-8")
+    baseline = json.loads(BASELINE.read_text(encoding="utf-8"))
+    if args.write_baseline:  # some sections only: their figures replace theirs, the rest stay
+        written = {**baseline, **gated(figures)} if args.only else gated(figures)
+        BASELINE.write_text(json.dumps(written, indent=1) + "\n", encoding="utf-8")
     if args.check:
-        grown = check(figures, json.loads(BASELINE.read_text(encoding="utf-8")))
+        grown = check(figures, {key: value for key, value in baseline.items()
+                                if not args.only or key in figures})
         for line in grown:
             log(f"grew: {line}")
         return 1 if grown else 0
     return 0
 
+
+def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: bool) -> dict[str, Any]:
+    """The guest's sections (all, or those of ``only``) and the image's boot, as one set."""
+    sections = [name for name in only or [] if name != BOOT]
+    guest: dict[str, Any] = {"ns": {}}
+    if not only or sections:
+        guest = boot(["--quick"] * quick + (["--only", *sections] if sections else [])
+                     + (["--profile", profile] if profile else []), verbose)
+    if not only or BOOT in only:
+        booted = boot_image(verbose)
+        guest["ns"].update(booted.pop("ns"))
+        guest.update(booted)
+    return with_instructions(guest)
 
 if __name__ == "__main__":
     sys.exit(main())

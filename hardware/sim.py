@@ -8,15 +8,24 @@ cannot tell them from the real parts.
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
+import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .bundle import Hardware
-from .buttons import GpioButtons, PinEdge
+from .buttons import BUTTON_NAMES, GpioButtons, PinEdge
 from .buzzer import RecordingBuzzer
 from .clock import MonotonicClock, VirtualClock
 from .display import OledDisplay, PageDiffDisplay
 from .model_panel import ModelPanel
+
+log = logging.getLogger(__name__)
+PRESS_S = 0.06  # how long the stand-in's finger holds a button down (a short press)
 
 
 class SimDisplay(OledDisplay):
@@ -105,13 +114,55 @@ class SimFinger:
         self.pin(button).drive_high()
 
 
+class StandIn:
+    """The simulated panel and buttons as files in a folder, for a program outside the box's
+    process (the emulated box's boot measurement): each frame the panel shows appends
+    ``<CLOCK_BOOTTIME ns> frame <hash>`` to ``frames``, and each line written to the FIFO
+    ``buttons`` (a button's name: UP, DOWN, OK, BACK, ACTION) is a short press of it, noted
+    ``<ns> press <name>`` in ``frames`` as the finger goes down."""
+
+    def __init__(self, folder: Path, display: SimDisplay, finger: SimFinger) -> None:
+        self.finger = finger
+        self.lock = threading.Lock()
+        self.frames = (folder / "frames").open("a", encoding="ascii", buffering=1)
+        self.fifo = folder / "buttons"
+        if not self.fifo.is_fifo():
+            os.mkfifo(self.fifo, 0o600)
+        display.listeners.append(self.shown)
+        threading.Thread(target=self.listen, name="stand-in buttons", daemon=True).start()
+
+    def note(self, what: str) -> None:
+        with self.lock:
+            self.frames.write(f"{time.clock_gettime_ns(time.CLOCK_BOOTTIME)} {what}\n")
+
+    def shown(self, image: Any) -> None:
+        self.note(f"frame {hashlib.sha1(image.tobytes()).hexdigest()[:16]}")
+
+    def listen(self) -> None:
+        while True:
+            with self.fifo.open(encoding="ascii", errors="replace") as presses:  # waits for a writer
+                for line in presses:
+                    self.press(line.strip().upper())
+
+    def press(self, button: str) -> None:
+        if button not in BUTTON_NAMES:
+            log.warning("stand-in: %r is no button (%s)", button, ", ".join(BUTTON_NAMES))
+            return
+        self.note(f"press {button}")
+        self.finger.down(button)
+        time.sleep(PRESS_S)
+        self.finger.up(button)
+
+
 def build(
     config: Any,
     post: Callable[[PinEdge], None],
     *,
     virtual_clock: bool = False,
+    stand_in: Path | None = None,
 ) -> Hardware:
-    """A simulated box; ``virtual_clock`` for tests (time moves only when advanced)."""
+    """A simulated box; ``virtual_clock`` for tests (time moves only when advanced);
+    ``stand_in``: a folder where a :class:`StandIn` shows the panel and takes presses."""
     from gpiozero.pins.mock import MockFactory
 
     clock = VirtualClock() if virtual_clock else MonotonicClock()
@@ -121,5 +172,8 @@ def build(
                           pin_factory=factory)
     display = SimDisplay(rotate=config.display.rotate)
     buzzer = RecordingBuzzer(clock.now, config.buzzer.volume)
-    return Hardware(clock=clock, display=display, buzzer=buzzer, buttons=buttons,
-                    extras={"pin_factory": factory, "finger": SimFinger(factory, pins)})
+    finger = SimFinger(factory, pins)
+    extras: dict[str, Any] = {"pin_factory": factory, "finger": finger}
+    if stand_in is not None:
+        extras["stand_in"] = StandIn(stand_in, display, finger)
+    return Hardware(clock=clock, display=display, buzzer=buzzer, buttons=buttons, extras=extras)

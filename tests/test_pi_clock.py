@@ -167,3 +167,38 @@ def test_every_named_screen_is_on_exactly_one_walk():
 
     stops = [name for walk_stops in guest.walks().values() for _, name in walk_stops]
     assert sorted(stops) == sorted(named_screens())
+
+
+def test_the_boot_figures_come_from_the_box_s_frames_and_its_press():
+    """"boot_to_playable_s (to the home screen taking a press: the agent presses OK and sees
+    the frame change)" (issue 40): the first frame after the press that differs from the one
+    shown when it was made."""
+    sys.path.insert(0, str(BENCH.parent / "image" / "test-agent"))
+    boot_clock = importlib.import_module("boot_clock")
+    lines = ["100 frame aaa", "250 frame bbb", "300 press OK", "340 frame bbb", "400 frame ccc",
+             "500 frame ddd"]
+    assert boot_clock.frame_times(lines) == {"first_frame": 100, "press": 300, "playable": 400}
+    assert boot_clock.frame_times(["100 frame aaa"]) == {"first_frame": 100}
+    assert [boot_clock.duration_s(text) for text in ("1.204s", "812ms", "1min 2.500s", "soon")] == [
+        1.204, 0.812, 62.5, None]
+
+
+def test_the_sd_card_is_a_power_of_two_that_holds_the_image():
+    pi_clock = bench_module("pi_clock")
+    assert [pi_clock.sd_card_size(n) for n in (1 << 30, (1 << 30) + 1, 1_900_000_000)] == [
+        1 << 30, 1 << 31, 1 << 31]
+
+
+def test_one_section_s_baseline_replaces_its_own_figures_and_is_checked_alone(tmp_path, monkeypatch, capsys):
+    pi_clock = bench_module("pi_clock")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text('{"stats_ms": 16.0, "boot_to_ready_s": 5.0}\n')
+    monkeypatch.setattr(pi_clock, "BASELINE", baseline)
+    monkeypatch.setattr(pi_clock, "measure", lambda *args: {"boot_to_ready_s": 5.4,
+                                                            "boot_host_seconds": 300.0})
+    assert pi_clock.main(["--only", "boot", "--check", "--json"]) == 0
+    monkeypatch.setattr(pi_clock, "measure", lambda *args: {"boot_to_ready_s": 5.6})
+    assert pi_clock.main(["--only", "boot", "--check", "--json"]) == 1
+    assert pi_clock.main(["--only", "boot", "--write-baseline", "--json"]) == 0
+    assert baseline.read_text() == '{\n "stats_ms": 16.0,\n "boot_to_ready_s": 5.6\n}\n'
+    capsys.readouterr()

@@ -37,8 +37,10 @@ def build_app(
     virtual_clock: bool = False,
     seed: int | None = None,
     journal: bool = True,
+    stand_in: Path | None = None,
 ) -> App:
-    """The whole box on real (``sim=False``) or simulated hardware."""
+    """The whole box on real (``sim=False``) or simulated hardware (``stand_in``: a folder
+    where the simulated panel and buttons are files, :class:`hardware.sim.StandIn`)."""
     # SimpleQueue: its put is reentrant, so the SIGTERM handler can post while the loop's
     # own get holds the queue (queue.Queue's lock would deadlock the box on stop).
     events: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -58,7 +60,8 @@ def build_app(
     if sim:
         from hardware import sim as simulated
 
-        hardware = simulated.build(cfg, events.put, virtual_clock=virtual_clock)
+        hardware = simulated.build(cfg, events.put, virtual_clock=virtual_clock,
+                                   stand_in=stand_in)
     else:
         from hardware import device as real
 

@@ -6,6 +6,7 @@ import argparse
 import logging
 import signal
 import sys
+from pathlib import Path
 
 from companion.appliance.slots import state_dir_for_run
 from companion.box.app import App
@@ -23,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Run the box until stopped (SIGTERM or Ctrl-C).")
     add_common(parser)
     parser.add_argument("--sim", action="store_true", help="simulated hardware, no display")
+    parser.add_argument("--sim-io", metavar="DIR", type=Path,
+                        help="with --sim: the panel's frames (DIR/frames) and the buttons (the "
+                             "FIFO DIR/buttons, a button's name a line) as files")
     parser.set_defaults(handler=handle)
 
 
@@ -38,6 +42,13 @@ def load_config(path: str | None) -> config_module.Config:
 def handle(args: argparse.Namespace) -> int:
     from hardware.device import HardwareError
 
+    if args.sim_io and not args.sim:
+        print("companion: --sim-io needs --sim (the real panel and buttons are not files)",
+              file=sys.stderr)
+        return 2
+    if args.sim_io and not args.sim_io.is_dir():
+        print(f"companion: --sim-io {args.sim_io}: no such folder", file=sys.stderr)
+        return 2
     try:
         cfg = load_config(args.config)
     except SystemExit:
@@ -47,7 +58,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         # Right after an update, its first start runs on a copy of the journal (docs/update.md).
         state_dir = state_dir_for_run(resolve_state_dir(cfg, args.state_dir, args.sim))
-        app = build_app(cfg, sim=args.sim, state_dir=state_dir)
+        app = build_app(cfg, sim=args.sim, state_dir=state_dir, stand_in=args.sim_io)
     except HardwareError as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 3

@@ -6,6 +6,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$1 SRC=$2
 LIB=$ROOT/usr/local/lib/companion-test
 install -D -m 0644 -t "$LIB" "$HERE"/*.py "$SRC/bench/reliability.py" "$SRC/bench/reliability_faults.py"
-install -D -m 0644 "$HERE/companion-test-agent.service" "$ROOT/etc/systemd/system/companion-test-agent.service"
+install -D -m 0644 -t "$ROOT/etc/systemd/system" "$HERE/companion-test-agent.service" \
+    "$HERE/companion-boot-clock.service"
 install -D -m 0644 "$HERE/emulator.conf" "$ROOT/etc/systemd/system/companion.service.d/emulator.conf"
-systemctl --root="$ROOT" enable --quiet companion-test-agent.service
+systemctl --root="$ROOT" enable --quiet companion-test-agent.service companion-boot-clock.service
