@@ -16,4 +16,9 @@ systemctl --root="$ROOT" enable --quiet systemd-networkd.service systemd-timesyn
 # A read-only root: no unit may wait to write there at boot.
 systemctl --root="$ROOT" mask --quiet apt-daily.timer apt-daily-upgrade.timer \
     man-db.timer e2scrub_all.timer e2scrub_reap.service 2>/dev/null || true
+# SSH is off until first boot is given a key (it enables the server then). The host keys
+# Debian's package made while the base was built would be the same on every card: each box
+# makes its own when SSH is first enabled.
+systemctl --root="$ROOT" disable --quiet ssh.service ssh.socket 2>/dev/null || true
+rm -f "$ROOT"/etc/ssh/ssh_host_*
 systemctl --root="$ROOT" set-default --quiet multi-user.target
