@@ -9,7 +9,8 @@ benchmark's agent (image/test-agent/), which talks to this script over a virtio-
 (virt) or the Pi's UART (raspi3b).
 
 Figures (aims in brackets): ``boot_to_ready_s``; ``unit_ready`` (true); ``verify_errors`` (0);
-``critical_chain_network`` (false); ``gpio_lines_opened`` (6: five buttons and the buzzer);
+``critical_chain_network`` (false); ``page_port_80`` and ``page_port_8080`` (true: the phone
+page answers on both, from companion-web.socket); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
 (0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` and ``rollback_ok`` (true).
@@ -331,6 +332,34 @@ def unit_checks(guest: Guest) -> dict[str, Any]:
     _, score, _ = guest.sh("systemd-analyze security companion.service --no-pager | tail -1")
     figures["security_exposure"] = score.strip().split("Overall exposure level for companion.service: ")[-1]
     figures["watchdog_restart_s"] = watchdog(guest)
+    figures.update(page_ports(guest))
+    return figures
+
+
+PAGE_PROBE = """
+import http.client, sys
+for port in (80, 8080):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    conn.request("GET", "/pair")
+    print(port, conn.getresponse().status)
+"""
+
+
+def page_ports(guest: Guest, timeout: float = BOOT_TIMEOUT_S) -> dict[str, Any]:
+    """The phone page where the README says, http://companion.local/ (port 80), and on 8080:
+    both answer (companion-web.socket opens them; the page may still be starting). The
+    answer is the pairing page's 401, as to any phone not yet paired."""
+    until = time.monotonic() + timeout
+    while True:
+        rc, out, err = guest.sh(f"/usr/bin/python3 -c {shlex.quote(PAGE_PROBE)}")
+        answers = dict(line.split() for line in out.splitlines() if len(line.split()) == 2)
+        if rc == 0 or time.monotonic() > until:
+            break
+        time.sleep(5)
+    figures: dict[str, Any] = {"page_port_80": answers.get("80") == "401",
+                               "page_port_8080": answers.get("8080") == "401"}
+    if rc:
+        figures["page_error"] = err.strip().splitlines()[-1:] or [out.strip()]
     return figures
 
 
@@ -685,7 +714,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     """The keys whose aims the checks that ran have missed."""
     aims: dict[str, Any] = {}
     if "unit" in checks:
-        aims.update(unit_ready=True, verify_errors=0, critical_chain_network=False)
+        aims.update(unit_ready=True, verify_errors=0, critical_chain_network=False,
+                    page_port_80=True, page_port_8080=True)
     if "gpio" in checks:
         aims.update(gpio_lines_opened=6)
     if "powercut" in checks:

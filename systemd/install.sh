@@ -16,8 +16,9 @@ Options:
   --no-i2c       leave I2C in the boot config alone
   --spi          enable SPI and install python3-spidev and python3-rpi-lgpio, for an
                  OLED wired to SPI ([display] interface = "spi")
-  --web          also install the phone page (companion-web.service, the web extra),
-                 enabled and started; off unless asked
+  --web          also install the phone page (companion-web.service and its ports 80
+                 and 8080, companion-web.socket; the web extra), enabled and started;
+                 off unless asked
   --dry-run      print what would be done, change nothing
   --root DIR     install into the root filesystem DIR (image builds, CI): no apt or
                  systemctl there; the user comes from systemd-sysusers --root, the venv
@@ -462,25 +463,30 @@ do_install() {
 }
 
 # ----- the phone page (--web) -------------------------------------------------------------
-# A separate unit, off unless asked: with it, the box listens on the network (port 8080 by
-# default, [web] in the config); without it, no socket is open at all.
+# Separate units, off unless asked: with them, the box listens on the network (ports 80 and
+# 8080, opened by companion-web.socket); without them, no socket is open at all.
 WEB_UNIT=companion-web.service
+WEB_SOCKET=companion-web.socket
 
 install_web() {
     [[ $WEB == yes ]] || return 0
     # Its packages are in requirements.lock, installed with the box's.
     install_file "$SRC/systemd/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT" 0644
+    install_file "$SRC/systemd/$WEB_SOCKET" "/etc/systemd/system/$WEB_SOCKET" 0644
     if [[ $APPLIANCE == yes ]]; then
         say "the phone page is switched on or off by phone_page in /boot/firmware/companion.txt"
         return
     fi
     if [[ -n $ROOT ]]; then
         make_link "/etc/systemd/system/$WEB_UNIT" "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT"
+        make_link "/etc/systemd/system/$WEB_SOCKET" "/etc/systemd/system/sockets.target.wants/$WEB_SOCKET"
         return
     fi
     act "systemctl daemon-reload" systemctl daemon-reload
-    act "enable $WEB_UNIT at boot" systemctl enable --quiet "$WEB_UNIT"
-    if ! act "start $WEB_UNIT" systemctl restart "$WEB_UNIT"; then
+    act "enable $WEB_SOCKET and $WEB_UNIT at boot" systemctl enable --quiet "$WEB_SOCKET" "$WEB_UNIT"
+    # The service is stopped first: a running one holds 8080 itself (before the socket unit).
+    act "stop $WEB_UNIT" systemctl stop "$WEB_UNIT"
+    if ! act "start $WEB_SOCKET and $WEB_UNIT" systemctl restart "$WEB_SOCKET" "$WEB_UNIT"; then
         say "$WEB_UNIT did not start: see \`journalctl -u companion-web -b -e\`"
     fi
     say "phone page: on the box, Home → Phone shows its QR code and PIN"
@@ -488,9 +494,10 @@ install_web() {
 
 uninstall_web() {
     if [[ -z $ROOT && -e /etc/systemd/system/$WEB_UNIT ]]; then
-        act "stop and disable $WEB_UNIT" systemctl disable --now --quiet "$WEB_UNIT"
+        act "stop and disable $WEB_UNIT" systemctl disable --now --quiet "$WEB_UNIT" "$WEB_SOCKET"
     fi
-    remove "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT"
+    remove "/etc/systemd/system/multi-user.target.wants/$WEB_UNIT" "/etc/systemd/system/$WEB_UNIT" \
+        "/etc/systemd/system/sockets.target.wants/$WEB_SOCKET" "/etc/systemd/system/$WEB_SOCKET"
 }
 
 # ----- uninstall --------------------------------------------------------------------------

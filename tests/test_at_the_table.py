@@ -89,3 +89,28 @@ def test_the_pair_screen_gives_the_address_to_type_with_the_pin(box, monkeypatch
     assert cut == []
     box.press("UP")
     assert not pair.typing
+
+
+def test_about_shows_the_page_address_and_its_qr_code(box, monkeypatch):
+    """Issue 37: the README says the box answers at http://companion.local: About names that
+    address (the box's own name, port 80) and OK shows it as a QR code a phone can scan, the
+    code's modules read back from the panel, and the address written beside it, uncut."""
+    from companion.screens.phone import MODULE_PX, QUIET, AddressScreen, qr_modules
+    from tests.test_screens import shown
+
+    monkeypatch.setattr("socket.gethostname", lambda: "tavolo")
+    run_steps(box, ("menu:About",))
+    assert box.screen.lines()[-2:] == ["Phone page (OK: QR):", "http://tavolo.local/"]
+    assert box.screen.hint == "▲▼ scroll  OK page QR"
+    box.press("OK")
+    assert isinstance(box.screen, AddressScreen)
+    drawn, cut = shown(box, monkeypatch)
+    assert drawn[1:] == ["Phone page", "http://", "tavolo", ".local/", "BACK close"] and cut == []
+    frame = box.frame().convert("1")
+    modules = qr_modules("http://tavolo.local/")
+    assert modules is not None
+    read = [[frame.getpixel(((x + QUIET) * MODULE_PX, (y + QUIET) * MODULE_PX)) == 0
+             for x in range(len(modules))] for y in range(len(modules))]
+    assert read == modules
+    box.press("BACK")
+    assert box.screen.title == "About"

@@ -85,7 +85,8 @@ class Recorder:
     def __call__(self, command: list[str]) -> None:
         self.commands.append(command)
         if self.root and command[0] == "systemctl" and command[2] in ("enable", "disable"):
-            link = self.root / "etc/systemd/system/multi-user.target.wants" / command[-1]
+            target = "sockets" if command[-1].endswith(".socket") else "multi-user"
+            link = self.root / f"etc/systemd/system/{target}.target.wants" / command[-1]
             link.unlink(missing_ok=True)
             if command[2] == "enable":
                 link.parent.mkdir(parents=True, exist_ok=True)
@@ -128,9 +129,11 @@ def test_applied_once_then_the_passphrase_is_blanked_and_a_new_edit_applies_agai
     assert wpa.read_text().splitlines()[3:7] == [
         "country=FR", "network={", f"    ssid={'Café #2'.encode().hex()}", f"    psk={psk}"]
     assert wpa.stat().st_mode & 0o777 == 0o600
-    assert "_http._tcp" in (root / "etc/avahi/services/companion.service").read_text()
+    avahi = (root / "etc/avahi/services/companion.service").read_text()
+    assert "_http._tcp" in avahi and "<port>80</port>" in avahi   # http://tavolo.local/
     assert run.commands == [
         ["systemctl", f"--root={root}", "enable", "--quiet", "wpa_supplicant@wlan0.service"],
+        ["systemctl", f"--root={root}", "enable", "--quiet", "companion-web.socket"],
         ["systemctl", f"--root={root}", "enable", "--quiet", "companion-web.service"]]
     text = (root / "boot/firmware/companion.txt").read_text()
     assert "s3cret" not in text and "wifi_password =\n" in text  # read_text folds the CRLF

@@ -23,8 +23,8 @@ from tests.test_update import dependency_wheels
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
-UNITS = ("companion.service", "companion-web.service", "companion-firstboot.service",
-         "companion-update-check.service", "companion-update.path", "companion-update.service")
+UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
+         "companion-firstboot.service", "companion-update-check.service", "companion-update.path", "companion-update.service")
 
 
 def missing() -> str | None:
@@ -147,6 +147,7 @@ def test_first_boot_settings_apply_inside_the_image(staged):
     wants = root / "etc/systemd/system/multi-user.target.wants"
     assert (wants / "wpa_supplicant@wlan0.service").is_symlink()
     assert (wants / "companion-web.service").is_symlink()
+    assert (root / "etc/systemd/system/sockets.target.wants/companion-web.socket").is_symlink()
     assert "correct horse" not in (root / "boot/firmware/companion.txt").read_text()
     verify = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "companion-web.service"],
                             capture_output=True, text=True, cwd=root)

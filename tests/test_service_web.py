@@ -17,6 +17,12 @@ pytestmark = pytest.mark.slow
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "companion-web.service"
 WANTS = "etc/systemd/system/multi-user.target.wants/companion-web.service"
+SOCKET_WANTS = "etc/systemd/system/sockets.target.wants/companion-web.socket"
+
+
+def socket_values(key: str) -> list[str]:
+    text = (UNIT.parent / "companion-web.socket").read_text()
+    return [m.group(1).strip() for m in re.finditer(rf"^{re.escape(key)}=(.*)$", text, re.MULTILINE)]
 
 
 def values(key: str) -> list[str]:
@@ -54,15 +60,29 @@ def test_the_page_is_off_unless_asked(tmp_path):
     assert not (root / WANTS).exists()
     out = install(root, "--no-i2c", "--web")
     assert (root / WANTS).is_symlink() and "companion-web.service" in out
+    assert (root / SOCKET_WANTS).is_symlink()
     install(root, "--uninstall")
-    assert not (root / WANTS).exists()
+    assert not (root / WANTS).exists() and not (root / SOCKET_WANTS).exists()
+    assert not (root / "etc/systemd/system/companion-web.socket").exists()
+
+
+def test_systemd_opens_ports_80_and_8080_for_the_page_on_local_addresses_only():
+    """Issue 37: the README's http://companion.local is port 80; 8080 keeps working. systemd
+    binds both (socket activation), so the page runs with no capability; the sockets carry
+    the page's address list themselves (a unit's own does not reach sockets passed to it)."""
+    assert socket_values("ListenStream") == ["80", "8080"]
+    assert socket_values("IPAddressDeny") == ["any"] == values("IPAddressDeny")
+    assert socket_values("IPAddressAllow") == values("IPAddressAllow")
+    assert values("Requires") == ["companion-web.socket"] and values("AmbientCapabilities") == [""]
 
 
 @needs_analyze
 def test_systemd_accepts_the_unit_and_its_exposure_is_at_most_2_5(tmp_path):
     copy = tmp_path / UNIT.name
     copy.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/python", sys.executable))
-    verify = subprocess.run([ANALYZE, "verify", str(copy)], capture_output=True, text=True)
+    (tmp_path / "companion-web.socket").write_text((UNIT.parent / "companion-web.socket").read_text())
+    verify = subprocess.run([ANALYZE, "verify", str(copy), str(tmp_path / "companion-web.socket")],
+                            capture_output=True, text=True)
     assert (verify.returncode, verify.stderr.strip()) == (0, "")
     result = subprocess.run([ANALYZE, "security", "--offline=true", "--no-pager", str(UNIT)],
                             capture_output=True, text=True)

@@ -35,11 +35,14 @@ WIFI_INTERFACE = "wlan0"
 WPA_CONF = Path(f"/etc/wpa_supplicant/wpa_supplicant-{WIFI_INTERFACE}.conf")
 NETWORK_FILE = Path(f"/etc/systemd/network/50-companion-{WIFI_INTERFACE}.network")
 AVAHI_SERVICE = Path("/etc/avahi/services/companion.service")
-WANTS = Path("/etc/systemd/system/multi-user.target.wants")
+UNITS_DIR = Path("/etc/systemd/system")
 ZONEINFO = Path("/usr/share/zoneinfo")
 WEB_UNIT = "companion-web.service"
+WEB_SOCKET = "companion-web.socket"  # the page's ports, 80 and 8080
+# The target that wants a unit when it is enabled (its [Install] WantedBy=).
+WANTED_BY = {WEB_SOCKET: "sockets.target"}
 WIFI_UNIT = f"wpa_supplicant@{WIFI_INTERFACE}.service"
-WEB_PORT = 8080
+WEB_PORT = 80
 # A file this big is not read at all (a boot partition's file is never so long by mistake
 # of an editor); up to it, an oversized file is still searched for its passphrase.
 MAX_READ = 4 * 1024 * 1024
@@ -75,7 +78,7 @@ def known_network(conf: Path) -> tuple[str, str] | None:
 
 AVAHI_XML = f"""<?xml version="1.0" standalone='no'?>
 <!DOCTYPE service-group SYSTEM "avahi-service.dtd">
-<!-- Table Companion's phone page, found by phones as http://%h.local:{WEB_PORT}/ -->
+<!-- Table Companion's phone page, found by phones as http://%h.local/ -->
 <service-group>
   <name replace-wildcards="yes">Table Companion on %h</name>
   <service>
@@ -190,7 +193,8 @@ class Box:
             write_durably(target, wanted.text.encode(), wanted.mode)
 
     def enabled(self, unit: str) -> bool:
-        return self.path(WANTS / unit).is_symlink()
+        target = WANTED_BY.get(unit, "multi-user.target")
+        return self.path(UNITS_DIR / f"{target}.wants" / unit).is_symlink()
 
     def systemctl(self, *words: str) -> None:
         where = [] if self.root == Path("/") else [f"--root={self.root}"]
@@ -269,7 +273,7 @@ def changes(settings: Settings, box: Box) -> list[Change]:
     if settings.phone_page is not None:
         wanted.append(Change("phone page " + ("on" if settings.phone_page else "off"),
                              [Wanted(AVAHI_SERVICE, AVAHI_XML if settings.phone_page else None)],
-                             {WEB_UNIT: settings.phone_page}))
+                             {WEB_SOCKET: settings.phone_page, WEB_UNIT: settings.phone_page}))
     return wanted
 
 

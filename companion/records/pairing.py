@@ -94,6 +94,12 @@ def sign(secret: str, text: str) -> str:
     return hmac.new(secret.encode(), text.encode(), hashlib.sha256).hexdigest()
 
 
+def local_address() -> str:
+    """The address the README and the About screen give: the box's mDNS name (avahi announces
+    it) on port 80, where companion-web.socket opens the page."""
+    return f"http://{socket.gethostname()}.local/"
+
+
 def page_address(port: int, host: str = "") -> str:
     """The page's address as a phone on the same network reaches it: the box's LAN address
     (the one its default route uses; no packet is sent), else its host name."""
@@ -104,4 +110,4 @@ def page_address(port: int, host: str = "") -> str:
         with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.connect(("192.0.2.1", 9))     # TEST-NET-1: never routed, only picks a source
             name = s.getsockname()[0]
-    return f"http://{name}:{port}/"
+    return f"http://{name}/" if port == 80 else f"http://{name}:{port}/"

@@ -49,6 +49,54 @@ def qr_modules(text: str) -> list[list[bool]] | None:
     return [[bool(m) for m in row] for row in code.matrix]
 
 
+def draw_qr(image: Image.Image, modules: list[list[bool]]) -> int:
+    """The code at the panel's top left, dark on light with its quiet zone (the whole panel is
+    the screen's: no title bar or hint over it); the first free column right of it."""
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=0)
+    size = (len(modules) + 2 * QUIET) * MODULE_PX
+    draw.rectangle((0, 0, size - 1, size - 1), fill=255)
+    for y, row in enumerate(modules):
+        for x, dark in enumerate(row):
+            if dark:
+                px, py = (x + QUIET) * MODULE_PX, (y + QUIET) * MODULE_PX
+                draw.rectangle((px, py, px + MODULE_PX - 1, py + MODULE_PX - 1), fill=0)
+    return size + 2
+
+
+class AddressScreen(Screen):
+    """The phone page's address for everyone on the box's network, ``http://HOSTNAME.local/``
+    (port 80, avahi's name): its QR code and the address written beside it; BACK closes."""
+
+    title = ""
+    hint = ""
+
+    def __init__(self, app: BoxTable, address: str) -> None:
+        super().__init__(app)
+        self.address = address
+        self.modules = qr_modules(address)
+
+    def draw(self, canvas: Canvas) -> None:
+        left = draw_qr(canvas.image, self.modules) if self.modules else 0
+        width = WIDTH - left
+        # Broken where a person reads it: the scheme, the box's name, its ".local/".
+        scheme, _, rest = self.address.partition("//")
+        host, dot, domain = rest.partition(".")
+        lines = ["Phone page", f"{scheme}//", *SMALL.wrap(host, width - 2)[:3], f"{dot}{domain}",
+                 "BACK close"]
+        for row, line in enumerate(lines[:7]):
+            text = SMALL.fit(line, width)
+            SMALL.draw(canvas.image, (left + (width - SMALL.width(text)) // 2, 1 + row * 9), text)
+        if not self.modules:   # a name too long for a code the panel can show
+            SMALL.draw(canvas.image, (1, 55), "No QR: type it")
+
+    def on_button(self, event: ButtonEvent) -> bool:
+        if is_press(event, "BACK") or is_press(event, "OK"):
+            self.app.pop()
+            return True
+        return False
+
+
 class PhoneMenu(MenuScreen):
     """Pair a phone, or forget every paired phone."""
 
@@ -194,16 +242,7 @@ class PairScreen(Screen):
         if self.typing and self.offer is not None:
             self._draw_typing(image, self.offer)
             return
-        left = 0
-        if self.modules:
-            size = (len(self.modules) + 2 * QUIET) * MODULE_PX
-            draw.rectangle((0, 0, size - 1, size - 1), fill=255)
-            for y, row in enumerate(self.modules):
-                for x, dark in enumerate(row):
-                    if dark:
-                        px, py = (x + QUIET) * MODULE_PX, (y + QUIET) * MODULE_PX
-                        draw.rectangle((px, py, px + MODULE_PX - 1, py + MODULE_PX - 1), fill=0)
-            left = size + 2
+        left = draw_qr(image, self.modules) if self.modules else 0
         width = WIDTH - left
 
         def centre(y: int, text: str, font=SMALL) -> None:

@@ -10,6 +10,7 @@ from companion.appliance import slots
 from companion.frame.canvas import WIDTH, Canvas
 from companion.frame.font import SMALL
 from companion.games.catalog import BROKEN
+from companion.records import pairing
 from companion.records.cards import from_phone
 from companion.records.settings import words
 from companion.ui.widgets import Screen, is_down, is_press, is_up
@@ -25,7 +26,7 @@ class AboutScreen(Screen):
     app: BoxTable
 
     title = "About"
-    hint = "▲▼ scroll  BACK menu"
+    hint = "▲▼ scroll  OK page QR"
 
     def __init__(self, app: BoxTable) -> None:
         super().__init__(app)
@@ -33,6 +34,7 @@ class AboutScreen(Screen):
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
         self.overrides = app.saved_settings()
         self.cards = [f" {spec.key} {card.key}" for spec, card in from_phone(app.state_dir, app.games.specs)]
+        self.address = pairing.local_address()
 
     def lines(self) -> list[str]:
         app = self.app
@@ -64,7 +66,8 @@ class AboutScreen(Screen):
         # The same games as `companion doctor`'s FAILs: installed, but not on the home menu.
         for key, reason in BROKEN.items():
             lines += [f"Left out: {key}", *(f" {part}" for part in textwrap.wrap(reason, 20))]
-        return lines
+        # Last, as the hint's OK shows it at once (its QR code): where phones open the page.
+        return [*lines, "Phone page (OK: QR):", *SMALL.wrap(self.address, WIDTH - 2)]
 
     def draw(self, canvas: Canvas) -> None:
         lines = self.lines()
@@ -72,7 +75,11 @@ class AboutScreen(Screen):
             canvas.line(row, line)
 
     def on_button(self, event: ButtonEvent) -> bool:
-        if is_up(event):
+        if is_press(event, "OK"):
+            from .phone import AddressScreen
+
+            self.app.push(AddressScreen(self.app, self.address))
+        elif is_up(event):
             self.offset = max(0, self.offset - 1)
         elif is_down(event):
             self.offset = min(max(0, len(self.lines()) - 5), self.offset + 1)

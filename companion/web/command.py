@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", help="the box's state directory (default: "
                         "/var/lib/companion when it holds a journal, else the simulator's)")
     parser.add_argument("--listen", metavar="HOST:PORT",
-                        help="address and port to listen on (default from [web]: 0.0.0.0:8080)")
+                        help="address and port to listen on (default from [web]: 0.0.0.0:8080); "
+                        "under systemd socket activation the sockets it passes instead")
     parser.set_defaults(handler=handle)
 
 
@@ -59,7 +60,7 @@ def handle(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         return _fail(str(exc))
     try:
-        from companion.web.serve import run
+        from companion.web.serve import run, sockets_for
         from companion.web.server import build
     except ImportError:
         return _fail(INSTALL)
@@ -72,15 +73,16 @@ def handle(args: argparse.Namespace) -> int:
     # A token is shown only to a person at a terminal: under systemd this line would go to the
     # system journal, where anyone who may read it could pair a phone.
     terminal = sys.stdout.isatty()
+    try:
+        sockets = sockets_for(host, port)
+    except OSError as exc:
+        return _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
     app = build(where, cfg, start_token=terminal, config_path=args.config)
-    address = pairing.page_address(port, host)
+    address = pairing.page_address(sockets[0].getsockname()[1], host)
     if terminal:
         print(f"Phone page: {address}pair?token={app.state.pairing.start_token}", flush=True)
         print(f"(journal: {where}; the link pairs one phone, once, within 15 minutes)", flush=True)
     else:
         print(f"Phone page: {address} (pair a phone on the box: Home → Phone)", flush=True)
-    try:
-        run(app, host, port)
-    except OSError as exc:
-        return _fail(f"cannot listen on {host}:{port}: {exc.strerror}")
+    run(app, sockets)
     return 0

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import resource
 import socket
 import time
@@ -49,6 +50,7 @@ IN_FLIGHT = 4           # bursts accepted or reset but not yet seen by the guard
 LISTEN_QUEUE = 256      # the kernel's queue of connections waiting to be accepted
 SPARE_FDS = 64 + IN_FLIGHT * ACCEPTS    # the journal, the watch, the logs, and the accepts
 LOG_LINES = 20
+SD_LISTEN_FDS_START = 3  # the first descriptor systemd passes (sd_listen_fds(3))
 HEADER_BYTES = 16 * 1024
 
 
@@ -206,8 +208,24 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=LISTEN_QUEUE)
 
 
-def run(app: Any, host: str, port: int) -> None:
-    """Serve ``app`` on ``host:port`` with the guards above; OSError if it cannot listen."""
+def inherited_sockets() -> list[socket.socket]:
+    """The listening sockets systemd passed to this process (socket activation: the image's
+    companion-web.socket binds ports 80 and 8080, so the page needs no privilege), if any."""
+    if os.environ.get("LISTEN_PID") != str(os.getpid()):
+        return []
+    count = int(os.environ.get("LISTEN_FDS", "0") or 0)
+    for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
+        os.environ.pop(name, None)   # for this process only, never for a child it starts
+    return [socket.socket(fileno=SD_LISTEN_FDS_START + i) for i in range(count)]
+
+
+def sockets_for(host: str, port: int) -> list[socket.socket]:
+    """systemd's sockets when it passed some, else one on ``host:port``; OSError if it cannot."""
+    return inherited_sockets() or [listening_socket(host, port)]
+
+
+def run(app: Any, sockets: list[socket.socket]) -> None:
+    """Serve ``app`` on the listening ``sockets`` with the guards above."""
     import uvicorn
 
     class GuardedServer(uvicorn.Server):
@@ -220,11 +238,10 @@ def run(app: Any, host: str, port: int) -> None:
     for name in ("uvicorn.error", "uvicorn", "asyncio", "companion"):
         logging.getLogger(name).addFilter(FewLines())
     guard = Guard(descriptor_room())
-    sock = listening_socket(host, port)
     config = uvicorn.Config(
         app, http=guarded_protocol(guard), log_level="warning",
         access_log=False, timeout_keep_alive=IDLE_S, timeout_graceful_shutdown=1,
         proxy_headers=False, server_header=False, h11_max_incomplete_event_size=HEADER_BYTES,
         backlog=ACCEPTS, lifespan="on")
     app.state.guard = guard
-    GuardedServer(config).run(sockets=[sock])
+    GuardedServer(config).run(sockets=sockets)
