@@ -159,8 +159,10 @@ def test_partitions_are_read_from_the_image_and_fsck_finds_damage(tmp_path):
 def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
     figures = {"unit_ready": True, "verify_errors": 0, "critical_chain_network": False,
                "boot_to_ready_s": 30.0, "watchdog_restart_s": 14.0,
-               "usb_replugs": 3, "usb_reconnected": 2}
+               "usb_replugs": 3, "usb_reconnected": 2, "page_port_80": True, "page_port_8080": True}
     assert appliance.missed_aims(figures, {"unit"}, 3, 6) == []
+    assert appliance.missed_aims({**figures, "page_port_80": False}, {"unit"}, 3, 6) == [
+        "page_port_80"]
     assert appliance.missed_aims(figures, {"unit", "usb"}, 3, 6) == ["usb_replugs"]
     assert appliance.missed_aims({**figures, "verify_errors": 2}, {"unit"}, 3, 6) == ["verify_errors"]
     assert appliance.missed_aims(figures, {"powercut"}, 3, 6) == [

@@ -24,7 +24,8 @@ from tests.test_update import dependency_wheels
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
 UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
-         "companion-firstboot.service", "companion-update-check.service", "companion-update.path", "companion-update.service")
+         "companion-firstboot.service", "companion-update-check.service", "companion-update.path",
+         "companion-update.service")
 
 
 def missing() -> str | None:

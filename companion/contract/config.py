@@ -105,7 +105,8 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "web": {
         "listen": Field("0.0.0.0", str, "address the phone page listens on (companion web)"),
-        "port": Field(8080, int, "port of the phone page", between(1, 65535)),
+        "port": Field(8080, int, "port of `companion web` run by hand (the service gets 80 and "
+                      "8080 from companion-web.socket)", between(1, 65535)),
     },
 }
 
