@@ -12,16 +12,20 @@ acknowledges is taken on the host with the log's length at that moment. Then QEM
 
 Checking (``bench/write_log.py`` rebuilds the states): the data partition at every flush point
 of the log, and a seeded sample of states between two flushes in which some of the writes since
-the last one are missing (a card's cache loses them in any order). For each: ``e2fsck -fn`` on
-a copy, then ``e2fsck -fy`` (the ext4 journal replayed, as at boot); each game's journal dumped
+the last one are missing (a card's cache loses them in any order). For each, on a copy:
+``e2fsck -fn`` as cut, then again once the ext4 journal is replayed (as mounting it at boot
+does), and ``e2fsck -fy`` when that finds errors; each game's journal dumped
 with ``debugfs`` and opened by the box's own start-up code; its games compared with what was
 acknowledged before that point (``bench/crash_check.py``); and the saved game resumed, as at
 power-up, against a replay of its actions. Both cores, progress on stderr.
 
 Figures (aims in brackets): ``flush_points``, ``states_checked`` (≥ 200 with --quick, ≥ 5,000
 without), ``states_between_flushes``, ``acknowledged_lost`` (0),
-``never_acknowledged_half_written`` (0), ``resume_mismatches`` (0), ``fsck_unrecoverable`` (0),
-``seconds``, ``seed``. Exits 1 when one of the 0s is not.
+``never_acknowledged_half_written`` (0), ``resume_mismatches`` (0), ``fsck_unrecoverable`` (0:
+errors ``e2fsck -fy`` cannot repair), ``seconds``, ``seed``; also ``fsck_errors_after_replay``
+(0: what the box mounts is clean) and ``fsck_errors_before_replay`` (``e2fsck -n`` does not
+replay the journal: a state cut mid-transaction shows errors until it is). Exits 1 when one
+of the 0s is not.
 
     python bench/crash_states.py [--quick] [--json] [--seed N] [--run DIR] [--no-build]
     python bench/crash_states.py --recheck DIR    # the states of a kept run, checked again
@@ -60,7 +64,7 @@ DATA = 2  # the data partition's index on the card
 QUICK = {"acks": 20, "between": 80}  # acknowledged steps of each game; states between flushes
 FULL = {"acks": 200, "between": 3000}
 ZERO_AIMS = ("acknowledged_lost", "never_acknowledged_half_written", "resume_mismatches",
-             "fsck_unrecoverable")
+             "fsck_unrecoverable", "fsck_errors_after_replay")
 PLAY_TIMEOUT_S = 1800
 
 
@@ -234,13 +238,16 @@ class Rebuilder:
         self.disk.undo(before)
 
     def examine(self, state: write_log.CrashState) -> dict[str, Any]:
-        """fsck before and after the ext4 journal's replay; each game's journal read by the
-        box's start-up code, and its saved game resumed."""
+        """e2fsck as cut, after the ext4 journal's replay (as at boot) and, if that finds
+        errors, repairing them; each game's journal read by the box's start-up code, and its
+        saved game resumed."""
         copy, dump = self.scratch / "state.img", self.scratch / "dump"
         self.snapshot(state, copy)
         found: dict[str, Any] = {"state": [state.upto, list(state.kept), state.pending_end]}
-        found["fsck_before"] = subprocess.run(["e2fsck", "-fn", str(copy)], capture_output=True).returncode
-        found["fsck_after"] = subprocess.run(["e2fsck", "-fy", str(copy)], capture_output=True).returncode
+        found["fsck_before"] = fsck(copy, "-fn")  # as cut: the ext4 journal not replayed
+        fsck(copy, "-E", "journal_only", "-y")  # replayed, as mounting it at boot does
+        found["fsck_replayed"] = fsck(copy, "-fn")
+        found["fsck_after"] = fsck(copy, "-fy") if found["fsck_replayed"] else 0
         shutil.rmtree(dump, ignore_errors=True)
         dump.mkdir()
         subprocess.run(["debugfs", "-R", f"rdump /state {dump}", str(copy)], capture_output=True)
@@ -253,6 +260,11 @@ class Rebuilder:
                 found["mismatch"][name] = mismatch
         copy.unlink()
         return found
+
+
+def fsck(image: Path, *options: str) -> int:
+    """e2fsck's exit status: 0 clean, 1 or 2 repaired, 4 and up errors left or no check."""
+    return subprocess.run(["e2fsck", *options, str(image)], capture_output=True).returncode
 
 
 def read_and_resume(journal_dir: Path) -> tuple[dict[int, list[Any]], str, bool]:
@@ -297,7 +309,8 @@ def check(path: Path, seed: int, between: int, workers: int = 2) -> dict[str, An
     figures: dict[str, Any] = {
         "flush_points": sum(entry.flush for entry in run.log), "states_checked": 0,
         "states_between_flushes": 0, "acknowledged_lost": 0, "never_acknowledged_half_written": 0,
-        "resume_mismatches": 0, "fsck_unrecoverable": 0, "fsck_errors_before_recovery": 0}
+        "resume_mismatches": 0, "fsck_unrecoverable": 0, "fsck_errors_after_replay": 0,
+        "fsck_errors_before_replay": 0}
     notes: Counter[str] = Counter()
     failures: list[dict[str, Any]] = []
     appliance.log(f"crash states: {len(states)} states of {len(run.log)} log entries, seed {seed}")
@@ -321,7 +334,8 @@ def tally(run: Run, found: dict[str, Any], figures: dict[str, Any], notes: Count
     state = write_log.CrashState(found["state"][0], tuple(found["state"][1]), found["state"][2])
     figures["states_checked"] += 1
     figures["states_between_flushes"] += state.between_flushes
-    figures["fsck_errors_before_recovery"] += found["fsck_before"] != 0
+    figures["fsck_errors_before_replay"] += found["fsck_before"] != 0
+    figures["fsck_errors_after_replay"] += found["fsck_replayed"] != 0
     unrecoverable = found["fsck_after"] >= 4
     figures["fsck_unrecoverable"] += unrecoverable
     journals = {name: {int(g): a for g, a in games.items()} for name, games in found["journals"].items()}
