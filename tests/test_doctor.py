@@ -21,6 +21,7 @@ from companion.doctor.checks import (
     can_run,
     check_display,
     check_sensor,
+    check_ssh,
     check_state_dir,
     diagnose,
 )
@@ -399,3 +400,21 @@ def test_doctor_buttons_on_the_simulator_with_nobody_pressing(capsys):
     assert lines[1].startswith("FAIL  button   UP not seen on BCM 5") and "Fix:" in lines[1]
     assert sum(line.startswith("ok    buzzer   played") for line in lines) == len(PATTERNS)
     assert lines[-1] == "Fix the buttons above, then run this again."
+
+
+def test_doctor_says_whether_ssh_is_on(tmp_path):
+    """Issue 37: "Doctor says whether SSH is on": off on the image until a key is given, then
+    on for the keys given, keys only (the image's sshd drop-in)."""
+    assert check_ssh(tmp_path).detail == "no SSH server here"
+    (tmp_path / "usr/sbin").mkdir(parents=True)
+    (tmp_path / "usr/sbin/sshd").touch()
+    off = check_ssh(tmp_path)
+    assert off.level == OK and off.detail.startswith("SSH off") and "ssh_key" in off.detail
+    wants = tmp_path / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True)
+    (wants / "ssh.service").symlink_to("/lib/systemd/system/ssh.service")
+    (tmp_path / "root/.ssh").mkdir(parents=True)
+    (tmp_path / "root/.ssh/authorized_keys").write_text("ssh-ed25519 AAAA one\nssh-ed25519 AAAA two\n")
+    (tmp_path / "etc/ssh/sshd_config.d").mkdir(parents=True)
+    (tmp_path / "etc/ssh/sshd_config.d/companion.conf").write_text("PasswordAuthentication no\n")
+    assert check_ssh(tmp_path).detail == "SSH on, 2 keys may log in as root, keys only (no password)"

@@ -64,7 +64,7 @@ def test_every_bad_line_is_named_with_its_fix_and_the_good_ones_still_count():
         "line 8: phone_page = 'maybe' is refused: phone_page is on or off",
         "line 9: wifi_ssid is set again (first on line 5); the first is used",
         "line 10: unknown setting 'colour'; the settings are hostname, wifi_country, wifi_ssid, "
-        "wifi_password, timezone, phone_page",
+        "wifi_password, timezone, phone_page, ssh_key",
     ]
     assert settings.wifi_ssid == "Home" and settings.hostname is None
 
@@ -303,3 +303,66 @@ def test_the_staged_mode_applies_a_notepad_unicode_file(tmp_path, root):
     assert result.returncode == 0, result.stderr
     assert (root / "etc/hostname").read_text() == "tavolo\n"
     assert "s3cret" not in (root / "boot/firmware/companion.txt").read_bytes().decode("utf-16")
+
+
+# ----- SSH: off until a public key is given ---------------------------------------------------
+
+@pytest.fixture
+def ssh_root(root):
+    """The staging root with what Debian's openssh-server brings: its unit and /etc/ssh."""
+    (root / "lib/systemd/system").mkdir(parents=True)
+    (root / "lib/systemd/system/ssh.service").write_text(
+        "[Unit]\nDescription=OpenBSD Secure Shell server\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
+        "[Install]\nWantedBy=multi-user.target\nAlias=sshd.service\n")
+    (root / "etc/ssh").mkdir(parents=True)
+    return root
+
+
+def public_key(tmp_path: Path) -> str:
+    """A key pair made for the test (none is kept in the repository); its public line."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner@laptop",
+                    "-f", str(tmp_path / "owner")], check=True)
+    return (tmp_path / "owner.pub").read_text().strip()
+
+
+def staged(root: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """The staged first boot, as the issue runs it: the module on a file inside ``root``."""
+    (root / "boot/firmware/companion.txt").write_text(text)
+    return subprocess.run(
+        [sys.executable, "-m", "companion.appliance.firstboot", str(SETTINGS), "--root", str(root),
+         "--applied", str(APPLIED)], capture_output=True, text=True, cwd=REPO)
+
+
+def test_a_public_key_turns_ssh_on_for_that_key_and_emptying_it_turns_it_off(ssh_root, tmp_path):
+    """Issue 37: "openssh-server on the image, disabled until an SSH public key is given";
+    "Empty a setting to remove it (Wi-Fi network, SSH key)"."""
+    key = public_key(tmp_path)
+    wants = ssh_root / "etc/systemd/system/multi-user.target.wants/ssh.service"
+    result = staged(ssh_root, "hostname = tavolo\n")           # no key: SSH stays off
+    assert result.returncode == 0, result.stderr
+    assert not wants.exists() and not (ssh_root / "root/.ssh/authorized_keys").exists()
+    result = staged(ssh_root, f"hostname = tavolo\nssh_key = {key}\n")
+    assert result.returncode == 0, result.stderr
+    assert "applied: SSH on for the key given (as root, no password)" in result.stdout
+    authorized = ssh_root / "root/.ssh/authorized_keys"
+    assert authorized.read_text() == key + "\n" and authorized.stat().st_mode & 0o777 == 0o600
+    assert wants.is_symlink()
+    # The box's own host keys, made on it: the image ships none.
+    assert (ssh_root / "etc/ssh/ssh_host_ed25519_key").stat().st_mode & 0o777 == 0o600
+    result = staged(ssh_root, "hostname = tavolo\nssh_key =\n")
+    assert result.returncode == 0, result.stderr
+    assert "applied: SSH off (ssh_key is empty)" in result.stdout
+    assert not authorized.exists() and not wants.exists()
+
+
+@pytest.mark.parametrize(("given", "why"), [
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", "this is a private key"),
+    ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAAAA", "the key's text is damaged"),
+    ("my laptop's key", "an SSH public key is one line like"),
+])
+def test_anything_but_a_whole_public_key_is_refused_and_ssh_stays_off(ssh_root, given, why):
+    result = staged(ssh_root, f"ssh_key = {given}\n")
+    assert result.returncode == 0, result.stderr
+    problems = (ssh_root / "boot/firmware/companion-problems.txt").read_text()
+    assert "line 1: ssh_key = " in problems and why in problems
+    assert not (ssh_root / "etc/systemd/system/multi-user.target.wants/ssh.service").exists()

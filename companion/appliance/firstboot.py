@@ -3,8 +3,9 @@
 A person edits the file on any computer, in any editor (``settings_file`` reads it); at the
 next boot ``companion-firstboot.service`` runs ``python -m companion.appliance.firstboot`` (as
 root, before the network), which applies it: hostname, time zone, Wi-Fi (wpa_supplicant, as
-Debian bookworm ships it), the phone page on or off. The root filesystem is touched (and
-remounted read-write) only for a setting that differs from what the box already has. The
+Debian bookworm ships it), the phone page on or off, SSH for the owner's public key. The root
+filesystem is touched (and remounted read-write) only for a setting that differs from what the
+box already has. The
 Wi-Fi passphrase is then blanked in the file (the box keeps only the key derived from it) by
 writing a new file and renaming it over the old. What was applied and every problem are
 noted on the data partition (``firstboot_report``: the OLED, ``companion doctor`` and the
@@ -37,6 +38,10 @@ NETWORK_FILE = Path(f"/etc/systemd/network/50-companion-{WIFI_INTERFACE}.network
 AVAHI_SERVICE = Path("/etc/avahi/services/companion.service")
 UNITS_DIR = Path("/etc/systemd/system")
 ZONEINFO = Path("/usr/share/zoneinfo")
+SSH_UNIT = "ssh.service"
+# The key's holder logs in as root (the box has no other login); sshd is told, in the image's
+# /etc/ssh/sshd_config.d/companion.conf, to take keys only.
+AUTHORIZED_KEYS = Path("/root/.ssh/authorized_keys")
 WEB_UNIT = "companion-web.service"
 WEB_SOCKET = "companion-web.socket"  # the page's ports, 80 and 8080
 # The target that wants a unit when it is enabled (its [Install] WantedBy=).
@@ -156,6 +161,7 @@ class Change:
     files: list[Wanted] = field(default_factory=list)
     units: dict[str, bool] = field(default_factory=dict)
     now: list[list[str]] = field(default_factory=list)  # commands for a running box
+    setup: list[list[str]] = field(default_factory=list)  # commands before its units start
 
 
 @dataclass
@@ -219,6 +225,8 @@ class Box:
         for wanted in change.files:
             if self.differs(wanted):
                 self.put(wanted)
+        for command in change.setup:
+            self.run(command)
         for unit, on in change.units.items():
             if self.enabled(unit) != on:
                 self.switch(unit, on)
@@ -270,6 +278,7 @@ def changes(settings: Settings, box: Box) -> list[Change]:
             settings.refuse("timezone", "the box has no file for this time zone: write a name "
                             "like Europe/Paris")
     wanted += _wifi(settings, box)
+    wanted += _ssh(settings, box)
     if settings.phone_page is not None:
         wanted.append(Change("phone page " + ("on" if settings.phone_page else "off"),
                              [Wanted(AVAHI_SERVICE, AVAHI_XML if settings.phone_page else None)],
@@ -297,6 +306,23 @@ def _wifi(settings: Settings, box: Box) -> list[Change]:
                    [Wanted(WPA_CONF, wpa_config(settings.wifi_country, settings.wifi_ssid, psk),
                            0o600),
                     Wanted(NETWORK_FILE, NETWORK_UNIT)], {WIFI_UNIT: True})]
+
+
+def _ssh(settings: Settings, box: Box) -> list[Change]:
+    """SSH is off until a public key is given; the server then runs, for that key only. Its
+    host keys are made on the box itself the first time (the image ships none: every card
+    would share them)."""
+    if "ssh_key" in settings.cleared:
+        return [Change("SSH off (ssh_key is empty)", [Wanted(AUTHORIZED_KEYS, None)],
+                       {SSH_UNIT: False})]
+    if not settings.ssh_key:
+        return []
+    where = [] if box.root == Path("/") else ["-f", str(box.root)]
+    keys = settings.ssh_key.splitlines()
+    return [Change(f"SSH on for {'the key' if len(keys) == 1 else f'{len(keys)} keys'} given "
+                   "(as root, no password)",
+                   [Wanted(AUTHORIZED_KEYS, "".join(f"{key}\n" for key in keys), 0o600)],
+                   {SSH_UNIT: True}, setup=[["ssh-keygen", "-A", *where]])]
 
 
 def apply(settings: Settings, box: Box) -> list[str]:

@@ -8,6 +8,7 @@ encoding, byte for byte apart from the blanked passphrase. Pure: no file, clock 
 
 from __future__ import annotations
 
+import base64
 import difflib
 import re
 import unicodedata
@@ -17,11 +18,16 @@ from dataclasses import dataclass, field
 MAX_BYTES = 64 * 1024
 MAX_PROBLEMS = 40
 SHOWN_VALUE = 40  # characters of a refused value quoted back
-KEYS = ("hostname", "wifi_country", "wifi_ssid", "wifi_password", "timezone", "phone_page")
+KEYS = ("hostname", "wifi_country", "wifi_ssid", "wifi_password", "timezone", "phone_page",
+        "ssh_key")
 SECRET = "wifi_password"
 SWITCH = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
 HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
 TIMEZONE = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+){0,2}")
+# An OpenSSH public key line (what a .pub file holds): its type, the key in base64, a comment.
+SSH_KEY = re.compile(r"(?P<type>ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)"
+                     r"|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)"
+                     r" (?P<key>[A-Za-z0-9+/]+={0,2})(?: [ -~]*)?")
 # The bytes Windows-1252 leaves undefined: read as the Latin-1 control characters they
 # are there, so they are refused by name and written back unchanged.
 CP1252_HOLES = b"\x81\x8d\x8f\x90\x9d"
@@ -83,6 +89,7 @@ class Settings:
     value is in ``cleared`` (the Wi-Fi network is then removed)."""
 
     hostname: str | None = None
+    ssh_key: str | None = None
     wifi_country: str | None = None
     wifi_ssid: str | None = None
     wifi_password: str | None = None
@@ -151,6 +158,8 @@ def check(key: str, value: str) -> tuple[object, str | None]:
         if 8 <= len(value) <= 63 and value.isascii() and value.isprintable():
             return value, None
         return None, "a WPA passphrase is 8 to 63 plain characters (letters, digits, signs)"
+    if key == "ssh_key":
+        return ssh_key(value)
     if key == "timezone":
         if TIMEZONE.fullmatch(value) and ".." not in value:
             return value, None
@@ -158,6 +167,25 @@ def check(key: str, value: str) -> tuple[object, str | None]:
     if value.lower() in SWITCH:
         return SWITCH[value.lower()], None
     return None, "phone_page is on or off"
+
+
+def ssh_key(value: str) -> tuple[str | None, str | None]:
+    """An OpenSSH public key line, checked (its base64 names the same type), or why not."""
+    if "PRIVATE KEY" in value or value.startswith("-----"):
+        return None, ("this is a private key, which must never leave your computer: give the "
+                      "public one (the line of the .pub file, e.g. id_ed25519.pub)")
+    found = SSH_KEY.fullmatch(value)
+    if found is None:
+        return None, ("an SSH public key is one line like 'ssh-ed25519 AAAA... you@laptop' "
+                      "(the .pub file)")
+    try:
+        blob = base64.b64decode(found["key"], validate=True)
+    except ValueError:
+        blob = b""
+    named = blob[4:4 + int.from_bytes(blob[:4], "big")] if len(blob) > 4 else b""
+    if named != found["type"].encode():
+        return None, "the key's text is damaged (copy the whole line of the .pub file again)"
+    return value, None
 
 
 def _unquote(value: str) -> str:

@@ -292,6 +292,29 @@ def check_first_boot(directory: Path) -> list[Finding]:
         Finding("setup", OK, "companion.txt applied without a problem")]
 
 
+def check_ssh(root: Path = Path("/")) -> Finding:
+    """Whether SSH is on: off on the box's image until companion.txt (or Raspberry Pi
+    Imager) gives a public key, then for that key only."""
+    from ..appliance import firstboot
+
+    if not (root / "usr/sbin/sshd").exists():
+        return Finding("ssh", OK, "no SSH server here")
+    units = root / "etc/systemd/system"
+    on = any((units / wants).is_symlink() for wants in (
+        "multi-user.target.wants/ssh.service", "sockets.target.wants/ssh.socket"))
+    if not on:
+        return Finding("ssh", OK, "SSH off (no key given: ssh_key in companion.txt turns it on)")
+    try:
+        keys = [line for line in (root / firstboot.AUTHORIZED_KEYS.relative_to("/")).read_text(
+            ).splitlines() if line.strip() and not line.startswith("#")]
+        said = f", {len(keys)} key{'s' if len(keys) != 1 else ''} may log in as root"
+    except OSError:
+        said = ""  # only root may read it
+    if (root / "etc/ssh/sshd_config.d/companion.conf").exists():
+        return Finding("ssh", OK, f"SSH on{said}, keys only (no password)")
+    return Finding("ssh", OK, f"SSH on{said}, as this system's sshd_config allows")
+
+
 def check_cards(cfg: config_module.Config, directory: Path) -> Finding:
     """The card files saved on the phone page, which the box reads over config.toml's (and
     which ``cfg`` is pointed at, as the box's own config is)."""
@@ -389,6 +412,7 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
         check_state_dir(state),
         check_settings(state),
         *check_first_boot(state),
+        check_ssh(),
         service,
     ]
 
