@@ -28,7 +28,8 @@ Options:
                  (python -m companion.appliance.release wheels DIR makes one); without it pip
                  installs requirements.lock from PyPI
   --appliance    also the SD-card image's parts: journald in RAM, the first-boot
-                 settings from /boot/firmware/companion.txt, avahi, the updater's units
+                 settings from /boot/firmware/companion.txt, avahi, the updater's units,
+                 the OLED's stop screen (companion-stopped.service)
   --uninstall    stop and remove the service and /opt/companion; keeps the game
                  history (/var/lib/companion) and /etc/companion/config.toml
   --purge        with --uninstall: also delete the game history, config and user
@@ -409,12 +410,37 @@ install_appliance() {
     install_file "$SRC/systemd/companion-firstboot.service" \
         /etc/systemd/system/companion-firstboot.service 0644
     enable_unit companion-firstboot.service sysinit.target
+    install_stopped_screen
     if [[ -e $ROOT/boot/firmware/companion.txt ]]; then
         say "kept: /boot/firmware/companion.txt"
     else
         act "install /boot/firmware/companion.txt" \
             install -D -m 0644 "$SRC/systemd/companion.txt" "$ROOT/boot/firmware/companion.txt"
     fi
+}
+
+# The OLED says why the box is not running (companion-stopped.service): when systemd gives up
+# on it (OnFailure=, the drop-in), and at boot when the data partition is missing. The program
+# is on that partition, so the display's code is copied onto the root filesystem for it.
+STOPPED_COPY=/usr/lib/companion/stopped
+install_stopped_screen() {
+    install_file "$SRC/systemd/companion-stopped.service" /etc/systemd/system/companion-stopped.service 0644
+    install_file "$SRC/systemd/companion-onfailure.conf" /etc/systemd/system/companion.service.d/onfailure.conf 0644
+    enable_unit companion-stopped.service multi-user.target
+    local package found site sites=("$ROOT$VENV"/lib/python3*/site-packages)
+    site=${sites[0]}
+    if [[ ! -d $site ]]; then
+        say "skip: $STOPPED_COPY (no venv to copy the display's code from)"
+        return
+    fi
+    remove "$STOPPED_COPY"
+    act "copy the display's code to $STOPPED_COPY" mkdir -p "$ROOT$STOPPED_COPY"
+    for package in companion hardware luma PIL pillow.libs cbor2 _cbor2 smbus2; do
+        for found in "$site/$package" "$site/$package".*.so; do
+            [[ -e $found ]] || continue
+            act "  $(basename "$found")" cp -r "$found" "$ROOT$STOPPED_COPY/"
+        done
+    done
 }
 
 install_unit() {
@@ -515,7 +541,10 @@ do_uninstall() {
     done
     remove /etc/systemd/system/sysinit.target.wants/companion-firstboot.service \
         /etc/systemd/system/companion-firstboot.service /etc/systemd/system/companion-update.service \
-        /etc/systemd/journald.conf.d/companion.conf
+        /etc/systemd/journald.conf.d/companion.conf \
+        /etc/systemd/system/multi-user.target.wants/companion-stopped.service \
+        /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion.service.d/onfailure.conf \
+        "$STOPPED_COPY"
     if [[ -z $ROOT ]]; then
         act "systemctl daemon-reload" systemctl daemon-reload
     fi

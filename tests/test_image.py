@@ -63,6 +63,30 @@ def test_the_root_is_read_only_and_the_journal_has_its_own_partition():
         assert any(row[0] == f"LABEL={label}" for row in mounts.values())
 
 
+def test_a_missing_data_partition_never_stops_the_boot_and_is_told():
+    """Issue 37: "the data partition mounts with nofail and the box says what it is missing":
+    it and its binds are nofail (the boot goes on, no emergency shell nobody sees), and the
+    OLED's stop screen runs after the mount was tried, from the root filesystem."""
+    mounts = fstab()
+    for where in ("/data", "/var/lib/companion", "/opt/companion", "/var/lib/systemd"):
+        assert "nofail" in mounts[where][3].split(","), where
+    unit = (REPO / "systemd/companion-stopped.service").read_text()
+    assert "After=local-fs.target systemd-modules-load.service data.mount" in unit
+    assert "ExecStart=/usr/bin/python3 -m companion.appliance.stopped" in unit and "--data /data" in unit
+    assert "PYTHONPATH=/usr/lib/companion/stopped" in unit
+    assert (REPO / "systemd/companion-onfailure.conf").read_text().splitlines()[-1] == (
+        "OnFailure=companion-stopped.service")
+
+
+def test_first_boot_comes_before_the_update_check_and_the_box():
+    """Issue 37: "first boot is ordered before the update check and the box's start"."""
+    unit = (REPO / "systemd/companion-firstboot.service").read_text()
+    before = {name for line in unit.splitlines() if line.startswith("Before=")
+              for name in line.removeprefix("Before=").split()}
+    assert {"companion-update-check.service", "companion.service"} <= before
+    assert "Requires=" not in unit.replace("RequiresMountsFor=", "")   # ordered, never required
+
+
 def test_config_txt_sets_i2c_at_400_khz_for_a_64_bit_kernel():
     """"config.txt (I²C at 400 kHz)"."""
     lines = (IMAGE / "config.txt").read_text().splitlines()

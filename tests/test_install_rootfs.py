@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
 UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
          "companion-firstboot.service", "companion-update-check.service", "companion-update.path",
-         "companion-update.service")
+         "companion-update.service", "companion-stopped.service")
 
 
 def missing() -> str | None:
@@ -92,6 +92,29 @@ def test_every_staged_unit_passes_systemd_analyze_verify(staged):
     assert broken.returncode != 0 and "is not executable" in broken.stderr
 
 
+def test_the_stop_screen_runs_from_the_root_filesystem_without_the_data_partition(staged):
+    """Issue 37: with the data partition missing (the program's venv is on it) the OLED still
+    says so: companion-stopped.service runs Debian's python3 on the display's code that
+    install.sh --appliance copied onto the root, with the venv moved away."""
+    root, _, _ = staged
+    unit = root / "etc/systemd/system"
+    assert (unit / "multi-user.target.wants/companion-stopped.service").is_symlink()
+    assert "OnFailure=companion-stopped.service" in (
+        unit / "companion.service.d/onfailure.conf").read_text()
+    venv = root / "opt/companion/venv"
+    venv.rename(venv.with_name("moved"))
+    try:
+        result = subprocess.run(
+            ["unshare", "--uts", "chroot", str(root), "/usr/bin/python3", "-m",
+             "companion.appliance.stopped", "--data", "/no-data", "--png", "/tmp/stopped.png"],
+            capture_output=True, text=True, timeout=120,
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONPATH": "/usr/lib/companion/stopped"})
+    finally:
+        venv.with_name("moved").rename(venv)
+    assert result.returncode == 0, result.stderr
+    assert "data partition" in result.stdout and (root / "tmp/stopped.png").exists()
+
+
 def test_the_user_and_groups_are_in_the_image_from_sysusers(staged):
     root, _, _ = staged
     passwd = {line.split(":")[0]: line.split(":") for line in (root / "etc/passwd").read_text().splitlines()}
@@ -124,7 +147,9 @@ def test_installing_again_changes_nothing_that_matters(staged):
 
 def test_the_box_does_not_wait_for_the_network(staged):
     """The critical chain itself is checked in the emulated box; here: no network unit in the
-    box's ordering or requirements, while the first boot runs before the network."""
+    box's ordering or requirements, while the first boot runs before the network, and before
+    the box (issue 37: "first boot is ordered before the update check and the box's start"),
+    itself waiting for no network."""
     root, _, _ = staged
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.read(root / "etc/systemd/system/companion.service")
@@ -132,8 +157,9 @@ def test_the_box_does_not_wait_for_the_network(staged):
     assert "network" not in words
     first = configparser.ConfigParser(strict=False, interpolation=None)
     first.read(root / "etc/systemd/system/companion-firstboot.service")
-    assert "network-pre.target" in first["Unit"]["Before"].split()
-    assert "companion.service" not in first["Unit"]["Before"]
+    before = first["Unit"]["Before"].split()
+    assert {"network-pre.target", "companion.service", "companion-update-check.service"} <= set(before)
+    assert "network" not in first["Unit"]["After"]
 
 
 def test_first_boot_settings_apply_inside_the_image(staged):
