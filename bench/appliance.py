@@ -48,6 +48,8 @@ sys.path.insert(0, str(ROOT))
 
 import reliability  # noqa: E402  (bench/ is not a package)
 
+from companion.appliance.release import sha256  # noqa: E402
+
 CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", "/var/cache/table-companion"))
 CONSOLES = CACHE / "consoles"  # each machine's last console log
 GUEST_LIB = "/usr/local/lib/companion-test"
@@ -70,8 +72,28 @@ def build_image(out: Path) -> float:
     """image/build.sh with the test agent; seconds it took (a few when everything is cached)."""
     began = time.monotonic()
     subprocess.run(["bash", str(ROOT / "image" / "build.sh"), "--out", str(out / "image"),
-                    "--test-agent", str(out / "test")], check=True, stdout=sys.stderr)
+                    "--test-agent", str(out / "test"), "--no-release"], check=True, stdout=sys.stderr)
     return time.monotonic() - began
+
+
+def release_check(out: Path) -> dict[str, Any]:
+    """image/build.sh's release artefacts: companion.img.xz, its checksum file, and Raspberry
+    Pi Imager's manifest, whose sizes and hashes must be the files'."""
+    began = time.monotonic()
+    subprocess.run(["bash", str(ROOT / "image" / "build.sh"), "--out", str(out / "release")],
+                   check=True, stdout=sys.stderr)
+    release = out / "release"
+    image, compressed = release / "companion.img", release / "companion.img.xz"
+    listed = json.loads((release / "companion.rpi-imager-manifest").read_text())["os_list"][0]
+    checked = subprocess.run(["sha256sum", "--check", "--quiet", "companion.img.xz.sha256"],
+                             cwd=release, capture_output=True).returncode == 0
+    return {"image_xz_mb": round(compressed.stat().st_size / 2**20, 1),
+            "image_mb": round(image.stat().st_size / 2**20),
+            "release_build_s": round(time.monotonic() - began, 1),
+            "release_ok": checked and listed["image_download_size"] == compressed.stat().st_size
+            and listed["extract_size"] == image.stat().st_size
+            and listed["image_download_sha256"] == sha256(compressed)
+            and listed["init_format"] == "cloudinit"}
 
 
 def partitions(disk: Path) -> list[tuple[int, int]]:
@@ -722,6 +744,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
     if "update" in checks:
         aims.update(update_ok=True, rollback_ok=True)
+    if "release" in checks:
+        aims.update(release_ok=True)
     missed = [key for key, aim in aims.items() if figures.get(key) != aim]
     if "unit" in checks:
         missed += [key for key in ("boot_to_ready_s", "watchdog_restart_s") if figures.get(key) is None]
@@ -740,12 +764,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--image-dir", type=Path, default=CACHE / "bench",
                         help="where the built image and the test image go")
-    parser.add_argument("--only", help="comma-separated checks: unit,usb,gpio,powercut,update")
+    parser.add_argument("--only", help="comma-separated checks: unit,usb,gpio,powercut,update,release")
     parser.add_argument("--kills", type=int, help="power cuts (default 50, 3 with --quick)")
     parser.add_argument("--no-build", action="store_true",
                         help="boot the test image built last, without running image/build.sh")
     args = parser.parse_args(argv)
-    checks = set((args.only or "unit,usb,gpio,powercut,update").split(","))
+    checks = set((args.only or "unit,usb,gpio,powercut,update,release").split(","))
     replugs, kills = (3, 3) if args.quick else (10, 50)
     kills = args.kills if args.kills is not None else kills
     began = time.monotonic()
@@ -762,6 +786,8 @@ def main(argv: list[str] | None = None) -> int:
         if "gpio" in checks:
             (work / "pi").mkdir()
             figures.update(guarded("gpio", lambda: gpio_check(images, test_image, work / "pi")))
+    if "release" in checks:
+        figures.update(guarded("release", lambda: release_check(args.image_dir)))
     figures["seconds"] = round(time.monotonic() - began, 1)
     missed = missed_aims(figures, checks, replugs, kills)
     figures["missed"] = missed

@@ -3,12 +3,16 @@
 # Debian bookworm's packages and the project's pinned wheels from PyPI. Run as root on Debian
 # (any architecture: an amd64 builder runs the arm64 parts under qemu-user-static):
 #
-#   sudo image/build.sh [--out DIR] [--cache DIR] [--test-agent DIR]
+#   sudo image/build.sh [--out DIR] [--cache DIR] [--test-agent DIR] [--release-url URL] [--no-release]
 #
 # The result is DIR/companion.img (default: image/out/), written to a card with
-# `dd if=companion.img of=/dev/sdX bs=4M conv=fsync` or any image writer. No loop mounts: the
-# filesystems are made from directories (mkfs.ext4 -d, mkfs.vfat + mcopy) and written into
-# the partitioned image file at their offsets.
+# `dd if=companion.img of=/dev/sdX bs=4M conv=fsync` or any image writer, and the release
+# artefacts beside it: companion.img.xz and its SHA-256 (companion.img.xz.sha256), and
+# companion.rpi-imager-manifest, the image's entry for Raspberry Pi Imager (open it in Imager;
+# --release-url URL: where companion.img.xz and companion.svg will be published, default this
+# folder). --no-release leaves them out (the emulated box's runs: xz takes minutes).
+# No loop mounts: the filesystems are made from directories (mkfs.ext4 -d, mkfs.vfat +
+# mcopy) and written into the partitioned image file at their offsets.
 #
 # The base root filesystem (mmdebstrap, the slow stage) is cached in the cache directory
 # (default /var/cache/table-companion) under a key of its inputs: image/packages.txt,
@@ -24,6 +28,8 @@ SRC=$(cd "$HERE/.." && pwd)
 OUT=$HERE/out
 CACHE=${COMPANION_IMAGE_CACHE:-/var/cache/table-companion}
 TEST_AGENT_OUT=""
+RELEASE=yes
+RELEASE_URL=""
 LOCK=$SRC/requirements.lock
 PYTHON=${PYTHON:-python3}  # with the project importable (companion.appliance.release): the venv's
 # Partition sizes in MiB; the data partition holds the game journal.
@@ -45,13 +51,15 @@ while [[ $# -gt 0 ]]; do
         --out) OUT=$2; shift ;;
         --cache) CACHE=$2; shift ;;
         --test-agent) TEST_AGENT_OUT=$2; shift ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --release-url) RELEASE_URL=$2; shift ;;
+        --no-release) RELEASE=no ;;
+        -h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "build.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 
-STAGES=7
+STAGES=8
 STAGE=0
 BEGAN=$SECONDS
 stage() {
@@ -249,5 +257,19 @@ if [[ -n $TEST_AGENT_OUT ]]; then
     rm -rf "$TEST_AGENT_OUT/wheels" && cp -r "$WORK/wheels" "$TEST_AGENT_OUT/wheels"  # for test releases
 fi
 (cd "$OUT" && sha256sum companion.img >companion.img.sha256)
+
+# ----- 8. the release: compressed, its checksum, Imager's entry ----------------------------
+if [[ $RELEASE == yes ]]; then
+    stage "release: companion.img.xz, its SHA-256, Raspberry Pi Imager's entry"
+    rm -f "$OUT/companion.img.xz"
+    xz --threads=0 --stdout "$OUT/companion.img" >"$OUT/companion.img.xz.part"
+    mv "$OUT/companion.img.xz.part" "$OUT/companion.img.xz"
+    (cd "$OUT" && sha256sum companion.img.xz >companion.img.xz.sha256)
+    (cd "$SRC" && "$PYTHON" -m companion.appliance.imager_list "$OUT/companion.img" \
+        "$OUT/companion.img.xz" --out "$OUT/companion.rpi-imager-manifest" \
+        --url "$RELEASE_URL" --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)")
+else
+    stage "release: left out (--no-release)"
+fi
 printf 'done (%ds): %s (%s MiB), kernel %s; packages in %s\n' "$((SECONDS - BEGAN))" \
     "$OUT/companion.img" "$(( $(stat -c %s "$OUT/companion.img") / 1048576 ))" "$KVER" "$OUT/packages.lock"

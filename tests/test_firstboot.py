@@ -95,6 +95,12 @@ class Recorder:
 
 @pytest.fixture
 def root(tmp_path):
+    return make_root(tmp_path)
+
+
+def make_root(tmp_path: Path) -> Path:
+    """A staging root as first boot sees it: the zoneinfo it checks against, /etc/hosts and
+    the boot partition's companion.txt."""
     zoneinfo = tmp_path / "usr/share/zoneinfo"
     for name in ("Europe/Paris", "Europe/London", "Factory"):
         (zoneinfo / name).parent.mkdir(parents=True, exist_ok=True)

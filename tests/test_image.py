@@ -189,5 +189,6 @@ def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
         "page_port_80"]
     assert appliance.missed_aims(figures, {"unit", "usb"}, 3, 6) == ["usb_replugs"]
     assert appliance.missed_aims({**figures, "verify_errors": 2}, {"unit"}, 3, 6) == ["verify_errors"]
+    assert appliance.missed_aims({"release_ok": False}, {"release"}, 3, 6) == ["release_ok"]
     assert appliance.missed_aims(figures, {"powercut"}, 3, 6) == [
         "acknowledged_lost", "resume_mismatches", "fsck_errors", "powercut_kills"]

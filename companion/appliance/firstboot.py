@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import firstboot_report, settings_file
+from . import firstboot_report, imager, settings_file
 from .settings_file import Settings, Unreadable
 
 SETTINGS_FILE = Path("/boot/firmware/companion.txt")
@@ -293,7 +293,9 @@ def _wifi(settings: Settings, box: Box) -> list[Change]:
     if not settings.wifi_ssid:
         return []
     known = known_network(box.path(WPA_CONF))
-    if settings.wifi_password:
+    if settings.wifi_psk:
+        psk = settings.wifi_psk  # Raspberry Pi Imager's, already derived from the passphrase
+    elif settings.wifi_password:
         psk = wpa_psk(settings.wifi_ssid, settings.wifi_password)
     elif known and known[0] == settings.wifi_ssid:
         psk = known[1]  # blanked after an earlier boot: the box keeps its key
@@ -373,15 +375,71 @@ def read_settings(data: bytes) -> tuple[Settings, settings_file.Decoded | None]:
     return settings, decoded
 
 
+def imager_files(directory: Path) -> dict[str, bytes]:
+    """Raspberry Pi Imager's cloud-init files beside companion.txt, by name (each read up to
+    :data:`MAX_READ`: a bigger one is refused by its size)."""
+    found = {}
+    for name in imager.FILES:
+        path = directory / name
+        with contextlib.suppress(OSError), open(path, "rb") as file:
+            found[name] = file.read(MAX_READ + 1)
+    return found
+
+
+def imager_digest(files: dict[str, bytes]) -> str | None:
+    if not files:
+        return None
+    return firstboot_report.digest(b"".join(name.encode() + b"\0" + data + b"\0"
+                                            for name, data in sorted(files.items())))
+
+
+def read_imager(files: dict[str, bytes]) -> Settings:
+    """What Imager's files set (as UTF-8: Imager writes them so)."""
+    settings = Settings()
+    readers = {imager.USER_DATA: imager.read_user_data, imager.NETWORK_CONFIG: imager.read_network_config}
+    for name, data in files.items():
+        try:
+            readers[name](data.decode("utf-8-sig"), settings)
+        except UnicodeDecodeError:
+            settings.problem(f"{name} is not UTF-8 text: write it again with Raspberry Pi Imager")
+    return settings
+
+
+def take_imager(source: Path, files: dict[str, bytes], settings: Settings,
+                decoded: settings_file.Decoded | None, box: Box) -> Settings:
+    """Imager's settings over companion.txt's, written into companion.txt too (so a later
+    edit there starts from them), and the Wi-Fi key blanked in ``network-config``."""
+    found = read_imager(files)
+    settings_file.validate(found, known_zones(box), known_countries(box))
+    if decoded is not None:
+        text = settings_file.set_values(decoded.text, imager.values_for_companion_txt(found))
+        try:
+            write_durably(source, decoded.encode(text))
+        except UnicodeEncodeError:
+            found.notices.append("companion.txt's encoding cannot hold Imager's settings: they "
+                                 "were applied, but save companion.txt as UTF-8 to keep them there")
+    network = files.get(imager.NETWORK_CONFIG)
+    if network is not None:
+        blanked = imager.blank_key(network.decode("utf-8", "replace"))
+        if blanked.encode() != network:
+            write_durably(source.with_name(imager.NETWORK_CONFIG), blanked.encode())
+            files[imager.NETWORK_CONFIG] = blanked.encode()
+    return imager.override(settings, found)
+
+
 def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[str]:
-    """Apply the file if it changed since it was last applied; return the lines to log."""
+    """Apply the file, and Raspberry Pi Imager's beside it, if they changed since they were
+    last applied; return the lines to log."""
     source = box.path(settings_file_path)
     recovered = recover(source)
     said = [f"recovered: {recovered}"] if recovered else []
+    files = imager_files(source.parent)
     try:
         size = source.stat().st_size
     except FileNotFoundError:
         return [*said, f"{settings_file_path} is absent: nothing to apply"]
+    previous = firstboot_report.read(box.path(applied_file))
+    fresh_imager = files and (previous is None or previous.imager != imager_digest(files))
     if size > MAX_READ:
         data = b""
         settings, decoded = Settings(), None
@@ -389,10 +447,13 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
                          "reads: delete it and write it again from the template")
     else:
         data = source.read_bytes()
-        marker = box.path(applied_file)
-        if firstboot_report.digest_of(marker) == firstboot_report.digest(data):
+        if previous and previous.sha256 == firstboot_report.digest(data) and not fresh_imager:
             return [*said, f"{settings_file_path} is unchanged since it was applied"]
         settings, decoded = read_settings(data)
+    if fresh_imager:
+        settings = take_imager(source, files, settings, decoded, box)
+        data = source.read_bytes() if decoded is not None else data
+        decoded = settings_file.decode(data) if decoded is not None else None
     done = apply(settings, box)
     if decoded is not None:
         blanked = decoded.encode(settings_file.blank_secret(decoded.text))
@@ -402,7 +463,8 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
     problems = settings.all_problems()
     report_problems(source.with_name(PROBLEMS_NAME), problems + settings.notices)
     firstboot_report.write(box.path(applied_file), firstboot_report.Report(
-        firstboot_report.digest(data), problems, settings.notices), write_durably)
+        firstboot_report.digest(data), problems, settings.notices, imager_digest(files)),
+        write_durably)
     return ([*said] + [f"applied: {line}" for line in done] + [f"problem: {p}" for p in problems]
             + [f"notice: {n}" for n in settings.notices])
 

@@ -1,5 +1,6 @@
 """What the last first boot did with ``companion.txt``, as the data partition keeps it: the
-file's digest (an unchanged file is not applied again), its problems and notices. The box's
+file's digest (an unchanged file is not applied again) and that of Raspberry Pi Imager's files
+beside it, the problems and notices. The box's
 start, ``companion doctor`` and the phone page read it to tell the owner what to fix."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class Report:
     sha256: str
     problems: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    imager: str | None = None  # the digest of Raspberry Pi Imager's files beside it, if any
 
 
 def digest(data: bytes) -> str:
@@ -31,8 +33,10 @@ def read(path: Path) -> Report | None:
     try:
         with open(path, "rb") as file:
             found = json.loads(file.read(MAX_READ))
+        imager = found.get("imager")
         return Report(str(found["sha256"]), [str(p) for p in found.get("problems", [])],
-                      [str(n) for n in found.get("notices", [])])
+                      [str(n) for n in found.get("notices", [])],
+                      str(imager) if imager is not None else None)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -41,13 +45,11 @@ def in_state_dir(state_dir: Path | None) -> Report | None:
     return read(state_dir / NAME) if state_dir else None
 
 
-def digest_of(path: Path) -> str | None:
-    report = read(path)
-    return report.sha256 if report else None
 
 
 def write(path: Path, report: Report, write_file: Callable[[Path, bytes], None]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_file(path, (json.dumps({"sha256": report.sha256, "problems": report.problems,
-                                  "notices": report.notices}, ensure_ascii=False, indent=1)
-                      + "\n").encode())
+    kept = {"sha256": report.sha256, "problems": report.problems, "notices": report.notices}
+    if report.imager is not None:
+        kept["imager"] = report.imager
+    write_file(path, (json.dumps(kept, ensure_ascii=False, indent=1) + "\n").encode())

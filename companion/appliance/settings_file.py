@@ -89,7 +89,8 @@ class Settings:
     value is in ``cleared`` (the Wi-Fi network is then removed)."""
 
     hostname: str | None = None
-    ssh_key: str | None = None
+    ssh_key: str | None = None  # one or more public keys, a line each
+    wifi_psk: str | None = None  # WPA's key in hex, as Raspberry Pi Imager gives it (not a key here)
     wifi_country: str | None = None
     wifi_ssid: str | None = None
     wifi_password: str | None = None
@@ -97,6 +98,7 @@ class Settings:
     phone_page: bool | None = None
     cleared: set[str] = field(default_factory=set)
     lines: dict[str, int] = field(default_factory=dict)  # the line each key was read from
+    sources: dict[str, str] = field(default_factory=dict)  # a key read from another file: its name
     problems: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     unlisted: int = 0  # problems beyond MAX_PROBLEMS, counted only
@@ -111,7 +113,8 @@ class Settings:
         """Drop a value read from the file, naming its line."""
         value = getattr(self, key)
         setattr(self, key, None)
-        self.problem(f"line {self.lines[key]}: {key} = {shown(key, str(value))} is refused: {why}")
+        where = f"line {self.lines[key]}" if key in self.lines else self.sources.get(key, key)
+        self.problem(f"{where}: {key} = {shown(key, str(value))} is refused: {why}")
 
     def all_problems(self) -> list[str]:
         more = [f"... and {self.unlisted} more problems"] if self.unlisted else []
@@ -220,6 +223,8 @@ def parse(text: str) -> Settings:
             settings.problem(f"line {number}: {shown('', line)} is not a setting: write name = value")
         elif key not in KEYS:
             settings.problem(f"line {number}: unknown setting {shown('', key)}{_unknown(key)}")
+        elif key == "ssh_key" and key in settings.lines:
+            _more_keys(settings, number, _unquote(line.partition("=")[2].strip(" \t")))
         elif key in settings.lines:
             settings.problem(f"line {number}: {key} is set again (first on line "
                              f"{settings.lines[key]}); the first is used")
@@ -229,6 +234,44 @@ def parse(text: str) -> Settings:
     if settings.wifi_password and not settings.wifi_ssid:
         settings.problem("wifi_password is set but wifi_ssid is empty: name the network")
     return settings
+
+
+def _more_keys(settings: Settings, number: int, value: str) -> None:
+    """Another ``ssh_key`` line: each line one more key that may log in."""
+    if not value:
+        return
+    parsed, why = ssh_key(value)
+    if why:
+        settings.problem(f"line {number}: ssh_key = {shown('ssh_key', value)} is refused: {why}")
+    elif settings.ssh_key and isinstance(parsed, str):
+        settings.ssh_key += "\n" + parsed
+    else:
+        settings.ssh_key = parsed
+
+
+def set_values(text: str, values: dict[str, list[str]]) -> str:
+    """The text with each key's line saying ``values`` (its first line takes them, a line
+    each; later lines of it go; a key absent gets lines at the end), every other line and line
+    end kept."""
+    parts = split_lines(text)
+    ending = parts[1] if len(parts) > 1 else "\n"
+    done: set[str] = set()
+    for index in range(0, len(parts), 2):
+        key = _key_of(parts[index].strip(" \t"))
+        if key is None or key not in values:
+            continue
+        if key in done:  # a later line of a key written above
+            parts[index] = ""
+            if index + 1 < len(parts):
+                parts[index + 1] = ""
+            continue
+        done.add(key)
+        parts[index] = ending.join(f"{key} = {value}" for value in values[key])
+    body = "".join(parts)
+    tail = [f"{key} = {value}{ending}" for key in values if key not in done for value in values[key]]
+    if tail and body and not body.endswith(("\n", "\r")):
+        body += ending
+    return body + "".join(tail)
 
 
 def _read_value(settings: Settings, key: str, value: str) -> None:
