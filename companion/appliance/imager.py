@@ -24,8 +24,6 @@ from collections.abc import Iterator
 from dataclasses import fields
 from typing import Any
 
-import yaml
-
 from .settings_file import MAX_BYTES, Settings, check
 
 USER_DATA = "user-data"
@@ -39,6 +37,8 @@ PASSWORD_LINE = re.compile(r'(?m)^(?P<lead>\s*password:\s*)"[^"\n]*"\s*$')
 
 def _load(name: str, text: str, settings: Settings) -> dict[str, Any]:
     """The file as a YAML mapping, or {} with a problem naming it."""
+    import yaml  # only when Imager's files are there: the rest of first boot runs without it
+
     if len(text.encode()) > MAX_BYTES:
         settings.problem(f"{name} is over {MAX_BYTES // 1024} KiB: nothing in it was used")
         return {}
