@@ -10,7 +10,9 @@ benchmark's agent (image/test-agent/), which talks to this script over a virtio-
 
 Figures (aims in brackets): ``boot_to_ready_s``; ``unit_ready`` (true); ``verify_errors`` (0);
 ``critical_chain_network`` (false); ``page_port_80`` and ``page_port_8080`` (true: the phone
-page answers on both, from companion-web.socket); ``gpio_lines_opened`` (6: five buttons and the buzzer);
+page answers on both, from companion-web.socket); ``ssh_closed_without_key``, ``ssh_ok``,
+``ssh_password_off``, ``ssh_off_again`` (true); ``firstboot_cases`` and ``firstboot_cases_ok``
+(equal); ``image_xz_mb`` and ``release_ok`` (true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
 (0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` and ``rollback_ok`` (true).
@@ -139,6 +141,7 @@ class Guest:
         self.qmp_replies: queue.Queue = queue.Queue()
         self.qmp_events: queue.Queue = queue.Queue()
         self.started = 0.0
+        self.ssh_port = free_port()  # the host's loopback port QEMU forwards to the guest's 22
 
     def command(self) -> list[str]:
         cmdline = (self.images / "cmdline.txt").read_text().split()
@@ -161,7 +164,8 @@ class Guest:
                     "-device", "virtserialport,chardev=agent,name=companion.agent",
                     # no boot ROM for the network card: the kernel is booted directly, and
                     # Debian's QEMU has the ROM only in a recommended package (ipxe-qemu)
-                    "-netdev", "user,id=net", "-device", "virtio-net-pci,netdev=net,romfile=",
+                    "-netdev", f"user,id=net,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22",
+                    "-device", "virtio-net-pci,netdev=net,romfile=",
                     "-device", "qemu-xhci,id=xhci"]
             if self.sensor_tty:
                 cmd += ["-chardev", f"serial,id=sensor,path={self.sensor_tty}",
@@ -324,6 +328,151 @@ class Guest:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(120)
         self.kill()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# ----- SSH: off until companion.txt gives a key ---------------------------------------------
+GUEST_SETTINGS = "/boot/firmware/companion.txt"
+
+
+def ssh_login(guest: Guest, key: Path) -> bool:
+    """A login through QEMU's forwarded loopback port with ``key``, as the owner would."""
+    result = subprocess.run(
+        ["ssh", "-i", str(key), "-p", str(guest.ssh_port), "-o", "BatchMode=yes",
+         "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+         "-o", "ConnectTimeout=30", "root@127.0.0.1", "echo logged-in"],
+        capture_output=True, text=True, timeout=120)
+    return result.stdout.strip() == "logged-in"
+
+
+def give_ssh_key(guest: Guest, key_line: str) -> bool:
+    """companion.txt's ssh_key set (empty: none), then first boot run again, as at a boot."""
+    from companion.appliance import settings_file
+
+    _, text, _ = guest.sh(f"cat {GUEST_SETTINGS}")
+    text = settings_file.set_values(text, {"ssh_key": [key_line]})
+    rc, _, _ = guest.sh(f"cat > {GUEST_SETTINGS} && systemctl restart companion-firstboot.service",
+                        stdin=text.encode())
+    return rc == 0
+
+
+def wait_ssh(guest: Guest, active: bool, timeout: float = 300) -> bool:
+    until = time.monotonic() + timeout
+    while time.monotonic() < until:
+        _, state, _ = guest.sh("systemctl is-active ssh.service")
+        if (state.strip() == "active") == active:
+            return True
+        time.sleep(3)
+    return False
+
+
+def ssh_check(guest: Guest, work: Path) -> dict[str, Any]:
+    """No key, no SSH (nothing answers the forwarded port); a key from companion.txt, made at
+    run time, logs in as root; passwords are off; an empty ssh_key turns it off again."""
+    key = work / "owner"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner@bench", "-f",
+                    str(key)], check=True)
+    figures: dict[str, Any] = {"ssh_closed_without_key": wait_ssh(guest, False, 5)
+                               and not ssh_login(guest, key)}
+    given = give_ssh_key(guest, key.with_suffix(".pub").read_text().strip())
+    figures["ssh_ok"] = given and wait_ssh(guest, True) and ssh_login(guest, key)
+    _, config, _ = guest.sh("sshd -T 2>/dev/null")
+    said = dict(line.split(" ", 1) for line in config.splitlines() if " " in line)
+    figures["ssh_password_off"] = (said.get("passwordauthentication"),
+                                   said.get("kbdinteractiveauthentication")) == ("no", "no")
+    figures["ssh_off_again"] = give_ssh_key(guest, "") and wait_ssh(guest, False) \
+        and not ssh_login(guest, key)
+    return figures
+
+
+# ----- companion.txt as people write it, applied in the guest ------------------------------
+SECRET = "s3cret passphrase"
+IMAGER_PSK = "0f" * 32  # a WPA key as Imager writes it
+GOOD = {"hostname": "tavolo", "ssid": "Café", "zone": "Europe/London"}
+TEXT = (f"hostname = tavolo\nwifi_country = GB\nwifi_ssid = Café\nwifi_password = {SECRET}\n"
+        "timezone = Europe/London\n")
+USER_DATA = "#cloud-config\nhostname: tavolo\ntimezone: Europe/London\nusers:\n- name: owner\n"
+NETWORK = ("network:\n  version: 2\n  wifis:\n    wlan0:\n      regulatory-domain: \"GB\"\n"
+           f"      access-points:\n        \"Café\":\n          password: \"{IMAGER_PSK}\"\n")
+# name: (the boot partition's files, what must follow: the settings, or a problem's words)
+FIRSTBOOT_CASES: dict[str, tuple[dict[str, bytes], str | None]] = {
+    "utf-8": ({"companion.txt": TEXT.encode()}, None),
+    "utf-8 BOM, CRLF": ({"companion.txt": "\ufeff".encode() + TEXT.replace("\n", "\r\n").encode()}, None),
+    "utf-16 (Notepad)": ({"companion.txt": TEXT.replace("\n", "\r\n").encode("utf-16")}, None),
+    "Windows-1252": ({"companion.txt": TEXT.encode("cp1252")}, None),
+    "CR (old Mac)": ({"companion.txt": TEXT.replace("\n", "\r").encode()}, None),
+    "Raspberry Pi Imager": ({"companion.txt": b"phone_page = on\n", "user-data": USER_DATA.encode(),
+                             "network-config": NETWORK.encode()}, None),
+    "bad time zone": ({"companion.txt": TEXT.replace("Europe/London", "localtime").encode()},
+                      "timezone = 'localtime' is refused"),
+    "bad country": ({"companion.txt": TEXT.replace("GB", "XX").encode()},
+                    "wifi_country = 'XX' is refused"),
+    "oversized": ({"companion.txt": TEXT.encode() + b"x = y\n" * 20000}, "the box reads at most 64 KiB"),
+}
+# In the guest: a root for the staged first boot (the box's own zoneinfo and units), the
+# files put on its boot partition, first boot run, and what it made, as JSON.
+CASE_PROBE = """
+import json, os, shutil, subprocess, sys
+root, files = sys.argv[1], json.loads(sys.stdin.read())
+boot = os.path.join(root, "boot/firmware")
+os.makedirs(boot)
+os.makedirs(os.path.join(root, "usr/share"))
+os.symlink("/usr/share/zoneinfo", os.path.join(root, "usr/share/zoneinfo"))
+os.makedirs(os.path.join(root, "etc/systemd/system"))
+for unit in ("/lib/systemd/system/wpa_supplicant@.service", "/lib/systemd/system/ssh.service",
+             "/etc/systemd/system/companion-web.service", "/etc/systemd/system/companion-web.socket"):
+    shutil.copy(unit, os.path.join(root, "etc/systemd/system"))
+for name, data in files.items():
+    open(os.path.join(boot, name), "wb").write(bytes.fromhex(data))
+run = subprocess.run([sys.executable, "-m", "companion.appliance.firstboot", "/boot/firmware/companion.txt",
+                      "--root", root, "--applied", "/var/lib/companion/firstboot.json"],
+                     capture_output=True, text=True)
+def text(path):
+    try:
+        return open(os.path.join(root, path), "rb").read().decode("latin-1")
+    except OSError:
+        return ""
+zone = os.path.join(root, "etc/localtime")
+print(json.dumps({"rc": run.returncode, "err": run.stderr[-300:], "hostname": text("etc/hostname").strip(),
+                  "wpa": text("etc/wpa_supplicant/wpa_supplicant-wlan0.conf"),
+                  "zone": os.readlink(zone) if os.path.islink(zone) else "",
+                  "problems": text("boot/firmware/companion-problems.txt"),
+                  "boot": "".join(text("boot/firmware/" + n) for n in os.listdir(boot))}))
+"""
+
+
+def firstboot_case(guest: Guest, name: str, files: dict[str, bytes], problem: str | None) -> bool:
+    """One way of writing the settings, applied by the guest's own first boot (staged root)."""
+    root = f"/tmp/firstboot-{abs(hash(name))}"
+    rc, out, err = guest.sh(f"rm -rf {root} && {GUEST_PYTHON} -c {shlex.quote(CASE_PROBE)} {root}",
+                            stdin=json.dumps({n: d.hex() for n, d in files.items()}).encode())
+    if rc != 0:
+        log(f"firstboot case {name}: {err.strip()[-300:]}")
+        return False
+    made = json.loads(out)
+    secret_gone = SECRET not in made["boot"] and IMAGER_PSK not in made["boot"]
+    if problem is not None:
+        ok = made["rc"] == 0 and problem in made["problems"] and secret_gone
+    else:
+        ok = (made["rc"] == 0 and made["hostname"] == GOOD["hostname"] and secret_gone
+              and "country=GB" in made["wpa"] and GOOD["ssid"].encode().hex() in made["wpa"]
+              and made["zone"].endswith(GOOD["zone"]))
+    if not ok:
+        log(f"firstboot case {name} missed: {json.dumps(made)[:600]}")
+    return ok
+
+
+def firstboot_cases(guest: Guest) -> dict[str, Any]:
+    """Every way of writing companion.txt the issue lists, and Imager's files, in the guest."""
+    passed = [name for name, (files, problem) in FIRSTBOOT_CASES.items()
+              if firstboot_case(guest, name, files, problem)]
+    return {"firstboot_cases": len(FIRSTBOOT_CASES), "firstboot_cases_ok": len(passed),
+            "firstboot_missed": sorted(set(FIRSTBOOT_CASES) - set(passed))}
 
 
 def copy_disk(source: Path, dest: Path, size: int | None = None) -> Path:
@@ -720,6 +869,8 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
     try:
         figures["boot_to_agent_s"] = round(guest.wait_hello(), 1)
         steps = {"unit": lambda: unit_checks(guest),
+                 "ssh": lambda: ssh_check(guest, work / "box"),
+                 "firstboot": lambda: firstboot_cases(guest),
                  "usb": lambda: usb_replugs(guest, sensor, replugs),
                  "update": lambda: update_checks(guest, work / "box", images / "wheels"),
                  "powercut": lambda: PowerCuts(images, disk, work / "box", seed).run(kills, first=guest)}
@@ -746,6 +897,11 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(update_ok=True, rollback_ok=True)
     if "release" in checks:
         aims.update(release_ok=True)
+    if "firstboot" in checks:
+        aims.update(firstboot_cases=len(FIRSTBOOT_CASES), firstboot_cases_ok=len(FIRSTBOOT_CASES))
+    if "ssh" in checks:
+        aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
+                    ssh_off_again=True)
     missed = [key for key, aim in aims.items() if figures.get(key) != aim]
     if "unit" in checks:
         missed += [key for key in ("boot_to_ready_s", "watchdog_restart_s") if figures.get(key) is None]
@@ -764,12 +920,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--image-dir", type=Path, default=CACHE / "bench",
                         help="where the built image and the test image go")
-    parser.add_argument("--only", help="comma-separated checks: unit,usb,gpio,powercut,update,release")
+    parser.add_argument("--only", help="comma-separated checks: "
+                        "unit,ssh,firstboot,usb,gpio,powercut,update,release")
     parser.add_argument("--kills", type=int, help="power cuts (default 50, 3 with --quick)")
     parser.add_argument("--no-build", action="store_true",
                         help="boot the test image built last, without running image/build.sh")
     args = parser.parse_args(argv)
-    checks = set((args.only or "unit,usb,gpio,powercut,update,release").split(","))
+    checks = set((args.only or "unit,ssh,firstboot,usb,gpio,powercut,update,release").split(","))
     replugs, kills = (3, 3) if args.quick else (10, 50)
     kills = args.kills if args.kills is not None else kills
     began = time.monotonic()
@@ -781,7 +938,7 @@ def main(argv: list[str] | None = None) -> int:
     test_image = images / "companion-test.img"
     with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
         work = Path(tmp)
-        if checks & {"unit", "usb", "update", "powercut"}:
+        if checks & {"unit", "ssh", "firstboot", "usb", "update", "powercut"}:
             figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
         if "gpio" in checks:
             (work / "pi").mkdir()
