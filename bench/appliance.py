@@ -381,6 +381,9 @@ def ssh_check(guest: Guest, work: Path) -> dict[str, Any]:
                                and not ssh_login(guest, key)}
     given = give_ssh_key(guest, key.with_suffix(".pub").read_text().strip())
     figures["ssh_ok"] = given and wait_ssh(guest, True) and ssh_login(guest, key)
+    if not figures["ssh_ok"]:
+        _, said, _ = guest.sh("journalctl -b --no-pager -u companion-firstboot -u ssh | tail -15")
+        figures["ssh_log"] = said.splitlines()
     _, config, _ = guest.sh("sshd -T 2>/dev/null")
     said = dict(line.split(" ", 1) for line in config.splitlines() if " " in line)
     figures["ssh_password_off"] = (said.get("passwordauthentication"),
@@ -434,9 +437,10 @@ run = subprocess.run([sys.executable, "-m", "companion.appliance.firstboot", "/b
                      capture_output=True, text=True)
 def text(path):
     try:
-        return open(os.path.join(root, path), "rb").read().decode("latin-1")
+        data = open(os.path.join(root, path), "rb").read()
     except OSError:
         return ""
+    return data.decode("utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "latin-1")
 zone = os.path.join(root, "etc/localtime")
 print(json.dumps({"rc": run.returncode, "err": run.stderr[-300:], "hostname": text("etc/hostname").strip(),
                   "wpa": text("etc/wpa_supplicant/wpa_supplicant-wlan0.conf"),

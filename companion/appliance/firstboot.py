@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import firstboot_report, imager, settings_file
+from .durable import recover, write_durably
 from .settings_file import Settings, Unreadable
 
 SETTINGS_FILE = Path("/boot/firmware/companion.txt")
@@ -108,38 +109,6 @@ Run = Callable[[list[str]], None]
 
 def run_command(command: list[str]) -> None:
     subprocess.run(command, check=True, timeout=60)
-
-
-def write_durably(target: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``target`` whole or not at all: a new file, flushed, renamed over the old, and
-    the directory flushed. A cut before the rename leaves the old file and a ``.new`` one,
-    which :func:`recover` removes; on FAT a cut inside the rename may leave only the new one,
-    complete, which :func:`recover` puts in place."""
-    fresh = target.with_name(target.name + ".new")
-    with open(fresh, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    with contextlib.suppress(PermissionError):  # FAT has no modes to set
-        fresh.chmod(mode)
-    os.replace(fresh, target)
-    directory = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
-def recover(target: Path) -> str | None:
-    """Finish or undo a replacement a power cut interrupted; what was done, if anything."""
-    fresh = target.with_name(target.name + ".new")
-    if not fresh.exists():
-        return None
-    if target.exists():
-        fresh.unlink()  # cut before the rename: the old file is whole
-        return f"removed {fresh.name}, left by a power cut before it replaced {target.name}"
-    os.replace(fresh, target)  # cut inside the rename: the new file was flushed before it
-    return f"put {fresh.name} in place of {target.name}, which a power cut removed"
 
 
 @dataclass(frozen=True)
@@ -375,41 +344,11 @@ def read_settings(data: bytes) -> tuple[Settings, settings_file.Decoded | None]:
     return settings, decoded
 
 
-def imager_files(directory: Path) -> dict[str, bytes]:
-    """Raspberry Pi Imager's cloud-init files beside companion.txt, by name (each read up to
-    :data:`MAX_READ`: a bigger one is refused by its size)."""
-    found = {}
-    for name in imager.FILES:
-        path = directory / name
-        with contextlib.suppress(OSError), open(path, "rb") as file:
-            found[name] = file.read(MAX_READ + 1)
-    return found
-
-
-def imager_digest(files: dict[str, bytes]) -> str | None:
-    if not files:
-        return None
-    return firstboot_report.digest(b"".join(name.encode() + b"\0" + data + b"\0"
-                                            for name, data in sorted(files.items())))
-
-
-def read_imager(files: dict[str, bytes]) -> Settings:
-    """What Imager's files set (as UTF-8: Imager writes them so)."""
-    settings = Settings()
-    readers = {imager.USER_DATA: imager.read_user_data, imager.NETWORK_CONFIG: imager.read_network_config}
-    for name, data in files.items():
-        try:
-            readers[name](data.decode("utf-8-sig"), settings)
-        except UnicodeDecodeError:
-            settings.problem(f"{name} is not UTF-8 text: write it again with Raspberry Pi Imager")
-    return settings
-
-
 def take_imager(source: Path, files: dict[str, bytes], settings: Settings,
                 decoded: settings_file.Decoded | None, box: Box) -> Settings:
     """Imager's settings over companion.txt's, written into companion.txt too (so a later
     edit there starts from them), and the Wi-Fi key blanked in ``network-config``."""
-    found = read_imager(files)
+    found = imager.read_files(files)
     settings_file.validate(found, known_zones(box), known_countries(box))
     if decoded is not None:
         text = settings_file.set_values(decoded.text, imager.values_for_companion_txt(found))
@@ -433,13 +372,13 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
     source = box.path(settings_file_path)
     recovered = recover(source)
     said = [f"recovered: {recovered}"] if recovered else []
-    files = imager_files(source.parent)
+    files = imager.files_beside(source.parent, MAX_READ)
     try:
         size = source.stat().st_size
     except FileNotFoundError:
         return [*said, f"{settings_file_path} is absent: nothing to apply"]
     previous = firstboot_report.read(box.path(applied_file))
-    fresh_imager = files and (previous is None or previous.imager != imager_digest(files))
+    fresh_imager = files and (previous is None or previous.imager != imager.digest(files))
     if size > MAX_READ:
         data = b""
         settings, decoded = Settings(), None
@@ -463,7 +402,7 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
     problems = settings.all_problems()
     report_problems(source.with_name(PROBLEMS_NAME), problems + settings.notices)
     firstboot_report.write(box.path(applied_file), firstboot_report.Report(
-        firstboot_report.digest(data), problems, settings.notices, imager_digest(files)),
+        firstboot_report.digest(data), problems, settings.notices, imager.digest(files)),
         write_durably)
     return ([*said] + [f"applied: {line}" for line in done] + [f"problem: {p}" for p in problems]
             + [f"notice: {n}" for n in settings.notices])

@@ -14,16 +14,19 @@ the two files itself, in YAML's safe mode, and takes what the box can use:
 
 A value ``companion.txt`` sets itself wins. After use the Wi-Fi key is blanked in
 ``network-config`` (as the passphrase is in ``companion.txt``): the box keeps it. Pure: text in,
-settings out; :mod:`.firstboot` reads and writes the files.
+settings out, but for reading the files; :mod:`.firstboot` applies them and writes back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
+from . import firstboot_report
 from .settings_file import MAX_BYTES, Settings, check
 
 USER_DATA = "user-data"
@@ -88,6 +91,37 @@ def _keys(settings: Settings, users: Any) -> Iterator[str]:
                 settings.problem(f"{USER_DATA}: an SSH key is refused: {why}")
             elif isinstance(parsed, str):
                 yield parsed
+
+
+def files_beside(directory: Path, limit: int) -> dict[str, bytes]:
+    """Imager's files in ``directory`` (the boot partition), by name, each read up to
+    ``limit`` + 1 bytes (a bigger one is then refused by its size)."""
+    found = {}
+    for name in FILES:
+        with contextlib.suppress(OSError), open(directory / name, "rb") as file:
+            found[name] = file.read(limit + 1)
+    return found
+
+
+def digest(files: dict[str, bytes]) -> str | None:
+    """One digest of the files (None without any): first boot applies them again only when
+    it changes."""
+    if not files:
+        return None
+    return firstboot_report.digest(b"".join(name.encode() + b"\0" + data + b"\0"
+                                            for name, data in sorted(files.items())))
+
+
+def read_files(files: dict[str, bytes]) -> Settings:
+    """What Imager's files set (UTF-8: Imager writes them so)."""
+    settings = Settings()
+    readers = {USER_DATA: read_user_data, NETWORK_CONFIG: read_network_config}
+    for name, data in files.items():
+        try:
+            readers[name](data.decode("utf-8-sig"), settings)
+        except UnicodeDecodeError:
+            settings.problem(f"{name} is not UTF-8 text: write it again with Raspberry Pi Imager")
+    return settings
 
 
 def read_user_data(text: str, settings: Settings) -> None:
