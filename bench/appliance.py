@@ -351,9 +351,14 @@ def ssh_login(guest: Guest, key: Path) -> bool:
 
 
 def give_ssh_key(guest: Guest, key_line: str) -> bool:
-    """companion.txt's ssh_key set (empty: none), then first boot run again, as at a boot."""
+    """companion.txt's ssh_key set (empty: none), then first boot run again, as at a boot
+    (once the boot's own run has finished: a restart would cut it short)."""
     from companion.appliance import settings_file
 
+    until = time.monotonic() + BOOT_TIMEOUT_S
+    while guest.sh("systemctl show -p ActiveState --value companion-firstboot")[1].strip() \
+            == "activating" and time.monotonic() < until:
+        time.sleep(3)
     _, text, _ = guest.sh(f"cat {GUEST_SETTINGS}")
     text = settings_file.set_values(text, {"ssh_key": [key_line]})
     rc, _, _ = guest.sh(f"cat > {GUEST_SETTINGS} && systemctl restart companion-firstboot.service",

@@ -43,6 +43,10 @@ SSH_UNIT = "ssh.service"
 # The key's holder logs in as root (the box has no other login); sshd is told, in the image's
 # /etc/ssh/sshd_config.d/companion.conf, to take keys only.
 AUTHORIZED_KEYS = Path("/root/.ssh/authorized_keys")
+# The box's own host key, made on it (the image ships none: every card would share it). One
+# ed25519 key, made in a moment on any Pi (RSA's took most of a minute on a slow one); the
+# image's sshd drop-in names it as the only HostKey.
+HOST_KEY = Path("/etc/ssh/ssh_host_ed25519_key")
 WEB_UNIT = "companion-web.service"
 WEB_SOCKET = "companion-web.socket"  # the page's ports, 80 and 8080
 # The target that wants a unit when it is enabled (its [Install] WantedBy=).
@@ -280,20 +284,21 @@ def _wifi(settings: Settings, box: Box) -> list[Change]:
 
 
 def _ssh(settings: Settings, box: Box) -> list[Change]:
-    """SSH is off until a public key is given; the server then runs, for that key only. Its
-    host keys are made on the box itself the first time (the image ships none: every card
-    would share them)."""
+    """SSH is off until a public key is given; the server then runs, for that key only, with
+    its host key made on the box the first time (:data:`HOST_KEY`)."""
     if "ssh_key" in settings.cleared:
         return [Change("SSH off (ssh_key is empty)", [Wanted(AUTHORIZED_KEYS, None)],
                        {SSH_UNIT: False})]
     if not settings.ssh_key:
         return []
-    where = [] if box.root == Path("/") else ["-f", str(box.root)]
+    host_key = box.path(HOST_KEY)
+    make_key = [] if host_key.exists() else [
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", str(host_key)]]
     keys = settings.ssh_key.splitlines()
     return [Change(f"SSH on for {'the key' if len(keys) == 1 else f'{len(keys)} keys'} given "
                    "(as root, no password)",
                    [Wanted(AUTHORIZED_KEYS, "".join(f"{key}\n" for key in keys), 0o600)],
-                   {SSH_UNIT: True}, setup=[["ssh-keygen", "-A", *where]])]
+                   {SSH_UNIT: True}, setup=make_key)]
 
 
 def apply(settings: Settings, box: Box) -> list[str]:
