@@ -425,7 +425,7 @@ FIRSTBOOT_CASES: dict[str, tuple[dict[str, bytes], str | None]] = {
 # In the guest: a root for the staged first boot (the box's own zoneinfo and units), the
 # files put on its boot partition, first boot run, and what it made, as JSON.
 CASE_PROBE = """
-import json, os, shutil, subprocess, sys
+import codecs, json, os, shutil, subprocess, sys
 root, files = sys.argv[1], json.loads(sys.stdin.read())
 boot = os.path.join(root, "boot/firmware")
 os.makedirs(boot)
@@ -445,7 +445,7 @@ def text(path):
         data = open(os.path.join(root, path), "rb").read()
     except OSError:
         return ""
-    return data.decode("utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "latin-1")
+    return data.decode("utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "latin-1")
 zone = os.path.join(root, "etc/localtime")
 print(json.dumps({"rc": run.returncode, "err": run.stderr[-300:], "hostname": text("etc/hostname").strip(),
                   "wpa": text("etc/wpa_supplicant/wpa_supplicant-wlan0.conf"),

@@ -180,6 +180,13 @@ def test_partitions_are_read_from_the_image_and_fsck_finds_damage(tmp_path):
     assert appliance.fsck_errors(disk, 1, tmp_path) == 1
 
 
+def test_the_guests_first_boot_probe_is_python_the_guest_can_run():
+    """The emulated box runs CASE_PROBE with the guest's Python: it must at least compile
+    (a byte string once held non-ASCII characters and every case failed in the guest)."""
+    compile(appliance.CASE_PROBE, "firstboot probe", "exec")
+    assert appliance.CASE_PROBE.isascii()
+
+
 def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
     figures = {"unit_ready": True, "verify_errors": 0, "critical_chain_network": False,
                "boot_to_ready_s": 30.0, "watchdog_restart_s": 14.0,
