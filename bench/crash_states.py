@@ -66,6 +66,7 @@ FULL = {"acks": 200, "between": 3000}
 ZERO_AIMS = ("acknowledged_lost", "never_acknowledged_half_written", "resume_mismatches",
              "fsck_unrecoverable", "fsck_errors_after_replay")
 PLAY_TIMEOUT_S = 1800
+RUN_FILES = ("run.json", "card.log", "acks.jsonl", "data0.ext4")  # what --recheck reads
 
 
 # ----- recording ----------------------------------------------------------------------------
@@ -371,19 +372,30 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {"benchmark": "crash_states", "quick": args.quick}
     if args.recheck:
         path = args.recheck
+        missing = [name for name in RUN_FILES if not (path / name).is_file()]
+        if missing:
+            parser.error(f"{path} holds no kept run (no {', '.join(missing)})")
         seed = args.seed if args.seed is not None else json.loads((path / "run.json").read_text())["seed"]
     else:
         path, seed = args.run, 38 if args.seed is None else args.seed
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
         appliance.CONSOLES.mkdir(parents=True, exist_ok=True)
-        if not args.no_build:
-            figures["image_build_s"] = round(appliance.build_image(args.image_dir), 1)
-        figures.update(record(path, args.image_dir / "test", sizes["acks"], seed))
-    figures.update(check(path, seed, sizes["between"], workers=min(2, os.cpu_count() or 1)))
+        try:
+            if not args.no_build:
+                figures["image_build_s"] = round(appliance.build_image(args.image_dir), 1)
+            figures.update(record(path, args.image_dir / "test", sizes["acks"], seed))
+        except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+            figures["record_error"] = repr(exc)[:400]  # no states to check: said, not a traceback
+    if "record_error" not in figures:
+        try:
+            figures.update(check(path, seed, sizes["between"], workers=min(2, os.cpu_count() or 1)))
+        except write_log.LogError as exc:
+            parser.error(f"{path / 'card.log'}: {exc}")
     figures["seconds"] = round(time.monotonic() - began, 1)
     figures["seed"] = seed
-    figures["missed"] = [key for key in ZERO_AIMS if figures[key]]
+    figures["missed"] = ["record"] if "record_error" in figures else [
+        key for key in ZERO_AIMS if figures[key]]
     reliability.print_figures(figures, args.json)
     return 1 if figures["missed"] else 0
 

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import crash_states  # bench/ is no package
@@ -53,3 +55,21 @@ def test_a_state_needs_the_steps_acknowledged_before_its_point_of_the_log(tmp_pa
     assert run.judge(CrashState(7), first) == {"crash-makan": LOST}
     assert run.judge(CrashState(7), second) == {"crash-makan": OK}
     assert run.judge(CrashState(2), {"crash-makan": {1: [A, A]}}) == {"crash-makan": HALF}
+
+
+def test_a_folder_that_holds_no_run_is_refused_with_what_is_missing(tmp_path, capsys):
+    (tmp_path / "run.json").write_text("{}")
+    with pytest.raises(SystemExit) as refused:
+        crash_states.main(["--recheck", str(tmp_path)])
+    assert refused.value.code == 2
+    assert "holds no kept run (no card.log, acks.jsonl, data0.ext4)" in capsys.readouterr().err
+
+
+def test_a_damaged_log_is_refused_with_the_reason(tmp_path, capsys):
+    a_run(tmp_path)
+    (tmp_path / "data0.ext4").write_bytes(b"")
+    (tmp_path / "card.log").write_bytes(b"not a log" * 100)
+    with pytest.raises(SystemExit) as refused:
+        crash_states.main(["--recheck", str(tmp_path)])
+    assert refused.value.code == 2
+    assert "card.log: not a write log" in capsys.readouterr().err
