@@ -4,11 +4,14 @@ guest presses OK and sees the frame change")."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from companion.box.app import App
 from companion.box.boot import build_app
@@ -83,3 +86,43 @@ def test_sim_io_needs_sim_and_a_folder_with_one_line_each(tmp_path):
     missing = run("--sim", "--sim-io", str(tmp_path / "nowhere"), cwd=tmp_path)
     assert missing.returncode == 2
     assert missing.stderr == f"companion: --sim-io {tmp_path / 'nowhere'}: no such folder\n"
+
+
+def test_the_splash_file_is_the_drawing():
+    """"a first frame (logo + "Starting…")" (issue 40), shown from its file."""
+    from companion.box import splash
+
+    assert splash.FRAME.read_bytes() == splash.drawn().tobytes()
+    assert splash.frame().tobytes() == splash.drawn().tobytes()
+    assert splash.frame().getbbox() is not None  # something is drawn
+
+
+@pytest.mark.slow
+def test_the_box_process_shows_the_splash_first_then_its_home_screen(tmp_path):
+    from companion.box import splash
+
+    io = tmp_path / "io"
+    io.mkdir()
+    box = subprocess.Popen([sys.executable, "-m", "companion", "run", "--sim", "--sim-io", str(io),
+                            "--state-dir", str(tmp_path / "state")], cwd=tmp_path,
+                           stderr=subprocess.PIPE, text=True, env={**os.environ, "HOME": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + BOUND_S
+        while len(lines := frames(io)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        box.terminate()
+        box.wait(BOUND_S)
+    first, second = lines[:2]
+    assert first[1:] == ["frame", hashlib.sha1(splash.FRAME.read_bytes()).hexdigest()[:16]]
+    assert second[1] == "frame" and second[2] != first[2]
+
+
+def test_the_box_s_command_loads_no_game_screen_or_journal_before_its_first_frame():
+    """"fewer imports before the first frame" (issue 40): the app, the journal and the games'
+    screens load in build_app, after the splash is on the panel."""
+    code = ("import sys, companion.commands.run; "
+            "print(sorted(m for m in ('companion.box.app', 'companion.journal.journal', "
+            "'companion.screens.home') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

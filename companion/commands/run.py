@@ -7,14 +7,17 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.appliance.slots import state_dir_for_run
-from companion.box.app import App
 from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
 from companion.commands import add_common
 from companion.games import box_config as config_module
+
+if TYPE_CHECKING:  # the app and its games' screens load after the first frame (build_app)
+    from companion.box.app import App
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +61,8 @@ def handle(args: argparse.Namespace) -> int:
     try:
         # Right after an update, its first start runs on a copy of the journal (docs/update.md).
         state_dir = state_dir_for_run(resolve_state_dir(cfg, args.state_dir, args.sim))
-        app = build_app(cfg, sim=args.sim, state_dir=state_dir, stand_in=args.sim_io)
+        app = build_app(cfg, sim=args.sim, state_dir=state_dir, stand_in=args.sim_io,
+                        splash=True)
     except HardwareError as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 3
