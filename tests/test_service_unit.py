@@ -75,3 +75,15 @@ def test_only_the_state_dir_and_removable_drives_are_writable():
     assert unit_values("ProtectSystem") == ["strict"]
     assert unit_values("ReadWritePaths") == [" ".join(f"-{root}" for root in MOUNT_ROOTS)]
     assert unit_values("ReadOnlyPaths") == [] and unit_values("BindPaths") == []
+
+
+def test_the_box_starts_as_early_as_its_sandbox_allows_and_first_in_line_for_the_cpu():
+    """"the box's unit ordered as early as its sandbox permits" (issue 40): not after the
+    whole of sysinit.target and basic.target, but after what its sandbox and its devices need."""
+    assert unit_values("DefaultDependencies") == ["no"]
+    after = {name for value in unit_values("After") for name in value.split()}
+    assert after == {"local-fs.target", "systemd-modules-load.service",
+                     "systemd-udev-trigger.service", "systemd-tmpfiles-setup.service"}
+    assert unit_values("Before") == ["shutdown.target"]
+    assert unit_values("Conflicts") == ["shutdown.target"]
+    assert int(unit_values("StartupCPUWeight")[0]) > 100  # systemd's default weight
