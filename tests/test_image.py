@@ -199,3 +199,20 @@ def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
     assert appliance.missed_aims({"release_ok": False}, {"release"}, 3, 6) == ["release_ok"]
     assert appliance.missed_aims(figures, {"powercut"}, 3, 6) == [
         "acknowledged_lost", "resume_mismatches", "fsck_errors", "powercut_kills"]
+
+
+def masked_units() -> set[str]:
+    """The units image/stage-system.sh masks (its `systemctl --root=... mask` lines)."""
+    script = (IMAGE / "stage-system.sh").read_text().replace("\\\n", " ")
+    return {word for line in script.splitlines() if " mask " in line
+            for word in line.split(" mask ", 1)[1].split() if word.endswith((".service", ".timer",
+                                                                             ".mount", ".automount"))}
+
+
+def test_the_image_masks_what_an_appliance_does_not_use_but_keeps_the_network_wait():
+    """"mask units an appliance does not need (apt timers, man-db, what blame shows)" (issue 40)."""
+    assert {"apt-daily.timer", "apt-daily-upgrade.timer", "man-db.timer", "systemd-binfmt.service",
+            "proc-sys-fs-binfmt_misc.automount", "systemd-pstore.service",
+            "dpkg-db-backup.timer"} <= masked_units()
+    # The phone page is ordered after network-online.target, which this unit reaches.
+    assert "systemd-networkd-wait-online.service" not in masked_units()
