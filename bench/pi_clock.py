@@ -373,6 +373,8 @@ def run_guest(command: list[str], prefix: str, verbose: bool) -> dict[str, Any]:
                 result = json.loads(line.split(prefix, 1)[1])
                 break
             lines.append(line)
+            if "Dropping to a shell" in line:  # the initramfs found no root: nothing will come
+                break
             if verbose or line.startswith("pi-clock guest:"):
                 log(f"guest: {line.removeprefix('pi-clock guest: ')}")
             if time.monotonic() - began > TIMEOUT_S:
@@ -404,7 +406,10 @@ def boot_image(verbose: bool) -> dict[str, Any]:
         disk = appliance.copy_disk(image, work / "sd.img", size=sd_card_size(image.stat().st_size))
         initrd = work / "initrd.img"
         with initrd.open("wb") as joined:
-            joined.write((test / "initrd.img").read_bytes())
+            first = (test / "initrd.img").read_bytes()
+            # The kernel reads the next archive's header on a 4-byte boundary; zeros between
+            # archives are skipped.
+            joined.write(first + b"\0" * (-len(first) % 4))
             sd_driver_archive(appliance.extract(disk, 1, work / "root.ext4"), work, joined)
         cmdline = [word for word in (test / "cmdline.txt").read_text().split()
                    if not word.startswith("console=")]
