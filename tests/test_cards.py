@@ -15,6 +15,7 @@ from companion.games import box_config
 from companion.games.catalog import GAMES
 from companion.records import cards
 from companion.screens.system import AboutScreen
+from tests.test_box_told import told
 
 DECLARED = {(spec.key, card.key): (spec, card) for spec, card in cards.declared(GAMES)}
 
@@ -159,7 +160,7 @@ def _save(box, key: str, field: str, text: str) -> Path:
 
 def test_the_box_reads_the_phones_copy_at_once_and_doctor_and_about_agree(box):
     saved = _save(box, ("makan", "trays"), "tray[0].name", "Rouge")
-    box.advance(1.5)
+    told(box)
     assert box.app.table.config.games["makan"]["trays"] == str(saved)
     from companion.games.makan_mania.setup_screen import SetupScreen
 
@@ -173,7 +174,7 @@ def test_the_box_reads_the_phones_copy_at_once_and_doctor_and_about_agree(box):
     assert about[about.index("Cards from phone:") + 1] == "makan trays"
     # Put back: config.toml's file (here none: the stand-in) is read again.
     assert cards.reset(box.app.table.state_dir, "makan", DECLARED["makan", "trays"][1])
-    box.advance(1.5)
+    told(box)
     assert box.app.table.config.games["makan"]["trays"] == ""
     assert SetupScreen(box.app.table).tray_cards[0].name == "Red"
 
@@ -186,7 +187,7 @@ def test_a_makan_game_in_progress_keeps_the_drinks_it_started_with(box):
     kopi = box.app.play.session.state.book.by_key["kopi_o"]
     assert kopi.coins == 1
     _save(box, ("makan", "drinks"), "drink[0].coins", "3")
-    box.advance(1.5)
+    told(box)
     assert box.app.play.session.state.book.by_key["kopi_o"].coins == 1
     replayed = GAMES["makan"].rules.replay(box.app.play.session.actions)     # as a resume rebuilds it
     assert replayed.book.by_key["kopi_o"].coins == 1
@@ -202,7 +203,7 @@ def test_a_miams_game_in_progress_keeps_the_sheet_it_started_with(box):
     first = copy.deepcopy(box.app.play.session.actions[0]["sheet"])
     assert first["rows"]["yums"]["end"] == 3
     _save(box, ("miams", "sheet"), "rows.yums.end", "9")
-    box.advance(1.5)
+    told(box)
     assert box.app.play.session.actions[0]["sheet"] == first
     assert GAMES["miams"].rules.replay(box.app.play.session.actions).options.sheet.rows[-1].end == 3
     later = SetupScreen(box.app.table)
@@ -216,10 +217,10 @@ def test_a_sheet_saved_on_the_phone_is_called_a_stand_in_on_the_box_while_it_say
     from companion.games.miams.setup_screen import SetupScreen
 
     _save(box, ("miams", "sheet"), "rows.yums.end", "9")           # still stand_in = true
-    box.advance(1.5)
+    told(box)
     assert SetupScreen(box.app.table).stand_ins[0]
     _save(box, ("miams", "sheet"), "stand_in", "false")
-    box.advance(1.5)
+    told(box)
     assert not SetupScreen(box.app.table).stand_ins[0]
 
 

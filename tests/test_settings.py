@@ -12,6 +12,7 @@ from companion.games import box_config
 from companion.games.catalog import config_sections
 from companion.records import roster, settings
 from companion.screens.system import AboutScreen
+from tests.test_box_told import told
 
 FIELDS = settings.settable(config_sections())
 
@@ -54,14 +55,16 @@ def test_right_values_become_the_kind_their_field_wants():
 
 
 def save(box, **values) -> None:
+    """As the phone page saves them: the rows, then the mark the box watches for."""
     with roster.connect(box.app.table.state_dir) as conn:
         for key, value in values.items():
             settings.save(conn, key.replace("__", "."), value)
+    assert settings.announce(box.app.table.state_dir)
+    told(box)
 
 
 def test_the_box_uses_what_the_phone_set_at_once_and_doctor_and_about_agree(box):
     save(box, volume=1, games__cafe__round_seconds=120)
-    box.advance(1.5)
     assert box.app.settings.values["volume"] == 1 and box.app.hardware.buzzer.volume == 1
     assert box.app.table.config.games["cafe"]["round_seconds"] == 120
     found = check_settings(box.app.table.state_dir)
@@ -74,7 +77,6 @@ def test_the_box_uses_what_the_phone_set_at_once_and_doctor_and_about_agree(box)
 
 def test_a_bad_row_is_never_used_and_doctor_says_so(box):
     save(box, volume=7)
-    box.advance(1.5)
     assert box.app.settings.values["volume"] != 7
     found = check_settings(box.app.table.state_dir)
     assert found.level == "warn" and "buzzer.volume: 7 must be between 0 and 3" in found.detail
@@ -87,7 +89,6 @@ def test_a_game_in_progress_keeps_its_setups_round_length(box):
     assert box.app.table.games.start("cafe", actions[0])
     before = box.app.play.session.actions[0]["round_seconds"]
     save(box, games__cafe__round_seconds=60)
-    box.advance(1.5)
     assert box.app.table.dispatch(actions[1])
     assert box.app.play.session.actions[0]["round_seconds"] == before
     state = box.app.play.session.state

@@ -19,7 +19,9 @@ SLOTS = ("a", "b")
 TRIAL_DIR = "update-trial"
 BACKUP_NAME = "journal.before-update.db"
 JOURNAL_NAME = "journal.db"
-SPOOL = Path("/var/lib/companion/update-spool")
+SPOOL_NAME = "update-spool"  # in the state directory: release files handed to the updater
+RESULT_NAME = "last.txt"     # in the spool: what the updater made of them, a line each
+SPOOL = Path("/var/lib/companion") / SPOOL_NAME
 
 
 class UpdateError(Exception):

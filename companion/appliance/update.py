@@ -36,6 +36,7 @@ from .release import LOCK_NAME, SOURCE_ONLY, ReleaseError, read_lock, unpack_rel
 from .slots import (
     BACKUP_NAME,
     JOURNAL_NAME,
+    RESULT_NAME,
     SPOOL,
     TRIAL_DIR,
     Layout,
@@ -254,5 +255,5 @@ def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -
         finally:
             release.unlink(missing_ok=True)
     if lines:
-        (spool / "last.txt").write_text("".join(line + "\n" for line in lines))
+        (spool / RESULT_NAME).write_text("".join(line + "\n" for line in lines))
     return lines

@@ -29,6 +29,7 @@ from companion.contract.config import Config
 from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import RuleError
 from companion.contract.spec import GameSpec
+from companion.records.settings import CHANGED_MARK
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -51,10 +52,10 @@ from .play import Play
 from .settings import BoxSettings
 from .stack import ScreenStack
 from .table import ScreenTable
+from .updates import is_news, spool_of, update_health
+from .watch import FolderWatch, Watched
 
 log = logging.getLogger(__name__)
-SETTINGS_S = 1.0   # how often the box looks for settings the phone page changed
-
 SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth)
 
 
@@ -123,6 +124,7 @@ class App:
         self._swallow: set[str] = set()  # buttons whose press only woke the screen
         self._running = False
         self._startup_note = journal_note
+        self.watch = FolderWatch(self._told_by_files(state_dir))
 
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
@@ -138,7 +140,7 @@ class App:
             self.stack.notice(note_text(self._startup_note), error=True)
         if self.play.journal is not None:
             self.play.journal_news()
-            self.every(SETTINGS_S, self.settings.follow)
+        self.watch.start()
         self._running = True
         self.panel.render()
 
@@ -173,6 +175,24 @@ class App:
         self._fire_due()
         self.panel.redraw()
 
+    def _told_by_files(self, state_dir: Path | None) -> list[Watched]:
+        """The files other processes leave for the box (:mod:`.watch`): the phone page's mark
+        that settings or card files were saved, and the updater's news for the panel."""
+        if state_dir is None or self.play.journal is None:
+            return []
+        spool = spool_of(state_dir)
+
+        def update_news(name: str) -> None:
+            health = update_health(spool, name)
+            if health is not None:
+                self.panel.tell(health)
+
+        return [
+            Watched(state_dir, lambda name: name == CHANGED_MARK,
+                    lambda _name: self.settings.follow(), self.events.put),
+            Watched(spool, is_news, update_news, self.events.put),
+        ]
+
     def stop(self) -> None:
         self._running = False
 
@@ -191,6 +211,11 @@ class App:
         self.stack.only(PoweredOffScreen(self.table, message))
         self.hardware.display.set_power(True)
         self.panel.render()
+        self.close()
+
+    def close(self) -> None:
+        """Let go of the watched folders and the hardware."""
+        self.watch.stop()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:

@@ -17,4 +17,4 @@ class Stop:
 class Call:
     """Run ``fn`` on the loop thread (the only thread that may touch state)."""
 
-    fn: Callable[[], None]
+    fn: Callable[[], object]

@@ -28,6 +28,8 @@ from companion.contract.facts import FAIL
 from companion.contract.spec import GameSpec
 from companion.files.textfiles import write_atomic
 
+from .settings import announce
+
 FOLDER = "cards"
 MAX_TEXT = 200           # one field as typed: a name, or a row of a dozen numbers or icons
 NONE = "-"               # an empty text in a list of texts ("no bonus")
@@ -268,6 +270,7 @@ def save(cfg: Config, state_dir: Path, spec: GameSpec[Any], card: CardFile, doc:
         write_atomic(target, toml_text(doc, header), check)
     except ConfigError:
         return refused[0]
+    announce(state_dir)  # a running box uses it at once
     return None
 
 
@@ -292,6 +295,7 @@ def reset(state_dir: Path, game: str, card: CardFile) -> bool:
     saved = phone_copy(state_dir, game, card)
     existed = saved.is_file()
     saved.unlink(missing_ok=True)
+    announce(state_dir)
     return existed
 
 

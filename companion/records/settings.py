@@ -1,8 +1,8 @@
 """The box's settings as the table changes them: the config file's values, overridden by the
 rows of the journal's ``settings`` table (what the box's Settings screen and the phone page
-write). One source of truth: the box reads it at start and whenever it changes, ``companion
-doctor`` and About list it, and every value passes the config's own field checks, with the
-config loader's messages, before it is written or used.
+write). One source of truth: the box reads it at start and whenever the page announces a
+change (:func:`announce`), ``companion doctor`` and About list it, and every value passes the
+config's own field checks, with the config loader's messages, before it is written or used.
 
 Two kinds of key: the box's own (``volume``, ``contrast``, ``long_press_s``, as the Settings
 screen has always saved them) and a game's house rules, ``games.<key>.<field>``, for the
@@ -24,6 +24,7 @@ from typing import Any
 from companion.contract.config import SCHEMA, Config, ConfigError, Field, check_table
 
 WHERE = "settings"            # how a message names the source of a value set on the phone
+CHANGED_MARK = "settings-changed"  # in the state directory: written after each save (announce)
 # The box's own settings: key -> (config section, the screen's name of it).
 BOX: dict[str, tuple[str, str]] = {
     "volume": ("buzzer", "Sound"), "contrast": ("display", "Contrast"),
@@ -94,6 +95,17 @@ def saved(conn: sqlite3.Connection, fields: Mapping[str, Setting]) -> dict[str, 
 def save(conn: sqlite3.Connection, key: str, value: Any) -> None:
     conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                  (key, json.dumps(value)))
+
+
+def announce(state_dir: Path) -> bool:
+    """Tell a running box that settings or card files were saved beside it: it watches for
+    this file (:mod:`companion.box.watch`) and uses them at once. False when it could not be
+    written (the box then reads them at its next start)."""
+    try:
+        (Path(state_dir) / CHANGED_MARK).write_bytes(b"")
+    except OSError:
+        return False
+    return True
 
 
 def current(cfg: Config, overrides: Mapping[str, Any], fields: Mapping[str, Setting]

@@ -85,4 +85,4 @@ class SimBox:
     def close(self) -> None:
         if self.app.play.journal is not None:
             self.app.play.journal.close()
-        self.app.hardware.close()
+        self.app.close()

@@ -71,6 +71,7 @@ class FormPages:
                             store.save(conn, key, value)
                 except (roster.RosterError, sqlite3.Error) as exc:
                     return refused(f"cannot save the settings: {exc}", 409)
+                store.announce(self.site.state_dir)
                 said = ", ".join(store.words(k, v) for k, v in changes.items())
                 return _done("/settings", "Saved: " + said)
         return self.site.page(

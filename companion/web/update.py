@@ -16,9 +16,8 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
-from companion.appliance.slots import versions
+from companion.appliance.slots import RESULT_NAME, SPOOL_NAME, versions
 
-SPOOL_NAME = "update-spool"
 MAX_BYTES = 64 * 1024 * 1024  # a release is about 15 MB
 CHUNK = 1 << 20
 
@@ -45,7 +44,7 @@ def spool(state_dir: Path, upload: Any) -> str:
 
 def last_result(state_dir: Path) -> str:
     try:
-        return (state_dir / SPOOL_NAME / "last.txt").read_text().strip()
+        return (state_dir / SPOOL_NAME / RESULT_NAME).read_text().strip()
     except OSError:
         return ""
 

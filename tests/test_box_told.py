@@ -1,0 +1,121 @@
+"""The box is told, nothing polls: the phone page's saved settings and the updater's news reach
+the loop as the files land (inotify), with the virtual clock standing still."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from companion.appliance.slots import RESULT_NAME, SPOOL_NAME
+from companion.records import roster, settings
+from companion.simulator.simbox import SimBox
+from companion.web.update import spool
+
+RELEASE = "table-companion-0.3.0-aarch64.release"
+
+
+@dataclass
+class Upload:
+    """A file as the page's form hands it over."""
+
+    filename: str
+    file: io.BytesIO
+
+
+def told(box: SimBox, timeout: float = 10.0) -> None:
+    """Wait for the watch's thread to post what landed, then let the loop take it, without
+    moving the virtual clock."""
+    ends = time.monotonic() + timeout
+    while box.app.events.empty():
+        assert time.monotonic() < ends, "the box was not told"
+        time.sleep(0.01)
+    box.app.pump()
+
+
+@pytest.fixture
+def state(tmp_path) -> Path:
+    state = tmp_path / "state"
+    (state / SPOOL_NAME).mkdir(parents=True)  # systemd-tmpfiles makes it on the box
+    return state
+
+
+@pytest.fixture
+def box(state):
+    sim = SimBox(state)
+    yield sim
+    sim.close()
+
+
+def inotify_instances() -> int:
+    return sum(os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+               for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}"))
+
+
+def test_nothing_is_due_on_an_idle_box_but_the_panel_dimming(box):
+    assert box.app.next_deadline() == box.app.panel.idle_deadline()
+
+
+def test_settings_saved_on_the_phone_are_used_as_soon_as_the_page_announces_them(box, state):
+    with roster.connect(state) as conn:
+        settings.save(conn, "volume", 1)
+    assert box.app.settings.values["volume"] != 1
+    assert settings.announce(state)
+    told(box)
+    assert box.app.settings.values["volume"] == 1 and box.app.hardware.buzzer.volume == 1
+
+
+def test_a_release_handed_over_on_the_phone_is_said_on_the_panel(box, state):
+    said = spool(state, Upload(RELEASE, io.BytesIO(b"x" * 1000)))
+    assert "handed to the box" in said
+    told(box)
+    assert box.app.stack.toast_lines == ["Update received:", "installing it now"]
+
+
+def test_a_refused_update_is_said_with_its_reason_and_an_error_beep(box, state):
+    (state / SPOOL_NAME / RESULT_NAME).write_text(
+        f"{RELEASE}: not installed: unsigned release\n")
+    told(box)
+    assert box.app.stack.toast_lines == ["Update not installed:", "unsigned release"]
+    assert box.beeps()[-1] == "error"
+
+
+def test_the_updaters_result_names_the_version_running(box, state):
+    (state / SPOOL_NAME / RESULT_NAME).write_text(f"{RELEASE}: running 0.3.0\n")
+    told(box)
+    assert box.app.stack.toast_lines == ["Update finished:", "running 0.3.0"]
+
+
+def test_a_partial_upload_and_other_files_say_nothing(box, state):
+    (state / SPOOL_NAME / (RELEASE + ".partial")).write_bytes(b"x")
+    (state / "notes.txt").write_text("hello")
+    settings.announce(state)  # a file the box does watch, landing after the others
+    told(box)
+    assert box.app.stack.toast_lines is None
+
+
+def test_a_box_without_an_update_spool_watches_only_its_state_directory(tmp_path):
+    box = SimBox(tmp_path / "state")
+    try:
+        box.app.watch.stop()
+        assert box.app.watch.start() == [tmp_path / "state"]
+    finally:
+        box.close()
+
+
+def test_every_box_of_a_process_shares_one_inotify_instance(state, tmp_path):
+    """The kernel allows a user 128 instances; the tests run hundreds of boxes."""
+    boxes = [SimBox(state)]
+    before = inotify_instances()
+    boxes += [SimBox(tmp_path / f"other-{n}") for n in range(3)]
+    try:
+        assert inotify_instances() == before == 1
+        settings.announce(state)
+        told(boxes[0])
+    finally:
+        for box in boxes:
+            box.close()
