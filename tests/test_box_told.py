@@ -92,7 +92,7 @@ def test_the_updaters_result_names_the_version_running(box, state):
 
 def test_a_partial_upload_and_other_files_say_nothing(box, state):
     (state / SPOOL_NAME / (RELEASE + ".partial")).write_bytes(b"x")
-    (state / "notes.txt").write_text("hello")
+    (state / settings.HANDED / "notes.txt").write_text("hello")
     settings.announce(state)  # a file the box does watch, landing after the others
     told(box)
     assert box.app.stack.toast_lines is None
@@ -102,7 +102,7 @@ def test_a_box_without_an_update_spool_watches_only_its_state_directory(tmp_path
     box = SimBox(tmp_path / "state")
     try:
         box.app.watch.stop()
-        assert box.app.watch.start() == [tmp_path / "state"]
+        assert box.app.watch.start() == [tmp_path / "state" / settings.HANDED]
     finally:
         box.close()
 

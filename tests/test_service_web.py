@@ -47,9 +47,11 @@ def test_only_the_journal_files_are_writable():
 
 def test_beside_the_journal_it_may_add_files_only_to_the_spool_and_the_card_files():
     folders = [path for line in values("ReadWritePaths")[1:] for path in line.split()]
-    assert folders == ["-/var/lib/companion/update-spool", "-/var/lib/companion/cards"]
+    assert folders == ["-/var/lib/companion/update-spool", "-/var/lib/companion/cards",
+                       "-/var/lib/companion/handed"]
     made = (UNIT.parent / "companion.tmpfiles").read_text()
     assert "d /var/lib/companion/cards 0750 companion companion -" in made
+    assert "d /var/lib/companion/handed 0770 companion companion -" in made
 
 
 def test_the_page_is_off_unless_asked(tmp_path):

@@ -414,6 +414,7 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
 def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
     from companion.games.catalog import config_sections
     from companion.records import settings
+    from tests.test_box_told import told
     from tests.test_settings import loader_message
 
     box, web = table
@@ -444,7 +445,7 @@ def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(brow
     field.send_keys("1")
     css(browser, "#settings-1 button")[0].click()
     assert wait_for(lambda: css(browser, "p.done"), 5)[0]
-    box.advance(1.5)
+    told(box)                                               # the page's mark, as it lands
     assert box.app.settings.values["volume"] == 1            # the box uses it at once
     go_home(box)
     box.screen.selected = [item.label for item in box.screen.items].index("Settings")

@@ -15,6 +15,7 @@ top screen's ``on_button`` → ``table.dispatch`` → ``Play.apply`` (the rules,
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import logging
@@ -29,7 +30,7 @@ from companion.contract.config import Config
 from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import RuleError
 from companion.contract.spec import GameSpec
-from companion.records.settings import CHANGED_MARK
+from companion.records.settings import CHANGED_MARK, HANDED
 from firmware_bridge.events import (
     DiceSettled,
     DieRolling,
@@ -177,10 +178,13 @@ class App:
 
     def _told_by_files(self, state_dir: Path | None) -> list[Watched]:
         """The files other processes leave for the box (:mod:`.watch`): the phone page's mark
-        that settings or card files were saved, and the updater's news for the panel."""
+        that settings or card files were saved (in ``handed/``, the one folder of the state
+        directory the page may write to), and the updater's news for the panel."""
         if state_dir is None or self.play.journal is None:
             return []
-        spool = spool_of(state_dir)
+        spool, handed = spool_of(state_dir), state_dir / HANDED
+        with contextlib.suppress(OSError):  # made by systemd-tmpfiles on the box
+            handed.mkdir(exist_ok=True)
 
         def update_news(name: str) -> None:
             health = update_health(spool, name)
@@ -188,7 +192,7 @@ class App:
                 self.panel.tell(health)
 
         return [
-            Watched(state_dir, lambda name: name == CHANGED_MARK,
+            Watched(handed, lambda name: name == CHANGED_MARK,
                     lambda _name: self.settings.follow(), self.events.put),
             Watched(spool, is_news, update_news, self.events.put),
         ]

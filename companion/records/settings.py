@@ -24,7 +24,8 @@ from typing import Any
 from companion.contract.config import SCHEMA, Config, ConfigError, Field, check_table
 
 WHERE = "settings"            # how a message names the source of a value set on the phone
-CHANGED_MARK = "settings-changed"  # in the state directory: written after each save (announce)
+HANDED = "handed"  # in the state directory: what the phone page hands the box (the page may write only there)
+CHANGED_MARK = "settings-changed"  # in HANDED: written after each save (announce)
 # The box's own settings: key -> (config section, the screen's name of it).
 BOX: dict[str, tuple[str, str]] = {
     "volume": ("buzzer", "Sound"), "contrast": ("display", "Contrast"),
@@ -102,7 +103,9 @@ def announce(state_dir: Path) -> bool:
     this file (:mod:`companion.box.watch`) and uses them at once. False when it could not be
     written (the box then reads them at its next start)."""
     try:
-        (Path(state_dir) / CHANGED_MARK).write_bytes(b"")
+        handed = Path(state_dir) / HANDED
+        handed.mkdir(exist_ok=True)  # made by systemd-tmpfiles on the box
+        (handed / CHANGED_MARK).write_bytes(b"")
     except OSError:
         return False
     return True
