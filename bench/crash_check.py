@@ -12,7 +12,8 @@ there). Between two acknowledgements a step may be part-way: the actions it appe
 Two things that look like losses are not:
 
 - an action acknowledged and then undone legitimately disappears: the undo's step is after
-  the required one;
+  the required one; so does a whole game whose setup was undone (the box forgets it, and its
+  line says so);
 - the Café journals the round clock's readings by itself ("clock" actions) whenever a reading
   is due, acknowledged or not: they are left out of every comparison, neither lost nor extra.
 
@@ -45,11 +46,16 @@ def played(games: Mapping[int, Sequence[Mapping[str, Any]]]) -> Played:
 
 def acknowledged(lines: Iterable[Mapping[str, Any]]) -> list[dict[int, list[Any]]]:
     """Every acknowledged step's games, rebuilt from the box process's lines (each carries
-    its game's actions as ``keep`` of the last line's, then ``tail``)."""
+    its game's actions as ``keep`` of the last line's, then ``tail``; or says the game was
+    forgotten, its setup undone, and is no longer in the journal)."""
     games: dict[int, list[Any]] = {}
     steps = []
     for line in lines:
         game = int(line["game"])
+        if line.get("forgot"):
+            games.pop(game, None)
+            steps.append({g: list(actions) for g, actions in games.items()})
+            continue
         games[game] = games.get(game, [])[: line["keep"]] + list(line["tail"])
         if len(games[game]) != line["n"]:
             raise ValueError(f"game {game}: {len(games[game])} actions rebuilt, the line says {line['n']}")

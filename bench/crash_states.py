@@ -107,7 +107,7 @@ class Player:
         for line in self.process.stdout:
             at = self.log.stat().st_size
             fields = json.loads(line)
-            if "n" in fields:
+            if "n" in fields or "forgot" in fields:
                 self.acks.append({"dir": self.dir, "at": at, **fields})
                 if len(self.acks) >= self.wanted:
                     self.enough.set()

@@ -155,6 +155,12 @@ def _report(app: Any) -> None:
     of those, then ``tail`` (bench/crash_states.py rebuilds each acknowledged list from it)."""
     global _last, _shown
     session = app.play.session
+    if _shown[0] is not None and (session is None or session.game_id != _shown[0]) \
+            and _forgotten(app, _shown[0]):
+        # Undoing a game's setup forgets the game (Journal.forget): its actions are gone on
+        # purpose, which the screen shows as the game's setup again.
+        say(game=_shown[0], forgot=True, ok=app.play.journal.status.ok)
+        _last, _shown = (), (None, [])
     if session is None or session.game_id is None:
         return
     left = time_left(app)
@@ -169,6 +175,15 @@ def _report(app: Any) -> None:
         _shown = (session.game_id, list(session.actions))
         say(game=line[0], n=line[1], hash=line[2], prev=prev, left=line[3],
             ok=app.play.journal.status.ok, keep=keep, tail=session.actions[keep:])
+
+
+def _forgotten(app: Any, game_id: int) -> bool:
+    """Whether the journal no longer holds the game (its setup was undone)."""
+    try:
+        app.play.journal.load(game_id)
+    except KeyError:
+        return True
+    return False
 
 
 def _step(box: Any, rng: random.Random, game: str) -> None:
@@ -251,6 +266,8 @@ class Run:
             self.replaced = True
         elif "freed" in fields:
             self.freed = fields
+        elif "forgot" in fields:  # the game acknowledged last was forgotten on purpose
+            self.acked = None
         elif "undoing" in fields and self.acked:
             self.acked = {**self.acked, "undoing": True}
         elif "n" in fields:

@@ -108,6 +108,50 @@ def test_the_acknowledged_lists_are_rebuilt_from_each_lines_change():
         acknowledged([lines[0], {"game": 4, "n": 3, "keep": 1, "tail": [B]}])
 
 
+def test_a_game_forgotten_after_its_setup_was_undone_is_no_loss():
+    """Undoing a game's setup forgets the game (no saved game, no history); the box's line
+    says so, and from that step on the journal rightly holds nothing of it."""
+    setup = act("setup", players=2)
+    lines = [{"game": 1, "n": 1, "keep": 0, "tail": [setup]},
+             {"game": 1, "n": 2, "keep": 1, "tail": [A]},
+             {"game": 1, "forgot": True},
+             {"game": 1, "n": 1, "keep": 0, "tail": [B]}]  # the next game may reuse the id
+    raw = acknowledged(lines)
+    assert raw == [{1: [setup]}, {1: [setup, A]}, {}, {1: [B]}]
+    steps = [played(step) for step in raw]
+    assert verdict(steps, 1, played({})) == OK  # forgotten before its line came
+    assert verdict(steps, 2, played({})) == OK
+    assert verdict(steps, 2, played({1: [setup, A]})) == LOST  # the forgetting was shown
+    assert verdict(steps, 2, played({1: [B]})) == OK
+    assert verdict(steps, 1, played({1: [setup]})) == LOST  # back to an earlier step
+
+
+def test_the_box_process_says_when_it_forgets_a_game(tmp_path, capsys, monkeypatch):
+    """Undoing Makan Mania's setup forgets the game: the box process says so, and after every
+    press the lists rebuilt from its lines are what the journal holds."""
+    import json
+    import random
+
+    import reliability
+
+    from companion.simulator.simbox import SimBox
+
+    monkeypatch.setattr(reliability, "UNDO_P", 0.3)
+    monkeypatch.setattr(reliability, "_last", ())
+    monkeypatch.setattr(reliability, "_shown", (None, []))
+    box, rng = SimBox(tmp_path, seed=5), random.Random(5)
+    journal, lines = box.app.play.journal, []
+    for _ in range(150):
+        reliability._step(box, rng, "makan")
+        reliability._report(box.app)
+        lines += [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        rebuilt = acknowledged([line for line in lines if "n" in line or "forgot" in line])
+        held = {g: journal.load(g).actions for g, _, _ in journal.history(limit=100)}
+        assert played(rebuilt[-1] if rebuilt else {}) == played(held)
+    box.close()
+    assert any(line.get("forgot") for line in lines)
+
+
 def test_the_box_process_lines_rebuild_every_acknowledged_list(tmp_path, capsys, monkeypatch):
     """The reliability campaign's box process, played here with its own presses (undos
     included): each line's change rebuilds the actions its screen showed."""
