@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import hashlib
 import json
 import multiprocessing
 import os
@@ -47,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ ZERO_AIMS = ("acknowledged_lost", "never_acknowledged_half_written", "resume_mis
              "fsck_unrecoverable", "fsck_errors_after_replay")
 PLAY_TIMEOUT_S = 1800
 RUN_FILES = ("run.json", "card.log", "acks.jsonl", "data0.ext4")  # what --recheck reads
+READ_KEPT = 64  # journals read lately whose verdicts each worker keeps (the states come in order)
 
 
 # ----- recording ----------------------------------------------------------------------------
@@ -223,6 +225,9 @@ class Rebuilder:
     def __init__(self, run: Run, scratch: Path) -> None:
         self.run, self.scratch = run, scratch
         self.image, self.at = scratch / "data.img", 0
+        # A journal's files as a state left them -> what reading them found: most states hold
+        # a game's journal as the state before did (another game wrote, or ext4 alone)
+        self.read: OrderedDict[str, tuple[dict[int, list[Any]], str, bool]] = OrderedDict()
         self.raw = (run.path / "card.log").open("rb")
         self.disk = write_log.Disk(self.image, self.raw, run.sector, run.first, run.sectors)
         appliance.copy_disk(run.path / "data0.ext4", self.image)
@@ -256,11 +261,27 @@ class Rebuilder:
         for name in self.run.meta["dirs"]:
             journal_dir = dump / "state" / name
             if (journal_dir / "journal.db").exists():
-                games, note, mismatch = read_and_resume(journal_dir)
+                games, note, mismatch = self.read_journal(journal_dir)
                 found["journals"][name], found["notes"][name] = games, note
                 found["mismatch"][name] = mismatch
         copy.unlink()
         return found
+
+
+    def read_journal(self, journal_dir: Path) -> tuple[dict[int, list[Any]], str, bool]:
+        """read_and_resume, or what it found in the same files lately (they are read before
+        they are opened: opening writes to them)."""
+        contents = hashlib.sha256()
+        for file in sorted(f for f in journal_dir.iterdir() if f.is_file()):
+            contents.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+        key = contents.hexdigest()
+        if key in self.read:
+            self.read.move_to_end(key)
+        else:
+            self.read[key] = read_and_resume(journal_dir)
+            if len(self.read) > READ_KEPT:
+                self.read.popitem(last=False)
+        return self.read[key]
 
 
 def fsck(image: Path, *options: str) -> int:
@@ -351,6 +372,7 @@ def tally(run: Run, found: dict[str, Any], figures: dict[str, Any], notes: Count
             failures.append({"state": found["state"], "journal": name, "verdict": said,
                              "resume_mismatch": found["mismatch"].get(name, False),
                              "fsck_after": found["fsck_after"]})
+            appliance.log(f"crash states: {json.dumps(failures[-1])}")  # as soon as found
 
 
 # ----- the whole run ------------------------------------------------------------------------

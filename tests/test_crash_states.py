@@ -73,3 +73,24 @@ def test_a_damaged_log_is_refused_with_the_reason(tmp_path, capsys):
         crash_states.main(["--recheck", str(tmp_path)])
     assert refused.value.code == 2
     assert "card.log: not a write log" in capsys.readouterr().err
+
+
+def test_a_journal_is_read_again_only_when_its_files_differ(tmp_path, monkeypatch):
+    """Most states hold a game's journal as the one before did: what reading those same
+    files found is taken again (read_and_resume is slow: the box's start-up, a resume)."""
+    run_dir, journal = tmp_path / "run", tmp_path / "journal"
+    run_dir.mkdir()
+    journal.mkdir()
+    run = a_run(run_dir)
+    (run_dir / "data0.ext4").write_bytes(bytes(SECTORS * SECTOR))
+    (tmp_path / "scratch").mkdir()
+    worker = crash_states.Rebuilder(run, tmp_path / "scratch")
+    reads = []
+    monkeypatch.setattr(crash_states, "read_and_resume",
+                        lambda path: reads.append(path) or ({1: [A] * len(reads)}, "", False))
+    (journal / "journal.db").write_bytes(b"one")
+    assert worker.read_journal(journal) == ({1: [A]}, "", False)
+    assert worker.read_journal(journal) == ({1: [A]}, "", False)
+    (journal / "journal.db-wal").write_bytes(b"frames")
+    assert worker.read_journal(journal) == ({1: [A, A]}, "", False)
+    assert len(reads) == 2
