@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -262,6 +264,56 @@ def test_a_cut_while_blanking_leaves_a_whole_file_and_the_next_boot_finishes(roo
     psk = firstboot.wpa_psk("Café #2", "s3cret#pass word")
     assert f"psk={psk}" in (root / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf").read_text()
     assert boot(root) == [f"{SETTINGS} is unchanged since it was applied"]
+
+
+def unit_condition() -> list[str]:
+    """The first-boot unit's ExecCondition= shell script, split into its words."""
+    unit = (REPO / "systemd/companion-firstboot.service").read_text()
+    command = shlex.split(re.search(r"(?m)^ExecCondition=(.*)$", unit)[1])
+    assert command[:2] == ["/bin/sh", "-c"]
+    return command[2].split()
+
+
+def condition_in(root: Path) -> int:
+    """The unit's condition run in the staged root: 0 starts first boot's Python, 1 skips it."""
+    words = unit_condition()
+    assert words[:3] == ["cd", "/", "&&"]
+    script = " ".join(["cd", shlex.quote(str(root)), *words[2:]])
+    return subprocess.run(["/bin/sh", "-c", script], timeout=30).returncode
+
+
+def test_the_unit_hashes_the_files_first_boot_notes_in_its_order():
+    words = unit_condition()
+    hashed = words[words.index("sha256sum") + 1:words.index("2>/dev/null")]
+    assert hashed == [str(path.relative_to("/")) for path in firstboot.watched(SETTINGS, APPLIED)]
+    assert words[-1] == str(firstboot.stamp_path(APPLIED).relative_to("/"))
+
+
+def test_the_unit_starts_python_only_when_a_file_it_reads_or_writes_changed(root):
+    """Issue 40: first boot costs no Python at a boot where nothing changed."""
+    source = root / "boot/firmware/companion.txt"
+    report = root / APPLIED.relative_to("/")
+    assert condition_in(root) == 0  # never applied
+    boot(root)
+    assert condition_in(root) == 1
+    changes = {
+        "an edit": lambda: source.write_bytes(source.read_bytes() + b"# a comment\r\n"),
+        "a replacement a power cut left": lambda: source.with_name("companion.txt.new").write_text(GOOD),
+        "Imager's file": lambda: (source.parent / "user-data").write_text("#cloud-config\n"),
+        "the report lost": lambda: report.unlink(),
+        "the report damaged": lambda: report.write_text("{not json"),
+    }
+    for change, make in changes.items():
+        make()
+        assert condition_in(root) == 0, change
+        boot(root)
+        assert condition_in(root) == 1, change
+
+
+def test_a_file_too_big_to_read_is_reported_at_every_boot(root):
+    (root / "boot/firmware/companion.txt").write_bytes(b"x = y\n" * (firstboot.MAX_READ // 5))
+    boot(root)
+    assert condition_in(root) == 0
 
 
 def test_problems_are_kept_on_the_data_partition_for_the_box_doctor_and_page(root):
