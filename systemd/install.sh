@@ -29,7 +29,8 @@ Options:
                  installs requirements.lock from PyPI
   --appliance    also the SD-card image's parts: journald in RAM, the first-boot
                  settings from /boot/firmware/companion.txt, avahi, the updater's units,
-                 the OLED's stop screen (companion-stopped.service)
+                 the OLED's stop screen (companion-stopped.service, and
+                 companion-stopped-at-boot.service)
   --uninstall    stop and remove the service and /opt/companion; keeps the game
                  history (/var/lib/companion) and /etc/companion/config.toml
   --purge        with --uninstall: also delete the game history, config and user
@@ -420,13 +421,16 @@ install_appliance() {
 }
 
 # The OLED says why the box is not running (companion-stopped.service): when systemd gives up
-# on it (OnFailure=, the drop-in), and at boot when the data partition is missing. The program
-# is on that partition, so the display's code is copied onto the root filesystem for it.
+# on it (OnFailure=, the drop-in), and at boot when the data partition is missing
+# (companion-stopped-at-boot.service starts it then). The program is on that partition, so the
+# display's code is copied onto the root filesystem for it.
 STOPPED_COPY=/usr/lib/companion/stopped
 install_stopped_screen() {
     install_file "$SRC/systemd/companion-stopped.service" /etc/systemd/system/companion-stopped.service 0644
+    install_file "$SRC/systemd/companion-stopped-at-boot.service" \
+        /etc/systemd/system/companion-stopped-at-boot.service 0644
     install_file "$SRC/systemd/companion-onfailure.conf" /etc/systemd/system/companion.service.d/onfailure.conf 0644
-    enable_unit companion-stopped.service multi-user.target
+    enable_unit companion-stopped-at-boot.service multi-user.target
     local package found site sites=("$ROOT$VENV"/lib/python3*/site-packages)
     site=${sites[0]}
     if [[ ! -d $site ]]; then
@@ -543,7 +547,9 @@ do_uninstall() {
         /etc/systemd/system/companion-firstboot.service /etc/systemd/system/companion-update.service \
         /etc/systemd/journald.conf.d/companion.conf \
         /etc/systemd/system/multi-user.target.wants/companion-stopped.service \
-        /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion.service.d/onfailure.conf \
+        /etc/systemd/system/multi-user.target.wants/companion-stopped-at-boot.service \
+        /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion-stopped-at-boot.service \
+        /etc/systemd/system/companion.service.d/onfailure.conf \
         "$STOPPED_COPY"
     if [[ -z $ROOT ]]; then
         act "systemctl daemon-reload" systemctl daemon-reload

@@ -78,6 +78,18 @@ def test_a_missing_data_partition_never_stops_the_boot_and_is_told():
         "OnFailure=companion-stopped.service")
 
 
+def test_the_stop_screen_starts_python_at_boot_only_without_the_data_partition():
+    """Issue 40: an ordinary boot pays nothing for the stop screen; the OnFailure= unit stays
+    unconditional."""
+    stopped = (REPO / "systemd/companion-stopped.service").read_text()
+    assert "[Install]" not in stopped and "Condition" not in stopped
+    at_boot = (REPO / "systemd/companion-stopped-at-boot.service").read_text().splitlines()
+    assert "ConditionPathIsMountPoint=!/data" in at_boot
+    assert "After=local-fs.target data.mount" in at_boot
+    assert "ExecStart=/bin/systemctl --no-block start companion-stopped.service" in at_boot
+    assert "WantedBy=multi-user.target" in at_boot
+
+
 def test_first_boot_comes_before_the_update_check_and_the_box():
     """Issue 37: "first boot is ordered before the update check and the box's start"."""
     unit = (REPO / "systemd/companion-firstboot.service").read_text()

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
 UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
          "companion-firstboot.service", "companion-update-check.service", "companion-update.path",
-         "companion-update.service", "companion-stopped.service")
+         "companion-update.service", "companion-stopped.service",
+         "companion-stopped-at-boot.service")
 
 
 def missing() -> str | None:
@@ -98,7 +99,8 @@ def test_the_stop_screen_runs_from_the_root_filesystem_without_the_data_partitio
     install.sh --appliance copied onto the root, with the venv moved away."""
     root, _, _ = staged
     unit = root / "etc/systemd/system"
-    assert (unit / "multi-user.target.wants/companion-stopped.service").is_symlink()
+    assert (unit / "multi-user.target.wants/companion-stopped-at-boot.service").is_symlink()
+    assert not (unit / "multi-user.target.wants/companion-stopped.service").exists()
     assert "OnFailure=companion-stopped.service" in (
         unit / "companion.service.d/onfailure.conf").read_text()
     venv = root / "opt/companion/venv"
