@@ -11,6 +11,7 @@ import importlib
 import io
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -181,6 +182,16 @@ def test_the_boot_figures_come_from_the_box_s_frames_and_its_press():
     assert boot_clock.frame_times(["100 frame aaa"]) == {"first_frame": 100}
     assert [boot_clock.duration_s(text) for text in ("1.204s", "812ms", "1min 2.500s", "soon")] == [
         1.204, 0.812, 62.5, None]
+
+
+def test_the_kernel_s_part_of_the_boot_is_read_from_its_log(monkeypatch):
+    sys.path.insert(0, str(BENCH.parent / "image" / "test-agent"))
+    boot_clock = importlib.import_module("boot_clock")
+    log = "[    0.000000] Booting Linux\n[    1.020304] Run /init as init process\n"
+    monkeypatch.setattr(boot_clock.subprocess, "run",
+                        lambda *_args, **_kw: subprocess.CompletedProcess(["dmesg"], 0, log))
+    assert boot_clock.kernel_note_ns("Run /init as init process") == 1_020_304_000
+    assert boot_clock.kernel_note_ns("Mounting the root") is None
 
 
 def test_the_sd_card_is_a_power_of_two_that_holds_the_image():

@@ -50,6 +50,14 @@ def show(prop: str, unit: str | None = None) -> int:
     return int(out or 0) * 1000
 
 
+def kernel_note_ns(words: str) -> int | None:
+    """When the kernel logged a line holding ``words`` (its ring buffer keeps what ``quiet``
+    leaves off the console), in ns of its clock; None when it did not."""
+    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    found = re.search(r"(?m)^\[\s*(\d+)\.(\d{6})\] .*" + re.escape(words), log)
+    return int(found[1]) * 10**9 + int(found[2]) * 1000 if found else None
+
+
 def duration_s(text: str) -> float | None:
     found = DURATION.match(text.strip())
     if not found or not any(found.groups()):
@@ -73,6 +81,7 @@ def figures(frames: Path) -> dict[str, object]:
     ns = {"boot_to_first_frame_s": times.get("first_frame"),
           "boot_to_playable_s": times.get("playable"),
           "boot_to_ready_s": show("ActiveEnterTimestampMonotonic", UNIT) or None,
+          "boot_to_initramfs_s": kernel_note_ns("Run /init as init process"),
           "boot_to_systemd_s": show("UserspaceTimestampMonotonic") or None,
           "boot_to_box_start_s": show("ExecMainStartTimestampMonotonic", UNIT) or None,
           "boot_press_at_s": times.get("press")}
