@@ -172,6 +172,12 @@ if [[ -z $(ls -A "$ROOT") ]]; then
     tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
 fi
 "$HERE/stage-system.sh" "$ROOT"
+# The shipped companion.txt applied here, as the box's first boot would (the same program, in
+# its staged mode): its report and digests go onto the data partition, so a card whose file
+# nobody edited starts no Python for it at its first boot either.
+(cd "$SRC" && "$PYTHON" -m companion.appliance.firstboot /boot/firmware/companion.txt \
+    --root "$ROOT" --applied /var/lib/companion/firstboot.json) >"$WORK/firstboot.log" 2>&1 \
+    || { cat "$WORK/firstboot.log" >&2; die "first boot's settings could not be applied"; }
 KERNEL=$(basename "$(ls "$ROOT"/boot/vmlinuz-* | sort -V | tail -1)")
 KVER=${KERNEL#vmlinuz-}
 
@@ -214,6 +220,7 @@ fat_image "$BOOT" "$WORK/boot.vfat"
 # the journal's directory (/var/lib/companion), bound to their places by the fstab.
 DATA=$WORK/data
 mkdir -p "$DATA/state"
+mv "$ROOT"/var/lib/companion/firstboot.{json,sha256} "$DATA/state/"
 mv "$ROOT/opt/companion" "$DATA/opt"
 mkdir "$ROOT/opt/companion"
 # systemd's own state (the clock's last time, for a Pi without a clock chip; logind's) too.

@@ -90,6 +90,16 @@ def test_the_stop_screen_starts_python_at_boot_only_without_the_data_partition()
     assert "WantedBy=multi-user.target" in at_boot
 
 
+def test_the_shipped_settings_are_applied_while_the_image_is_built():
+    """Issue 40: a card whose companion.txt nobody edited starts no Python for it at its first
+    boot: the build applies it and leaves first boot's report and digests on the data partition."""
+    build = (IMAGE / "build.sh").read_text()
+    assert ("-m companion.appliance.firstboot /boot/firmware/companion.txt \\\n"
+            '    --root "$ROOT" --applied /var/lib/companion/firstboot.json') in build
+    assert 'mv "$ROOT"/var/lib/companion/firstboot.{json,sha256} "$DATA/state/"' in build
+    assert build.index("companion.appliance.firstboot") < build.index('cp "$ROOT/boot/firmware/companion.txt"')
+
+
 def test_first_boot_comes_before_the_update_check_and_the_box():
     """Issue 37: "first boot is ordered before the update check and the box's start"."""
     unit = (REPO / "systemd/companion-firstboot.service").read_text()
