@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The base root filesystem of the image: Debian bookworm for arm64 with the packages of
-# image/packages.txt, the small initramfs of image/initramfs-modules, made once by mmdebstrap
+# image/packages.txt, the small initramfs of image/initramfs-modules (its udev replaying only
+# the disks: image/initramfs-udev), made once by mmdebstrap
 # (under qemu-user-static when the builder is not arm64) and written as a tar file. The
 # initramfs settings and module list are in place before the kernel's package is set up, so
 # the initramfs is built once (under emulation that takes minutes).
@@ -28,6 +29,7 @@ exec mmdebstrap --arch=arm64 --mode=root --variant=minbase \
     --dpkgopt='path-exclude=/usr/share/info/*' \
     --setup-hook="install -D -m 0644 '$HERE/initramfs.conf' \"\$1/etc/initramfs-tools/conf.d/companion.conf\"" \
     --setup-hook="mkdir -p \"\$1/usr/share/initramfs-tools/modules.d\" && sed -e 's/#.*//' -e '/^[[:space:]]*\$/d' '$HERE/initramfs-modules' >\"\$1/usr/share/initramfs-tools/modules.d/companion\"" \
+    --setup-hook="install -D -m 0755 '$HERE/initramfs-udev' \"\$1/etc/initramfs-tools/scripts/init-top/udev\"" \
     --customize-hook='mkdir -p "$1/usr/share/companion" && chroot "$1" dpkg-query -W -f="\${Package}=\${Version}\n" >"$1/usr/share/companion/packages.lock"' \
     --customize-hook='rm -f "$1/etc/machine-id" "$1/var/lib/dbus/machine-id" && : >"$1/etc/machine-id"' \
     bookworm "$OUTPUT" \

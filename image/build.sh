@@ -16,8 +16,9 @@
 #
 # The base root filesystem (mmdebstrap, the slow stage) is cached in the cache directory
 # (default /var/cache/table-companion) under a key of its inputs: image/packages.txt,
-# image/base-rootfs.sh, image/initramfs.conf and image/initramfs-modules. The wheels are
-# cached under a key of the lock file. With both cached a rebuild takes a few minutes.
+# image/base-rootfs.sh, image/initramfs.conf, image/initramfs-modules and image/initramfs-udev.
+# The wheels are cached under a key of the lock file. With both cached a rebuild takes a few
+# minutes.
 #
 # --test-agent DIR also writes DIR/companion-test.img: the same image plus the benchmark's
 # guest agent (bench/appliance.py boots it under QEMU; see image/test-agent/).
@@ -92,7 +93,8 @@ trap 'rm -rf "$WORK"' EXIT
 source "$HERE/cache.sh"
 
 # ----- 2. the base root filesystem (cached) -----------------------------------------------
-BASE_KEY=$(key_of "$HERE/base-rootfs.sh" "$HERE/packages.txt" "$HERE/initramfs.conf" "$HERE/initramfs-modules")
+BASE_KEY=$(key_of "$HERE/base-rootfs.sh" "$HERE/packages.txt" "$HERE/initramfs.conf" "$HERE/initramfs-modules" \
+    "$HERE/initramfs-udev")
 BASE=$CACHE/base-$BASE_KEY.tar
 if [[ -d $BASE ]]; then
     # a folder under the tar's name, left when the cache gave mmdebstrap a name without

@@ -131,10 +131,21 @@ def test_the_packages_are_debian_bookworm_names_with_the_boot_parts():
             "avahi-daemon", "python3", "python3-venv"} <= names
 
 
-def test_the_initramfs_carries_the_sd_and_virtio_disk_drivers():
+def test_the_initramfs_carries_the_sd_and_virtio_disk_drivers_only():
     modules = listed("initramfs-modules")
     assert {"mmc_block", "sdhci_iproc", "bcm2835", "ext4", "virtio_blk"} <= modules
+    assert not {"dwc2", "usb_storage", "uas", "virtio_mmio"} & modules  # issue 40: the root only
     assert "MODULES=list" in (IMAGE / "initramfs.conf").read_text()
+
+
+def test_the_initramfs_udev_replays_the_disks_only():
+    """Issue 40: "keep the initramfs to what mounts the root": its udev replays the block
+    devices, not every device (the root's udev does that), and the base is rebuilt with it."""
+    script = (IMAGE / "initramfs-udev").read_text()
+    assert "udevadm trigger --type=devices --subsystem-match=block --action=add" in script
+    assert "--type=subsystems" not in script
+    assert "/etc/initramfs-tools/scripts/init-top/udev" in (IMAGE / "base-rootfs.sh").read_text()
+    assert '"$HERE/initramfs-udev"' in (IMAGE / "build.sh").read_text()
 
 
 # ----- the guest agent ----------------------------------------------------------------------
