@@ -121,6 +121,7 @@ def test_cmdline_boots_the_read_only_root_by_label():
     words = [w for line in (IMAGE / "cmdline.txt").read_text().splitlines()
              for w in line.split("#", 1)[0].split()]
     assert "root=LABEL=companion-root" in words and "ro" in words and "rootwait" in words
+    assert "cryptomgr.notests" in words  # issue 40: half a second of every boot
 
 
 def test_the_packages_are_debian_bookworm_names_with_the_boot_parts():
