@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import firstboot, firstboot_report
+from companion.appliance import firstboot, firstboot_report, imager
 from companion.appliance.firstboot import Box, first_boot
 from companion.appliance.settings_file import parse
 
@@ -285,8 +285,9 @@ def condition_in(root: Path) -> int:
 def test_the_unit_hashes_the_files_first_boot_notes_in_its_order():
     words = unit_condition()
     hashed = words[words.index("sha256sum") + 1:words.index("2>/dev/null")]
-    assert hashed == [str(path.relative_to("/")) for path in firstboot.watched(SETTINGS, APPLIED)]
-    assert words[-1] == str(firstboot.stamp_path(APPLIED).relative_to("/"))
+    watched = firstboot_report.watched(SETTINGS, APPLIED, imager.FILES)
+    assert hashed == [str(path.relative_to("/")) for path in watched]
+    assert words[-1] == str(firstboot_report.stamp_path(APPLIED).relative_to("/"))
 
 
 def test_the_unit_starts_python_only_when_a_file_it_reads_or_writes_changed(root):

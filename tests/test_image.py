@@ -97,7 +97,8 @@ def test_the_shipped_settings_are_applied_while_the_image_is_built():
     assert ("-m companion.appliance.firstboot /boot/firmware/companion.txt \\\n"
             '    --root "$ROOT" --applied /var/lib/companion/firstboot.json') in build
     assert 'mv "$ROOT"/var/lib/companion/firstboot.{json,sha256} "$DATA/state/"' in build
-    assert build.index("companion.appliance.firstboot") < build.index('cp "$ROOT/boot/firmware/companion.txt"')
+    copied = build.index('cp "$ROOT/boot/firmware/companion.txt"')
+    assert build.index("companion.appliance.firstboot") < copied
 
 
 def test_first_boot_comes_before_the_update_check_and_the_box():

@@ -371,30 +371,6 @@ def take_imager(source: Path, files: dict[str, bytes], settings: Settings,
     return imager.override(settings, found)
 
 
-def watched(settings_file_path: Path, applied_file: Path) -> list[Path]:
-    """The files whose change makes first boot apply the settings again: the settings, a
-    replacement of them a power cut left, Imager's files and the report of the last run. The
-    unit's ``ExecCondition=`` hashes the same paths, in this order."""
-    folder = settings_file_path.parent
-    return [settings_file_path, settings_file_path.with_name(settings_file_path.name + ".new"),
-            *(folder / name for name in imager.FILES), applied_file]
-
-
-def stamp_path(applied_file: Path) -> Path:
-    return applied_file.with_suffix(".sha256")
-
-
-def write_stamp(settings_file_path: Path, applied_file: Path, box: Box) -> None:
-    """Note the digests of the watched files as this run leaves them, as ``sha256sum`` prints
-    them in ``/``: the unit compares (``cmp``) and starts no Python while they are the same."""
-    lines = []
-    for path in watched(settings_file_path, applied_file):
-        with contextlib.suppress(FileNotFoundError):
-            data = box.path(path).read_bytes()
-            lines.append(f"{firstboot_report.digest(data)}  {path.relative_to('/')}\n")
-    write_durably(box.path(stamp_path(applied_file)), "".join(lines).encode())
-
-
 def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[str]:
     """Apply the file, and Raspberry Pi Imager's beside it, if they changed since they were
     last applied; return the lines to log."""
@@ -416,7 +392,7 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
     else:
         data = source.read_bytes()
         if previous and previous.sha256 == firstboot_report.digest(data) and not fresh_imager:
-            write_stamp(settings_file_path, applied_file, box)
+            firstboot_report.write_stamp(settings_file_path, applied_file, imager.FILES, box.root)
             return [*said, f"{settings_file_path} is unchanged since it was applied"]
         settings, decoded = read_settings(data)
     if fresh_imager:
@@ -435,7 +411,7 @@ def first_boot(settings_file_path: Path, applied_file: Path, box: Box) -> list[s
         firstboot_report.digest(data), problems, settings.notices, imager.digest(files)),
         write_durably)
     if size <= MAX_READ:  # a file too big to read is reported again at every boot
-        write_stamp(settings_file_path, applied_file, box)
+        firstboot_report.write_stamp(settings_file_path, applied_file, imager.FILES, box.root)
     return ([*said] + [f"applied: {line}" for line in done] + [f"problem: {p}" for p in problems]
             + [f"notice: {n}" for n in settings.notices])
 
@@ -451,9 +427,8 @@ def report_problems(path: Path, lines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.appliance.firstboot",
-                                     description="Apply companion.txt once (run by "
-                                     "companion-firstboot.service at boot).")
+    parser = argparse.ArgumentParser(prog="python -m companion.appliance.firstboot", description="Apply "
+                                     "companion.txt when it changed (companion-firstboot.service).")
     parser.add_argument("settings", nargs="?", type=Path, default=SETTINGS_FILE)
     parser.add_argument("--applied", type=Path, default=APPLIED_FILE,
                         help=f"where what was applied is noted (default {APPLIED_FILE})")
