@@ -76,19 +76,6 @@ def slowest_units(count: int = 5) -> list[list[object]]:
     return units
 
 
-def last_before(unit: str, count: int = 5) -> list[list[object]]:
-    """The units ``unit`` is ordered after whose state last changed before it started (each
-    became active, or was skipped), latest first: what its start waited for, in s."""
-    after = subprocess.run(["systemctl", "show", "-p", "After", "--value", unit],
-                           capture_output=True, text=True).stdout.split()
-    changed = subprocess.run(["systemctl", "show", "-p", "StateChangeTimestampMonotonic",
-                              "--value", *after], capture_output=True, text=True).stdout.split()
-    started = show("InactiveExitTimestampMonotonic", unit)
-    times = sorted(((int(at) * 1000, name) for name, at in zip(after, changed, strict=False)
-                    if at.isdigit() and 0 < int(at) * 1000 <= started), reverse=True)
-    return [[name, seconds(ns)] for ns, name in times[:count]]
-
-
 def figures(frames: Path) -> dict[str, object]:
     times = frame_times(frames.read_text(encoding="ascii").splitlines()) if frames.exists() else {}
     ns = {"boot_to_first_frame_s": times.get("first_frame"),
@@ -104,7 +91,6 @@ def figures(frames: Path) -> dict[str, object]:
     chain = subprocess.run(["systemd-analyze", "critical-chain", UNIT, "--no-pager"],
                            capture_output=True, text=True).stdout.splitlines()
     out["boot_critical_chain"] = [line.strip() for line in chain[2:]]
-    out["boot_box_waited_for"] = last_before(UNIT)
     out["boot_box_state"] = subprocess.run(["systemctl", "show", "-p", "ActiveState", "-p",
                                             "NRestarts", UNIT], capture_output=True,
                                            text=True).stdout.split()
