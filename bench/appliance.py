@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import reliability  # noqa: E402  (bench/ is not a package)
 
+from companion.appliance import signing  # noqa: E402
 from companion.appliance.release import sha256  # noqa: E402
 
 CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", "/var/cache/table-companion"))
@@ -70,11 +71,26 @@ def log(message: str) -> None:
 
 
 # ----- the image ----------------------------------------------------------------------------
+def update_key() -> tuple[Path, Path]:
+    """The key this machine's emulated boxes trust for updates (private, public): made at the
+    first run and kept with the image cache, so the cached image keeps trusting it."""
+    folder = CACHE / "update-key"
+    private, public = folder / "emulated-box.key", folder / "emulated-box.pub"
+    if not public.exists():
+        partial = folder.with_name("update-key.partial")
+        for stale in (partial, folder):
+            shutil.rmtree(stale, ignore_errors=True)
+        signing.make_key(partial, "emulated-box")
+        partial.rename(folder)
+    return private, public
+
+
 def build_image(out: Path) -> float:
     """image/build.sh with the test agent; seconds it took (a few when everything is cached)."""
     began = time.monotonic()
     subprocess.run(["bash", str(ROOT / "image" / "build.sh"), "--out", str(out / "image"),
-                    "--test-agent", str(out / "test"), "--no-release"], check=True, stdout=sys.stderr)
+                    "--test-agent", str(out / "test"), "--no-release",
+                    "--update-key", str(update_key()[1])], check=True, stdout=sys.stderr)
     return time.monotonic() - began
 
 
@@ -680,8 +696,9 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
             made.append(subprocess.run(
                 [sys.executable, "-c", "import sys; from pathlib import Path; "
                  "from companion.appliance.release import build_release; "
-                 "print(build_release(Path(sys.argv[1]), 'aarch64', Path(sys.argv[2]), Path(sys.argv[3])))",
-                 str(work / "releases"), str(copy), str(chosen)],
+                 "print(build_release(Path(sys.argv[1]), 'aarch64', Path(sys.argv[2]), Path(sys.argv[3]), "
+                 "key=Path(sys.argv[4])))",
+                 str(work / "releases"), str(copy), str(chosen), str(update_key()[0])],
                 check=True, capture_output=True, text=True, cwd=copy).stdout.strip())
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(copy)],

@@ -4,6 +4,7 @@
 # (any architecture: an amd64 builder runs the arm64 parts under qemu-user-static):
 #
 #   sudo image/build.sh [--out DIR] [--cache DIR] [--test-agent DIR] [--release-url URL] [--no-release]
+#                       [--update-key FILE.pub]...
 #
 # The result is DIR/companion.img (default: image/out/), written to a card with
 # `dd if=companion.img of=/dev/sdX bs=4M conv=fsync` or any image writer, and the release
@@ -20,6 +21,11 @@
 # The wheels are cached under a key of the lock file. With both cached a rebuild takes a few
 # minutes.
 #
+# --update-key FILE.pub (repeatable): a public key the box trusts to sign its updates (made by
+# `companion update --make-key DIR`; installed in /etc/companion/update-keys/). An image built
+# without one refuses every update file until a key is given in companion.txt's update_keys
+# (docs/update.md, 'Keys').
+#
 # --test-agent DIR also writes DIR/companion-test.img: the same image plus the benchmark's
 # guest agent (bench/appliance.py boots it under QEMU; see image/test-agent/).
 set -euo pipefail
@@ -32,6 +38,7 @@ TEST_AGENT_OUT=""
 RELEASE=yes
 RELEASE_URL=""
 LOCK=$SRC/requirements.lock
+UPDATE_KEYS=()
 PYTHON=${PYTHON:-python3}  # with the project importable (companion.appliance.release): the venv's
 # Partition sizes in MiB; the data partition holds the game journal.
 BOOT_MIB=256
@@ -54,6 +61,7 @@ while [[ $# -gt 0 ]]; do
         --test-agent) TEST_AGENT_OUT=$2; shift ;;
         --release-url) RELEASE_URL=$2; shift ;;
         --no-release) RELEASE=no ;;
+        --update-key) UPDATE_KEYS+=("$2"); shift ;;
         -h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "build.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -174,6 +182,14 @@ if [[ -z $(ls -A "$ROOT") ]]; then
     tar -C "$ROOT" --numeric-owner -xpf "$STAGED"
 fi
 "$HERE/stage-system.sh" "$ROOT"
+for key in "${UPDATE_KEYS[@]}"; do
+    read -r tag kind _ <"$key" || true
+    [[ $tag == table-companion-update-key && $kind == ed25519 ]] \
+        || die "$key is not a public key made by companion update --make-key"
+    install -D -m 0644 "$key" "$ROOT/etc/companion/update-keys/$(basename "$key")"
+done
+[[ ${#UPDATE_KEYS[@]} -gt 0 ]] \
+    || echo "build.sh: no --update-key given: the box will refuse every update file" >&2
 # The shipped companion.txt applied here, as the box's first boot would (the same program, in
 # its staged mode): its report and digests go onto the data partition, so a card whose file
 # nobody edited starts no Python for it at its first boot either.

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import release, slots, update
+from companion.appliance import release, signing, slots, update
 from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
@@ -82,7 +82,14 @@ def checkout_at(version: str, into: Path, *, migration: bool = False, broken: bo
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory):
+def signer(tmp_path_factory) -> tuple[Path, list[signing.PublicKey]]:
+    """A key made for this run: its private file, and the keys the box under test trusts."""
+    private, public = signing.make_key(tmp_path_factory.mktemp("keys"), "test")
+    return private, [signing.read_public(public)]
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory, signer):
     """Release files for 0.1.0 (the installed one), 0.1.1 and the broken 0.1.2."""
     base = tmp_path_factory.mktemp("releases")
     deps = dependency_wheels()
@@ -93,7 +100,8 @@ def releases(tmp_path_factory):
         wheels = base / f"wheels-{version}"
         shutil.copytree(deps, wheels)
         release.project_wheel(wheels, source)
-        made[version] = release.build_release(base / "out", MACHINE, source, wheels=wheels)
+        made[version] = release.build_release(base / "out", MACHINE, source, wheels=wheels,
+                                              key=signer[0])
     return made
 
 
@@ -152,12 +160,12 @@ class SimService:
 
 
 @pytest.fixture(scope="module")
-def prefix(tmp_path_factory, releases):
+def prefix(tmp_path_factory, releases, signer):
     """0.1.0 in slot a, built once: updates install into slot b and never change slot a."""
     layout = slots.Layout(tmp_path_factory.mktemp("box") / "opt")
     with tempfile.TemporaryDirectory() as scratch:
         unpacked = Path(scratch)
-        release.unpack_release(releases["0.1.0"], unpacked)
+        release.read_release(releases["0.1.0"], unpacked, signer[1], release.Expect(MACHINE))
         update.build_slot(layout.slot("a"), unpacked / "wheels", unpacked / release.LOCK_NAME,
                           sys._base_executable, system_site_packages=False)
         shutil.copy(unpacked / "release.json", layout.slot("a") / "release.json")
@@ -190,14 +198,15 @@ def installed(layout: slots.Layout, slot: str) -> str:
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
-def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healthy(box, releases):
+def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healthy(box, releases, signer):
     layout, state, service = box
     service.start()
     assert installed(layout, "a") == "companion 0.1.0"
     before = user_version(state)
     said: list[str] = []
     assert update.install(releases["0.1.1"], state, layout=layout, service=service,
-                          python=sys._base_executable, system_site_packages=False, say=said.append) == "0.1.1"
+                          python=sys._base_executable, system_site_packages=False,
+                          keys=signer[1], say=said.append) == "0.1.1"
     assert layout.running() == "b" and os.readlink(layout.safe) == "slots/b"
     assert installed(layout, "b") == "companion 0.1.1"
     first_trial, on_journal = service.starts[1:]
@@ -218,14 +227,15 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
 
 
-def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(box, releases):
+def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(box, releases, signer):
     layout, state, service = box
     service.start()
     service.stop()
     journal, version = (state / "journal.db").read_bytes(), user_version(state)
     said: list[str] = []
     assert update.install(releases["0.1.2"], state, layout=layout, service=service,
-                          python=sys._base_executable, system_site_packages=False, say=said.append) == "0.1.0"
+                          python=sys._base_executable, system_site_packages=False,
+                          keys=signer[1], say=said.append) == "0.1.0"
     assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
     assert "rolled back to 0.1.0: 0.1.2 it did not report READY on the journal's copy" in said
     assert service.process and service.process.poll() is None  # 0.1.0 runs again
@@ -237,7 +247,7 @@ def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(
     assert not layout.trial.exists() and not (state / slots.TRIAL_DIR).exists()
 
 
-def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases):
+def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases, signer):
     """A power cut after the switch, before READY: trial.json is all that is left."""
     layout, state, _ = box
 
@@ -247,7 +257,8 @@ def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases):
 
     with pytest.raises(KeyboardInterrupt):
         update.install(releases["0.1.1"], state, layout=layout, service=PowerCut(layout, state),
-                       python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+                       python=sys._base_executable, system_site_packages=False,
+                       keys=signer[1], say=lambda line: None)
     assert layout.running() == "b" and json.loads(layout.trial.read_text())["phase"] == "trial"
     said: list[str] = []
     # companion-update-check.service runs the safe slot's updater, not the one on trial.
@@ -258,7 +269,7 @@ def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases):
     assert not update.boot_check(layout=layout, say=said.append)  # nothing left to do
 
 
-def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases):
+def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases, signer):
     """Cut off after the journal was opened (and maybe migrated) by the new version."""
     layout, state, _ = box
     before = user_version(state)
@@ -274,13 +285,14 @@ def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases):
     cut = CutAfterTrial(layout, state)
     with pytest.raises(KeyboardInterrupt):
         update.install(releases["0.1.1"], state, layout=layout, service=cut,
-                       python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+                       python=sys._base_executable, system_site_packages=False,
+                       keys=signer[1], say=lambda line: None)
     assert user_version(state) == before + 1
     assert update.boot_check(layout=layout, say=lambda line: None)
     assert user_version(state) == before and layout.running() == "a"
 
 
-def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, releases, tmp_path):
+def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, releases, signer, tmp_path):
     layout, state, service = box
     not_tar = tmp_path / "notes.release"
     not_tar.write_text("hello")
@@ -294,29 +306,24 @@ def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, relea
     for path, reason in ((not_tar, "is not a release file"), (damaged, "is damaged")):
         with pytest.raises(release.ReleaseError, match=reason):
             update.install(path, state, layout=layout, service=service,
-                           python=sys._base_executable, system_site_packages=False, say=lambda line: None)
+                           python=sys._base_executable, system_site_packages=False,
+                           keys=signer[1], say=lambda line: None)
     assert layout.running() == "a" and not layout.slot("b").exists() and not service.starts
 
 
-def test_a_release_unpacks_as_plain_files_whatever_its_entries_claim(releases, tmp_path, monkeypatch):
-    """Owners, set-uid modes and times in the archive do not reach the box; and Debian 12's
-    Python 3.11.2, whose tarfile has no extraction filter, unpacks it the same."""
+def test_a_release_unpacks_as_plain_files_whatever_its_entries_claim(releases, signer, tmp_path):
+    """Owners, set-uid modes and times in the archive do not reach the box: each file is
+    written by name, never extracted with the archive's metadata."""
     claims = tmp_path / "claims.release"
     with tarfile.open(releases["0.1.1"]) as good, tarfile.open(claims, "w") as odd:
         for member in good.getmembers():
             data = good.extractfile(member).read()
             member.mode, member.uid, member.gid, member.mtime = 0o6777, 4242, 4242, 0
             odd.addfile(member, io.BytesIO(data))
-    original = tarfile.TarFile.extractall
-
-    def extractall_of_3_11_2(self, path=".", members=None, *, numeric_owner=False):
-        return original(self, path, members, numeric_owner=numeric_owner)
-
-    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall_of_3_11_2)
     unpacked = tmp_path / "unpacked"
-    manifest = release.unpack_release(claims, unpacked)
+    manifest = release.read_release(claims, unpacked, signer[1], release.Expect(MACHINE))
     assert manifest["version"] == "0.1.1"
-    for name in ("release.json", release.LOCK_NAME, *manifest["files"]):
+    for name in manifest["files"]:
         info = (unpacked / name).stat()
         assert info.st_mode & 0o7000 == 0 and info.st_uid == os.getuid(), name
         assert info.st_mtime > 0, name
@@ -357,5 +364,6 @@ def test_a_release_whose_release_json_is_a_folder_is_refused_with_the_reason(tmp
         folder = tarfile.TarInfo("release.json")
         folder.type = tarfile.DIRTYPE
         archive.addfile(folder)
-    with pytest.raises(release.ReleaseError, match=r"release\.json is not a file"):
-        release.unpack_release(odd, tmp_path / "into")
+    with pytest.raises(release.ReleaseError, match=r"no release\.json where a release has it"):
+        release.read_release(odd, tmp_path / "into", [], release.Expect(MACHINE))
+    assert not (tmp_path / "into").exists()

@@ -1,11 +1,16 @@
 """Release files: the program and every pinned dependency as wheels, checked by their hashes.
 
-A release file (``table-companion-VERSION-MACHINE.release``) is a tar archive holding
+A release file (``table-companion-VERSION-MACHINE.release``) is a plain tar archive read in
+one pass, in this order:
 
-- ``release.json``: ``{"format": 1, "version": ..., "machine": ..., "python": "3.11",
-  "files": {"wheels/NAME.whl": SHA256, ...}}``;
-- ``requirements.lock``: the pinned dependencies it was built from;
-- ``wheels/``: the project's wheel and one file per locked dependency for that machine.
+- ``release.json``: ``{"format": 2, "version": ..., "machine": ..., "python": "3.11",
+  "files": {NAME: {"sha256": ..., "size": ...}, ...}}``;
+- ``release.sig``: the Ed25519 signature over ``release.json`` (:mod:`.signing`);
+- ``requirements.lock``: the pinned dependencies it was built from, then ``wheels/``: the
+  project's wheel and one wheel per locked dependency for that machine (sorted by name).
+
+The box checks the signature against the keys it trusts, then the declared sizes against its
+limits and free room, before it writes a byte; each file is hashed as it is written.
 
 ``systemd/install.sh --wheels DIR`` and ``companion update FILE`` install from such a wheel
 directory with pip offline (``--no-index --find-links``, ``--require-hashes``), so the box
@@ -19,7 +24,9 @@ never needs the network to install or update.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import io
 import json
 import re
 import shutil
@@ -28,10 +35,23 @@ import sys
 import tarfile
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-FORMAT = 1
+from . import signing
+
+FORMAT = 2  # 2: signed (release.sig), every file with its size, wheels only
+MANIFEST_NAME = "release.json"
+SIGNATURE_NAME = "release.sig"
+MANIFEST_MAX_BYTES = 1 << 20
+# Bounds, checked on the signed list before anything is written: a release is about 15 MB.
+MAX_FILES = 200
+MAX_FILE_BYTES = 64 * 2**20
+MAX_TOTAL_BYTES = 256 * 2**20
+JOURNAL_RESERVE_BYTES = 64 * 2**20  # room the journal keeps on the data partition
+CHUNK = 1 << 20
 PYTHON = "3.11"  # Debian bookworm's python3
 REPO = Path(__file__).resolve().parents[2]
 LOCK_NAME = "requirements.lock"
@@ -196,76 +216,168 @@ def project_version(repo: Path = REPO) -> str:
 
 
 def build_release(output_dir: Path, machine: str, repo: Path = REPO,
-                  wheels: Path | None = None) -> Path:
-    """A release file for ``machine`` in ``output_dir``; ``wheels`` reuses a wheel directory."""
+                  wheels: Path | None = None, *, key: Path) -> Path:
+    """A release file for ``machine`` in ``output_dir``, signed with the private ``key``
+    (``companion update --make-key``); ``wheels`` reuses a wheel directory."""
+    private = signing.read_private(key)
     version = project_version(repo)
     with tempfile.TemporaryDirectory() as scratch:
         wheel_dir = wheels or build_wheels(Path(scratch, "wheels"), machine, repo,
                                            source_only=False)[0].parent
-        files = {f"wheels/{path.name}": sha256(path) for path in sorted(wheel_dir.iterdir())
-                 if _name_version(path.name)[0] not in SOURCE_ONLY}
+        sources = {LOCK_NAME: repo / LOCK_NAME}
+        sources.update({f"wheels/{path.name}": path for path in sorted(wheel_dir.iterdir())
+                        if _name_version(path.name)[0] not in SOURCE_ONLY})
+        files = {name: {"sha256": sha256(path), "size": path.stat().st_size}
+                 for name, path in sources.items()}
         manifest = {"format": FORMAT, "version": version, "machine": machine,
                     "python": PYTHON, "files": files}
-        manifest_path = Path(scratch, "release.json")
-        manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        manifest_bytes = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
         output_dir.mkdir(parents=True, exist_ok=True)
         release = output_dir / f"table-companion-{version}-{machine}.release"
-        with tarfile.open(release, "w") as archive:
-            archive.add(manifest_path, "release.json")
-            archive.add(repo / LOCK_NAME, LOCK_NAME)
-            for name in files:
-                archive.add(wheel_dir / Path(name).name, name)
+        with tarfile.open(release, "w", format=tarfile.PAX_FORMAT) as archive:
+            for name, data in ((MANIFEST_NAME, manifest_bytes),
+                               (SIGNATURE_NAME, signing.sign(manifest_bytes, private))):
+                member = tarfile.TarInfo(name)
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+            for name in sorted(files):  # the order the box reads them in
+                archive.add(sources[name], name)
     return release
 
 
-def unpack_release(release: Path, into: Path) -> dict:
-    """Check a release file and unpack it into ``into``; return its manifest.
+def version_key(version: str) -> tuple[tuple[int, ...], int]:
+    """``1.2.3`` or ``1.2.3.postN`` in order (a release's versions take no other form)."""
+    found = re.fullmatch(r"(\d+(?:\.\d+)*)(?:\.post(\d+))?", version)
+    if not found:
+        raise ReleaseError(f"version {version!r} is not N.N.N or N.N.N.postN")
+    numbers = tuple(int(part) for part in found[1].split("."))
+    return numbers + (0,) * (8 - len(numbers)), int(found[2] or -1)
 
-    Refuses (``ReleaseError``, with the reason) anything that is not a tar, has no
-    ``release.json``, holds a path outside ``wheels/``, or a file whose hash differs.
+
+@dataclass(frozen=True)
+class Expect:
+    """What the box holds a release to: its machine, the version running (None: no check)
+    and whether an older version may be installed."""
+
+    machine: str
+    running: str | None = None
+    allow_downgrade: bool = False
+
+
+def read_release(release: Path, into: Path | None, keys: list[signing.PublicKey],
+                 expect: Expect) -> dict[str, Any]:
+    """Check a release file as it is read, once, from start to end, and write its files into
+    ``into`` (None: only check); return its manifest. Nothing is written before the signature
+    and the declared sizes pass, and each file is hashed as it is written.
+
+    Refuses (``ReleaseError``, with the reason): anything but a plain tar (a compressed file
+    is never unpacked), a release not signed by a key in ``keys`` or changed since, one for
+    another machine, older than the version running (unless allowed), over the limits or the
+    room left beside the journal, and any file that is not exactly the one it declares.
     """
     try:
-        archive = tarfile.open(release)  # noqa: SIM115 (closed by the with below)
-    except (OSError, tarfile.TarError) as exc:
-        raise ReleaseError(f"{release.name} is not a release file ({exc})") from exc
-    with archive:
-        members = {member.name: member for member in archive.getmembers()}
-        if "release.json" not in members:
-            raise ReleaseError(f"{release.name} has no release.json: not a release file")
-        manifest_file = archive.extractfile(members["release.json"])
-        if manifest_file is None:  # a directory or a link by that name
-            raise ReleaseError(f"{release.name}: release.json is not a file")
-        try:
-            manifest = json.load(manifest_file)
-            files = dict(manifest["files"])
-            version = str(manifest["version"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ReleaseError(f"{release.name}: release.json is damaged ({exc})") from exc
-        if manifest.get("format") != FORMAT:
-            raise ReleaseError(f"{release.name}: release format {manifest.get('format')!r}, "
-                               f"this box reads format {FORMAT}")
-        wanted = {"release.json", LOCK_NAME, *files}
-        for name, member in members.items():
-            if name not in wanted or not member.isfile():
-                raise ReleaseError(f"{release.name}: unexpected entry {name!r}")
-        for name in files:
-            if not re.fullmatch(r"wheels/[A-Za-z0-9_.+-]+\.(whl|tar\.gz)", name) or name not in members:
-                raise ReleaseError(f"{release.name}: missing or badly named file {name!r}")
-        # Each checked file is written out by name: nothing of the archive's owners, modes or
-        # links applies (Debian 12's Python 3.11.2 has no extraction filter to say so).
-        for name in wanted:
-            source = archive.extractfile(members[name])
-            if source is None:  # only for what is not a file, which the check above refused
-                raise ReleaseError(f"{release.name}: {name} is not a file")
-            target = into / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with source, open(target, "wb") as out:
-                shutil.copyfileobj(source, out)
-    for name, digest in files.items():
-        if sha256(into / name) != digest:
-            raise ReleaseError(f"{release.name}: {name} is damaged (its hash differs)")
-    manifest["version"] = version
+        with release.open("rb") as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
+            members = iter(archive)
+            manifest_bytes = _small_member(archive, members, MANIFEST_NAME, MANIFEST_MAX_BYTES)
+            signature = _small_member(archive, members, SIGNATURE_NAME,
+                                      signing.SIGNATURE_MAX_BYTES)
+            signer = signing.check(manifest_bytes, signature, keys)
+            manifest, files = _manifest(manifest_bytes, expect, into)
+            for name in sorted(files):
+                _copy_member(archive, next(members, None), name, files[name], into)
+            extra = next(members, None)
+            if extra is not None:
+                raise ReleaseError(f"unexpected entry {extra.name!r}")
+    except signing.SignatureError as exc:
+        raise ReleaseError(f"{release.name} is refused: {exc}") from exc
+    except ReleaseError as exc:
+        raise ReleaseError(f"{release.name}: {exc}") from exc
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        raise ReleaseError(f"{release.name} is not a release file: a plain tar made by "
+                           f"companion update --build-release is expected ({exc})") from exc
+    manifest["signed_by"] = f"{signer.name} {signer.key_id}"
     return manifest
+
+
+def _small_member(archive: tarfile.TarFile, members: Iterator[tarfile.TarInfo], name: str,
+                  limit: int) -> bytes:
+    member = next(members, None)
+    if member is None or member.name != name or not member.isfile():
+        raise ReleaseError(f"no {name} where a release has it: it is unsigned or not a release")
+    if member.size > limit:
+        raise ReleaseError(f"its {name} is {member.size} bytes, over {limit}")
+    source = archive.extractfile(member)
+    assert source is not None  # a regular file, checked above
+    return source.read()
+
+
+def _manifest(data: bytes, expect: Expect, into: Path | None
+              ) -> tuple[dict[str, Any], dict[str, tuple[str, int]]]:
+    """The signed manifest's files (name -> (sha256, size)), checked against the box."""
+    try:
+        manifest = json.loads(data)
+        files = {str(name): (str(entry["sha256"]), int(entry["size"]))
+                 for name, entry in dict(manifest["files"]).items()}
+        version = str(manifest["version"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ReleaseError(f"release.json is damaged ({exc})") from exc
+    if manifest.get("format") != FORMAT:
+        raise ReleaseError(f"release format {manifest.get('format')!r}, this box reads format "
+                           f"{FORMAT}")
+    if manifest.get("machine") != expect.machine:
+        raise ReleaseError(f"it is for {manifest.get('machine')}, this box is {expect.machine}: "
+                           f"build it with --machine {expect.machine}")
+    if expect.running is not None and not expect.allow_downgrade \
+            and version_key(version) < version_key(expect.running):
+        raise ReleaseError(f"it holds {version}, older than the {expect.running} running: a "
+                           "downgrade needs --allow-downgrade")
+    for name, (digest, size) in files.items():
+        if name != LOCK_NAME and not re.fullmatch(r"wheels/[A-Za-z0-9_.+-]+\.whl", name):
+            raise ReleaseError(f"{name!r}: a release carries wheels only (no sources, nothing "
+                               "outside wheels/)")
+        if not re.fullmatch(r"[0-9a-f]{64}", digest) or not 0 <= size <= MAX_FILE_BYTES:
+            raise ReleaseError(f"{name}: declared size {size} is over {MAX_FILE_BYTES} bytes, "
+                               "or its hash is not SHA-256")
+    total = sum(size for _, size in files.values())
+    if LOCK_NAME not in files or len(files) > MAX_FILES or total > MAX_TOTAL_BYTES:
+        raise ReleaseError(f"{len(files)} files of {total} bytes in all: a release has a lock "
+                           f"and at most {MAX_FILES} files, {MAX_TOTAL_BYTES} bytes")
+    if into is not None:
+        into.mkdir(parents=True, exist_ok=True)
+        room = shutil.disk_usage(into).free - JOURNAL_RESERVE_BYTES
+        if total > room:
+            raise ReleaseError(f"it needs {total // 2**20} MB; {max(room, 0) // 2**20} MB are "
+                               f"free beside the {JOURNAL_RESERVE_BYTES // 2**20} MB kept for "
+                               "the journal: nothing was written")
+    manifest["version"] = version
+    return manifest, files
+
+
+def _copy_member(archive: tarfile.TarFile, member: tarfile.TarInfo | None, name: str,
+                 declared: tuple[str, int], into: Path | None) -> None:
+    if member is None or member.name != name:
+        found = "the end" if member is None else repr(member.name)
+        raise ReleaseError(f"{name} was expected next, found {found}")
+    digest, size = declared
+    if not member.isfile() or member.size != size:
+        raise ReleaseError(f"{name} is not the {size}-byte file release.json declares")
+    source = archive.extractfile(member)
+    assert source is not None
+    hashed = hashlib.sha256()
+    # Each checked file is written out by name: nothing of the archive's owners, modes or
+    # links applies (Debian 12's Python 3.11.2 has no extraction filter to say so).
+    with contextlib.ExitStack() as stack:
+        out = None
+        if into is not None:
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(open(into / name, "wb"))
+        for block in iter(lambda: source.read(CHUNK), b""):
+            hashed.update(block)
+            if out is not None:
+                out.write(block)
+    if hashed.hexdigest() != digest:
+        raise ReleaseError(f"{name} is damaged or was changed (its hash differs from the "
+                           "signed list)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,13 +390,16 @@ def main(argv: list[str] | None = None) -> int:
         sub = actions.add_parser(name, help=text)
         sub.add_argument("output", type=Path, help="the directory to write into")
         sub.add_argument("--machine", choices=sorted(PLATFORMS), default="aarch64")
+        if name == "build":
+            sub.add_argument("--key", type=Path, required=True,
+                             help="the private key to sign it with (companion update --make-key)")
     args = parser.parse_args(argv)
     if args.action == "lock":
         print(refresh_lock())
     elif args.action == "wheels":
         print("\n".join(str(path) for path in build_wheels(args.output, args.machine)))
     else:
-        print(build_release(args.output, args.machine))
+        print(build_release(args.output, args.machine, key=args.key))
     return 0
 
 

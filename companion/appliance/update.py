@@ -32,7 +32,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .release import LOCK_NAME, SOURCE_ONLY, ReleaseError, read_lock, unpack_release
+from .release import LOCK_NAME, SOURCE_ONLY, Expect, ReleaseError, read_lock, read_release
+from .signing import PublicKey, trusted_keys
 from .slots import (
     BACKUP_NAME,
     JOURNAL_NAME,
@@ -126,9 +127,12 @@ Say = Callable[[str], None]
 
 def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             service: Service | None = None, python: str | None = None,
-            system_site_packages: bool = True, say: Say = print) -> str:
-    """Install ``release`` beside the running version and switch to it; the version running
-    at the end (the new one, or the old one after an automatic rollback)."""
+            system_site_packages: bool = True, say: Say = print,
+            keys: list[PublicKey] | None = None, allow_downgrade: bool = False) -> str:
+    """Install ``release`` beside the running version and switch to it, once it is signed by
+    one of ``keys`` (default: the keys this box trusts) and not older than the version running
+    (unless ``allow_downgrade``); the version running at the end (the new one, or the old one
+    after an automatic rollback)."""
     layout = layout or Layout()
     service = service or Service()
     _check_writable(layout.prefix)
@@ -139,10 +143,11 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
     target = layout.other(running)
     with tempfile.TemporaryDirectory(dir=layout.prefix, prefix="incoming-") as scratch:
         say(f"checking {release.name}")
-        manifest = unpack_release(release, Path(scratch, "release"))
-        if manifest["machine"] != platform.machine():
-            raise UpdateError(f"{release.name} is for {manifest['machine']}, this box is "
-                              f"{platform.machine()}: build it with --machine {platform.machine()}")
+        manifest = read_release(release, Path(scratch, "release"),
+                                trusted_keys() if keys is None else keys,
+                                Expect(platform.machine(), layout.version(running),
+                                       allow_downgrade))
+        say(f"signed by {manifest['signed_by']}")
         kept = layout.version(target)
         say(f"installing {manifest['version']} into slot {target}"
             + (f" (replaces the kept {kept})" if kept else ""))

@@ -6,6 +6,7 @@ import argparse
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 from companion.box.boot import resolve_state_dir
 from companion.commands.run import load_config
@@ -30,6 +31,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions.add_argument("--spool", metavar="DIR", type=Path,
                          help="install the release files handed over in DIR (run by "
                          "companion-update.service for the phone page)")
+    actions.add_argument("--verify", action="store_true",
+                         help="check the release file (signature, machine, version, every "
+                         "file's hash) without installing or running anything from it; exit "
+                         "2 with the reason when it would be refused")
+    actions.add_argument("--make-key", metavar="DIR", type=Path,
+                         help="make a signing key pair in DIR: NAME.key (keep it private) and "
+                         "NAME.pub (give it to image/build.sh --update-key)")
+    parser.add_argument("--key", type=Path, metavar="FILE",
+                        help="with --build-release: the private key to sign the release with")
+    parser.add_argument("--name", default="release",
+                        help="with --make-key: the key's name (default: release)")
+    parser.add_argument("--keys", type=Path, metavar="DIR",
+                        help="the public keys to trust (default /etc/companion/update-keys)")
+    parser.add_argument("--allow-downgrade", action="store_true",
+                        help="install (or pass --verify) a version older than the one running")
     parser.add_argument("--machine", default=platform.machine(),
                         help="with --build-release: aarch64 (the Pi, default here: "
                         f"{platform.machine()}) or x86_64")
@@ -39,11 +55,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from companion.appliance import release, update
+    from companion.appliance import release, signing, update
 
+    keys = signing.trusted_keys(args.keys or signing.KEYS_DIR)
     try:
-        if args.build_release:
-            print(release.build_release(args.build_release, args.machine, wheels=args.wheels))
+        if args.make_key:
+            for path in signing.make_key(args.make_key, args.name):
+                print(path)
+        elif args.build_release:
+            if args.key is None:
+                print("companion update: --build-release needs --key FILE (a release is signed; "
+                      "make a key with --make-key DIR)", file=sys.stderr)
+                return 2
+            print(release.build_release(args.build_release, args.machine, wheels=args.wheels,
+                                        key=args.key))
+        elif args.verify:
+            return verify(args, keys)
         elif args.boot_check:
             update.boot_check()
         elif args.rollback:
@@ -54,12 +81,32 @@ def handle(args: argparse.Namespace) -> int:
                 for line in update.take_spooled(args.spool, state_dir):
                     print(line)
             elif args.release:
-                update.install(args.release, state_dir)
+                update.install(args.release, state_dir, keys=keys,
+                               allow_downgrade=args.allow_downgrade)
             else:
                 print("companion update: name a release file, or --rollback (see --help)",
                       file=sys.stderr)
                 return 2
-    except (update.UpdateError, release.ReleaseError, OSError) as exc:
+    except (update.UpdateError, release.ReleaseError, signing.SignatureError, OSError) as exc:
         print(f"companion update: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def verify(args: argparse.Namespace, keys: list[Any]) -> int:
+    """``--verify FILE``: 0 and what it holds, or 2 and why the box would refuse it."""
+    from companion import __version__
+    from companion.appliance import release
+
+    if args.release is None:
+        print("companion update: --verify needs a release file", file=sys.stderr)
+        return 2
+    try:
+        manifest = release.read_release(args.release, None, keys, release.Expect(
+            args.machine, __version__, args.allow_downgrade))
+    except release.ReleaseError as exc:
+        print(f"companion update: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.release.name}: {manifest['version']} for {manifest['machine']}, signed by "
+          f"{manifest['signed_by']}, {len(manifest['files'])} files checked")
     return 0
