@@ -66,7 +66,7 @@ def test_every_bad_line_is_named_with_its_fix_and_the_good_ones_still_count():
         "line 8: phone_page = 'maybe' is refused: phone_page is on or off",
         "line 9: wifi_ssid is set again (first on line 5); the first is used",
         "line 10: unknown setting 'colour'; the settings are hostname, wifi_country, wifi_ssid, "
-        "wifi_password, timezone, phone_page, ssh_key",
+        "wifi_password, timezone, phone_page, ssh_key, update_keys",
     ]
     assert settings.wifi_ssid == "Home" and settings.hostname is None
 
@@ -425,3 +425,33 @@ def test_anything_but_a_whole_public_key_is_refused_and_ssh_stays_off(ssh_root, 
     problems = (ssh_root / "boot/firmware/companion-problems.txt").read_text()
     assert "line 1: ssh_key = " in problems and why in problems
     assert not (ssh_root / "etc/systemd/system/multi-user.target.wants/ssh.service").exists()
+
+
+# ----- update keys: taken once -------------------------------------------------------------
+
+def test_update_keys_are_trusted_once_and_a_later_card_cannot_add_others(root, tmp_path):
+    """Issue 36: "the builder of an image can put their own key in (... and a `update_keys`
+    line in `companion.txt` read at first boot only)"."""
+    from companion.appliance import signing
+
+    first = signing.make_key(tmp_path / "keys", "owner")[1].read_text().strip()
+    other = signing.make_key(tmp_path / "keys", "stranger")[1].read_text().strip()
+    result = staged(root, f"update_keys = {first}\n")
+    assert result.returncode == 0, result.stderr
+    assert "applied: updates signed by the key given trusted" in result.stdout
+    trusted = signing.trusted_keys(root / "etc/companion/update-keys")
+    assert [key.name for key in trusted] == ["owner"]
+    result = staged(root, f"update_keys = {first}\nupdate_keys = {other}\n")
+    assert result.returncode == 0, result.stderr
+    problems = (root / "boot/firmware/companion-problems.txt").read_text()
+    assert "update_keys is taken once: the box keeps trusting the keys it was given first" in problems
+    assert [key.name for key in signing.trusted_keys(root / "etc/companion/update-keys")] == ["owner"]
+
+
+def test_anything_but_an_update_key_line_is_refused_with_the_reason(root):
+    result = staged(root, "update_keys = ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA me\n")
+    assert result.returncode == 0, result.stderr
+    problems = (root / "boot/firmware/companion-problems.txt").read_text()
+    assert "line 1: update_keys = " in problems
+    assert "an update key is the line of the .pub file companion update --make-key made" in problems
+    assert not (root / "etc/companion/update-keys").exists()

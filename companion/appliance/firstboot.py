@@ -28,6 +28,7 @@ from pathlib import Path
 from . import firstboot_report, imager, settings_file
 from .durable import recover, write_durably
 from .settings_file import Settings, Unreadable
+from .slots import UPDATE_KEYS_DIR
 
 SETTINGS_FILE = Path("/boot/firmware/companion.txt")
 PROBLEMS_NAME = "companion-problems.txt"
@@ -252,6 +253,7 @@ def changes(settings: Settings, box: Box) -> list[Change]:
                             "like Europe/Paris")
     wanted += _wifi(settings, box)
     wanted += _ssh(settings, box)
+    wanted += _update_keys(settings, box)
     if settings.phone_page is not None:
         wanted.append(Change("phone page " + ("on" if settings.phone_page else "off"),
                              [Wanted(AVAHI_SERVICE, AVAHI_XML if settings.phone_page else None)],
@@ -299,6 +301,24 @@ def _ssh(settings: Settings, box: Box) -> list[Change]:
                    "(as root, no password)",
                    [Wanted(AUTHORIZED_KEYS, "".join(f"{key}\n" for key in keys), 0o600)],
                    {SSH_UNIT: True}, setup=make_key)]
+
+
+def _update_keys(settings: Settings, box: Box) -> list[Change]:
+    """The keys updates may be signed with, taken once: once the box trusts keys from this
+    file, a card edited later cannot make it trust others (write the image again for that)."""
+    if not settings.update_keys:
+        return []
+    keys = settings.update_keys.splitlines()
+    wanted = [Wanted(UPDATE_KEYS_DIR / f"companion-txt-{number}.pub", f"{key}\n")
+              for number, key in enumerate(keys, 1)]
+    folder = box.path(UPDATE_KEYS_DIR)
+    given = sorted(folder.glob("companion-txt-*.pub")) if folder.is_dir() else []
+    if (given and any(map(box.differs, wanted))) or len(given) > len(keys):
+        settings.problem("update_keys is taken once: the box keeps trusting the keys it was "
+                         "given first (to change them, write the image again)")
+        return []
+    return [Change(f"updates signed by {'the key' if len(keys) == 1 else f'{len(keys)} keys'} "
+                   "given trusted", wanted)]
 
 
 def apply(settings: Settings, box: Box) -> list[str]:

@@ -288,6 +288,8 @@ def read_release(release: Path, into: Path | None, keys: list[signing.PublicKey]
             extra = next(members, None)
             if extra is not None:
                 raise ReleaseError(f"unexpected entry {extra.name!r}")
+        if into is not None:  # the slot keeps the list it was installed from
+            (into / MANIFEST_NAME).write_bytes(manifest_bytes)
     except signing.SignatureError as exc:
         raise ReleaseError(f"{release.name} is refused: {exc}") from exc
     except ReleaseError as exc:

@@ -19,7 +19,8 @@ MAX_BYTES = 64 * 1024
 MAX_PROBLEMS = 40
 SHOWN_VALUE = 40  # characters of a refused value quoted back
 KEYS = ("hostname", "wifi_country", "wifi_ssid", "wifi_password", "timezone", "phone_page",
-        "ssh_key")
+        "ssh_key", "update_keys")
+REPEATABLE = ("ssh_key", "update_keys")  # each line one more key
 SECRET = "wifi_password"
 SWITCH = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
 HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
@@ -28,6 +29,9 @@ TIMEZONE = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+){0,2}")
 SSH_KEY = re.compile(r"(?P<type>ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)"
                      r"|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)"
                      r" (?P<key>[A-Za-z0-9+/]+={0,2})(?: [ -~]*)?")
+# An update-signing public key (the line of the .pub file `companion update --make-key` makes).
+UPDATE_KEY = re.compile(r"table-companion-update-key ed25519 (?P<key>[A-Za-z0-9+/]{43}=)"
+                        r"(?: [A-Za-z0-9_.-]{1,64})?")
 # The bytes Windows-1252 leaves undefined: read as the Latin-1 control characters they
 # are there, so they are refused by name and written back unchanged.
 CP1252_HOLES = b"\x81\x8d\x8f\x90\x9d"
@@ -90,6 +94,7 @@ class Settings:
 
     hostname: str | None = None
     ssh_key: str | None = None  # one or more public keys, a line each
+    update_keys: str | None = None  # update-signing public keys, a line each (first boot only)
     wifi_psk: str | None = None  # WPA's key in hex, as Raspberry Pi Imager gives it (not a key here)
     wifi_country: str | None = None
     wifi_ssid: str | None = None
@@ -163,6 +168,11 @@ def check(key: str, value: str) -> tuple[object, str | None]:
         return None, "a WPA passphrase is 8 to 63 plain characters (letters, digits, signs)"
     if key == "ssh_key":
         return ssh_key(value)
+    if key == "update_keys":
+        if UPDATE_KEY.fullmatch(value) and len(base64.b64decode(value.split()[2])) == 32:
+            return value, None
+        return None, ("an update key is the line of the .pub file companion update --make-key "
+                      "made: 'table-companion-update-key ed25519 … NAME'")
     if key == "timezone":
         if TIMEZONE.fullmatch(value) and ".." not in value:
             return value, None
@@ -223,8 +233,8 @@ def parse(text: str) -> Settings:
             settings.problem(f"line {number}: {shown('', line)} is not a setting: write name = value")
         elif key not in KEYS:
             settings.problem(f"line {number}: unknown setting {shown('', key)}{_unknown(key)}")
-        elif key == "ssh_key" and key in settings.lines:
-            _more_keys(settings, number, _unquote(line.partition("=")[2].strip(" \t")))
+        elif key in REPEATABLE and key in settings.lines:
+            _more_keys(settings, key, number, _unquote(line.partition("=")[2].strip(" \t")))
         elif key in settings.lines:
             settings.problem(f"line {number}: {key} is set again (first on line "
                              f"{settings.lines[key]}); the first is used")
@@ -236,17 +246,18 @@ def parse(text: str) -> Settings:
     return settings
 
 
-def _more_keys(settings: Settings, number: int, value: str) -> None:
-    """Another ``ssh_key`` line: each line one more key that may log in."""
+def _more_keys(settings: Settings, key: str, number: int, value: str) -> None:
+    """Another ``ssh_key`` or ``update_keys`` line: each line one more key."""
     if not value:
         return
-    parsed, why = ssh_key(value)
+    parsed, why = check(key, value)
+    earlier = getattr(settings, key)
     if why:
-        settings.problem(f"line {number}: ssh_key = {shown('ssh_key', value)} is refused: {why}")
-    elif settings.ssh_key and isinstance(parsed, str):
-        settings.ssh_key += "\n" + parsed
+        settings.problem(f"line {number}: {key} = {shown(key, value)} is refused: {why}")
+    elif earlier and isinstance(parsed, str):
+        setattr(settings, key, earlier + "\n" + parsed)
     else:
-        settings.ssh_key = parsed
+        setattr(settings, key, parsed)
 
 
 def set_values(text: str, values: dict[str, list[str]]) -> str:

@@ -27,7 +27,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-KEYS_DIR = Path("/etc/companion/update-keys")
+from .slots import UPDATE_KEYS_DIR
+
+KEYS_DIR = UPDATE_KEYS_DIR
 PUBLIC_TAG = "table-companion-update-key"
 # What is signed: this line, then release.json's bytes (a signature made for anything else
 # with the same key never passes as a release's).

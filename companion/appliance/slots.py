@@ -22,6 +22,7 @@ JOURNAL_NAME = "journal.db"
 SPOOL_NAME = "update-spool"  # in the state directory: release files handed to the updater
 RESULT_NAME = "last.txt"     # in the spool: what the updater made of them, a line each
 SPOOL = Path("/var/lib/companion") / SPOOL_NAME
+UPDATE_KEYS_DIR = Path("/etc/companion/update-keys")  # the public keys updates are signed with
 
 
 class UpdateError(Exception):
