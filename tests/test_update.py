@@ -167,7 +167,7 @@ def prefix(tmp_path_factory, releases, signer):
         unpacked = Path(scratch)
         release.read_release(releases["0.1.0"], unpacked, signer[1], release.Expect(MACHINE))
         update.build_slot(layout.slot("a"), unpacked / "wheels", unpacked / release.LOCK_NAME,
-                          sys._base_executable, system_site_packages=False)
+                          sys._base_executable, system_site_packages=False, user=None)
         shutil.copy(unpacked / "release.json", layout.slot("a") / "release.json")
     return layout
 
@@ -206,7 +206,7 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     said: list[str] = []
     assert update.install(releases["0.1.1"], state, layout=layout, service=service,
                           python=sys._base_executable, system_site_packages=False,
-                          keys=signer[1], say=said.append) == "0.1.1"
+                          keys=signer[1], build_user=None, say=said.append) == "0.1.1"
     assert layout.running() == "b" and os.readlink(layout.safe) == "slots/b"
     assert installed(layout, "b") == "companion 0.1.1"
     first_trial, on_journal = service.starts[1:]
@@ -235,7 +235,7 @@ def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(
     said: list[str] = []
     assert update.install(releases["0.1.2"], state, layout=layout, service=service,
                           python=sys._base_executable, system_site_packages=False,
-                          keys=signer[1], say=said.append) == "0.1.0"
+                          keys=signer[1], build_user=None, say=said.append) == "0.1.0"
     assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
     assert "rolled back to 0.1.0: 0.1.2 it did not report READY on the journal's copy" in said
     assert service.process and service.process.poll() is None  # 0.1.0 runs again
@@ -258,7 +258,7 @@ def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases, si
     with pytest.raises(KeyboardInterrupt):
         update.install(releases["0.1.1"], state, layout=layout, service=PowerCut(layout, state),
                        python=sys._base_executable, system_site_packages=False,
-                       keys=signer[1], say=lambda line: None)
+                       keys=signer[1], build_user=None, say=lambda line: None)
     assert layout.running() == "b" and json.loads(layout.trial.read_text())["phase"] == "trial"
     said: list[str] = []
     # companion-update-check.service runs the safe slot's updater, not the one on trial.
@@ -286,7 +286,7 @@ def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases, signer
     with pytest.raises(KeyboardInterrupt):
         update.install(releases["0.1.1"], state, layout=layout, service=cut,
                        python=sys._base_executable, system_site_packages=False,
-                       keys=signer[1], say=lambda line: None)
+                       keys=signer[1], build_user=None, say=lambda line: None)
     assert user_version(state) == before + 1
     assert update.boot_check(layout=layout, say=lambda line: None)
     assert user_version(state) == before and layout.running() == "a"
@@ -307,7 +307,7 @@ def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, relea
         with pytest.raises(release.ReleaseError, match=reason):
             update.install(path, state, layout=layout, service=service,
                            python=sys._base_executable, system_site_packages=False,
-                           keys=signer[1], say=lambda line: None)
+                           keys=signer[1], build_user=None, say=lambda line: None)
     assert layout.running() == "a" and not layout.slot("b").exists() and not service.starts
 
 

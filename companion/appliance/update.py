@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import pwd
 import shutil
 import sqlite3
 import subprocess
@@ -46,6 +47,8 @@ from .slots import (
     sync_dir,
     write_json,
 )
+
+BUILD_USER = "companion"  # builds a slot: nothing from a release runs as root
 
 
 class Service:
@@ -101,20 +104,44 @@ def _locked_without_source_only(lock: Path, into: Path) -> Path:
 
 
 def build_slot(slot: Path, wheels: Path, lock: Path, python: str, *,
-               system_site_packages: bool = True) -> None:
-    """A new venv in ``slot`` with the release's wheels, offline, every hash checked.
+               system_site_packages: bool = True, user: str | None = BUILD_USER) -> None:
+    """A new venv in ``slot`` with the release's wheels, offline, wheels only, every hash
+    checked against the lock.
 
-    With the system's site packages, as install.sh makes them: lgpio is there, shared by
-    both slots (a pinned package the system has at another version is installed anyway)."""
+    Run as root, it is built as ``user``: the release's code (a ``.pth`` file runs at every
+    start of the slot's Python, pip itself included) never runs as root; once built, the slot
+    is given to root, so the box that runs from it cannot change it. With the system's site
+    packages, as install.sh makes them: lgpio is there, shared by both slots (a pinned package
+    the system has at another version is installed anyway)."""
     shutil.rmtree(slot, ignore_errors=True)
-    subprocess.run([python, "-m", "venv", str(slot),
+    slot.mkdir(parents=True)
+    as_user = _unprivileged(user, slot)
+    subprocess.run([*as_user, python, "-m", "venv", str(slot),
                     *(["--system-site-packages"] if system_site_packages else [])], check=True)
-    pip = [str(slot / "bin" / "python"), "-m", "pip", "--isolated", "--disable-pip-version-check",
-           "-q", "install", "--no-index", "--find-links", str(wheels)]
+    pip = [*as_user, str(slot / "bin" / "python"), "-m", "pip", "--isolated",
+           "--disable-pip-version-check", "--no-cache-dir", "-q", "install", "--no-index",
+           "--only-binary", ":all:", "--find-links", str(wheels)]
     subprocess.run([*pip, "--require-hashes", "-r",
                     str(_locked_without_source_only(lock, wheels.parent / "lock.txt"))], check=True)
     # pip writes the .pyc files too, which the service could not write in its venv.
     subprocess.run([*pip, "--no-deps", "--force-reinstall", "table-companion"], check=True)
+    if as_user:
+        subprocess.run(["chown", "-R", "--no-dereference", "0:0", str(slot)], check=True)
+
+
+def _unprivileged(user: str | None, slot: Path) -> list[str]:
+    """The command prefix that runs as ``user`` (nothing when not root, or no user), with the
+    slot made theirs (the unpacked release must be readable to them)."""
+    if user is None or os.geteuid() != 0:
+        return []
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        raise UpdateError(f"the user {user!r} that builds an update does not exist: reinstall "
+                          "with systemd/install.sh") from None
+    os.chown(slot, account.pw_uid, account.pw_gid)
+    return ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
+            "--init-groups", "--no-new-privs", "--reset-env", "--"]
 
 
 def base_python() -> str:
@@ -128,11 +155,12 @@ Say = Callable[[str], None]
 def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             service: Service | None = None, python: str | None = None,
             system_site_packages: bool = True, say: Say = print,
-            keys: list[PublicKey] | None = None, allow_downgrade: bool = False) -> str:
+            keys: list[PublicKey] | None = None, allow_downgrade: bool = False,
+            build_user: str | None = BUILD_USER) -> str:
     """Install ``release`` beside the running version and switch to it, once it is signed by
     one of ``keys`` (default: the keys this box trusts) and not older than the version running
-    (unless ``allow_downgrade``); the version running at the end (the new one, or the old one
-    after an automatic rollback)."""
+    (unless ``allow_downgrade``); the slot is built as ``build_user`` (:func:`build_slot`).
+    The version running at the end (the new one, or the old one after an automatic rollback)."""
     layout = layout or Layout()
     service = service or Service()
     _check_writable(layout.prefix)
@@ -142,6 +170,7 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
     running = layout.running()
     target = layout.other(running)
     with tempfile.TemporaryDirectory(dir=layout.prefix, prefix="incoming-") as scratch:
+        os.chmod(scratch, 0o755)  # read by the user who builds the slot
         say(f"checking {release.name}")
         manifest = read_release(release, Path(scratch, "release"),
                                 trusted_keys() if keys is None else keys,
@@ -154,7 +183,8 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
         unpacked = Path(scratch, "release")
         try:
             build_slot(layout.slot(target), unpacked / "wheels", unpacked / LOCK_NAME,
-                       python or base_python(), system_site_packages=system_site_packages)
+                       python or base_python(), system_site_packages=system_site_packages,
+                       user=build_user)
         except subprocess.CalledProcessError as exc:
             shutil.rmtree(layout.slot(target), ignore_errors=True)
             raise UpdateError(f"{release.name} did not install ({exc}); the running version "
