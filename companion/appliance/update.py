@@ -115,7 +115,7 @@ def build_slot(slot: Path, wheels: Path, lock: Path, python: str, *,
     the system has at another version is installed anyway)."""
     shutil.rmtree(slot, ignore_errors=True)
     slot.mkdir(parents=True)
-    as_user = _unprivileged(user, slot)
+    as_user = as_build_user(user, slot)
     subprocess.run([*as_user, python, "-m", "venv", str(slot),
                     *(["--system-site-packages"] if system_site_packages else [])], check=True)
     pip = [*as_user, str(slot / "bin" / "python"), "-m", "pip", "--isolated",
@@ -129,7 +129,7 @@ def build_slot(slot: Path, wheels: Path, lock: Path, python: str, *,
         subprocess.run(["chown", "-R", "--no-dereference", "0:0", str(slot)], check=True)
 
 
-def _unprivileged(user: str | None, slot: Path) -> list[str]:
+def as_build_user(user: str | None, slot: Path) -> list[str]:
     """The command prefix that runs as ``user`` (nothing when not root, or no user), with the
     slot made theirs (the unpacked release must be readable to them)."""
     if user is None or os.geteuid() != 0:

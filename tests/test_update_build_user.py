@@ -1,0 +1,35 @@
+"""Nothing from a release runs as root while its slot is built: the updater (root) runs the
+venv's creation and pip as the box's user, through setpriv, and gives the slot to root after."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import subprocess
+
+import pytest
+
+from companion.appliance import update
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the updater runs as root")
+
+
+def test_the_build_runs_as_the_user_with_no_new_privileges(tmp_path):
+    slot = tmp_path / "slots" / "b"
+    slot.mkdir(parents=True)
+    prefix = update.as_build_user("nobody", slot)
+    nobody = pwd.getpwnam("nobody")
+    assert os.stat(slot).st_uid == nobody.pw_uid
+    who = subprocess.run([*prefix, "sh", "-c", "id -u; grep NoNewPrivs /proc/self/status"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert who == [str(nobody.pw_uid), "NoNewPrivs:", "1"]
+
+
+def test_a_missing_build_user_is_said_before_anything_is_built(tmp_path):
+    with pytest.raises(update.UpdateError, match="the user 'no-such-user' that builds an update "
+                       "does not exist"):
+        update.as_build_user("no-such-user", tmp_path)
+
+
+def test_without_a_user_the_build_runs_as_the_caller(tmp_path):
+    assert update.as_build_user(None, tmp_path) == []
