@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import socket
 
 import pytest
 
@@ -14,6 +15,7 @@ from companion.journal import health_file as health
 from companion.journal.health import JournalStatus
 from companion.journal.journal import Journal
 from companion.simulator.simbox import SimBox
+from companion.web.update import MAX_BYTES
 from tests.test_saved_games import fill_disk, start, tallies  # noqa: F401 (the tally games)
 from tests.web_process import WebProcess
 
@@ -24,13 +26,20 @@ def runtime(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def web(tmp_path_factory, runtime):
+def page_temp(tmp_path_factory):
+    """The page's temporary folder (where the form parser spools an upload)."""
+    return tmp_path_factory.mktemp("page-tmp")
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory, runtime, page_temp):
     state = tmp_path_factory.mktemp("state")
     (state / "update-spool").mkdir()  # systemd-tmpfiles makes it on the box
     journal, _ = Journal.open(state)  # the box's journal, where paired phones are kept
     journal.close()
     mp = pytest.MonkeyPatch()
     mp.setenv("RUNTIME_DIRECTORY", str(runtime))
+    mp.setenv("TMPDIR", str(page_temp))
     server = WebProcess(state)
     mp.undo()
     yield server
@@ -52,6 +61,40 @@ def upload(web: WebProcess, cookie: str, name: str, data: bytes, csrf: str
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
         conn.close()
+
+
+def folder_bytes(folder) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def test_a_chunked_upload_is_cut_off_once_past_the_limit(web, page_temp):
+    """Issue 36: "A 200 MB chunked upload is refused only after the page's temp directory has
+    grown to 210 MB": with no Content-Length, the bytes received are counted instead."""
+    cookie = web.session()
+    token = csrf_of(web.get("/update", cookie)[2])
+    boundary = "----companion-test"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{token}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"release\"; "
+            f"filename=\"big.release\"\r\nContent-Type: application/octet-stream\r\n\r\n").encode()
+    block = b"\0" * (1 << 20)
+    sent, largest = 0, 0
+    with socket.create_connection(("127.0.0.1", web.port), timeout=30) as conn:
+        conn.sendall(f"POST /update HTTP/1.1\r\nHost: box\r\nCookie: {cookie}\r\nContent-Type: "
+                     f"multipart/form-data; boundary={boundary}\r\nTransfer-Encoding: chunked"
+                     "\r\n\r\n".encode() + b"%x\r\n%s\r\n" % (len(head), head))
+        try:
+            while sent < 200 * 2**20:
+                conn.sendall(b"%x\r\n%s\r\n" % (len(block), block))
+                sent += len(block)
+                largest = max(largest, folder_bytes(page_temp))
+        except OSError:
+            pass  # the page answered and closed the connection
+        answer = conn.recv(4096)
+    assert answer.split(b"\r\n")[0].endswith(b"413 Request Entity Too Large") or b" 413 " in answer
+    assert sent < 100 * 2**20, "the page kept reading past the limit"
+    assert largest <= MAX_BYTES + 4 * (1 << 20)
+    assert folder_bytes(page_temp) == 0  # the parser's temporary file is gone
+    assert not list((web.state_dir / "update-spool").glob("big.release*"))
 
 
 def csrf_of(page: bytes) -> str:

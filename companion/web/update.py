@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.types import Message
 
 from companion.appliance.slots import RESULT_NAME, SPOOL_NAME, versions
 
@@ -42,6 +43,27 @@ def spool(state_dir: Path, upload: Any) -> str:
     return f"{name} handed to the box: it installs it and restarts (about a minute)"
 
 
+class TooLarge(Exception):
+    """More bytes came than the form may hold."""
+
+
+def bounded(request: Request, limit: int) -> Request:
+    """The request with a body cut off after ``limit`` bytes received: a chunked upload (no
+    Content-Length to refuse it by) stops there, before the form parser's temporary file
+    grows further (it is removed when the parse fails)."""
+    received = 0
+
+    async def receive() -> Message:
+        nonlocal received
+        message = await request.receive()
+        received += len(message.get("body", b""))
+        if received > limit:
+            raise TooLarge
+        return message
+
+    return Request(request.scope, receive)
+
+
 def last_result(state_dir: Path) -> str:
     try:
         return (state_dir / SPOOL_NAME / RESULT_NAME).read_text().strip()
@@ -56,7 +78,11 @@ def endpoint(state_dir: Path, page: Callable[..., Response], pairing: Any
         if request.method == "POST":
             if int(request.headers.get("content-length") or 0) > MAX_BYTES + CHUNK:
                 return PlainTextResponse("too large for a release file\n", status_code=413)
-            form = await request.form()
+            try:
+                form = await bounded(request, MAX_BYTES + CHUNK).form()
+            except TooLarge:  # and the rest of the body is not read: the connection closes
+                return PlainTextResponse("too large for a release file\n", status_code=413,
+                                         headers={"Connection": "close"})
             if not pairing.csrf_ok(sid, form.get("csrf")):
                 return PlainTextResponse("the form expired: reload the page\n", status_code=403)
             try:
