@@ -4,8 +4,11 @@ the loop as the files land (inotify), with the virtual clock standing still."""
 from __future__ import annotations
 
 import io
+import json
 import os
+import tarfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,8 +16,9 @@ import pytest
 
 from companion.appliance.slots import RESULT_NAME, SPOOL_NAME
 from companion.records import roster, settings
+from companion.records.settings import HANDED
 from companion.simulator.simbox import SimBox
-from companion.web.update import spool
+from companion.web.update import hand_over
 
 RELEASE = "table-companion-0.3.0-aarch64.release"
 
@@ -27,13 +31,15 @@ class Upload:
     file: io.BytesIO
 
 
-def told(box: SimBox, timeout: float = 10.0) -> None:
-    """Wait for the watch's thread to post what landed, then let the loop take it, without
-    moving the virtual clock."""
+def told(box: SimBox, until: Callable[[], bool] | None = None, timeout: float = 10.0) -> None:
+    """Wait for the watch's thread to post what landed (or, with ``until``, for that to hold),
+    letting the loop take it, without moving the virtual clock."""
     ends = time.monotonic() + timeout
-    while box.app.events.empty():
+    while box.app.events.empty() if until is None else not until():
         assert time.monotonic() < ends, "the box was not told"
         time.sleep(0.01)
+        if until is not None:
+            box.app.pump()
     box.app.pump()
 
 
@@ -69,11 +75,46 @@ def test_settings_saved_on_the_phone_are_used_as_soon_as_the_page_announces_them
     assert box.app.settings.values["volume"] == 1 and box.app.hardware.buzzer.volume == 1
 
 
-def test_a_release_handed_over_on_the_phone_is_said_on_the_panel(box, state):
-    said = spool(state, Upload(RELEASE, io.BytesIO(b"x" * 1000)))
-    assert "handed to the box" in said
+def release_file(path: Path, version: str) -> bytes:
+    """A file that starts as a release does (its release.json first)."""
+    manifest = json.dumps({"format": 2, "version": version}).encode()
+    with tarfile.open(path, "w") as archive:
+        member = tarfile.TarInfo("release.json")
+        member.size = len(manifest)
+        archive.addfile(member, io.BytesIO(manifest))
+    return path.read_bytes()
+
+
+def test_a_release_from_the_phone_waits_for_ok_on_the_box_then_goes_to_the_updater(
+        box, state, tmp_path):
+    """Issue 36: "an upload from the phone page only stages a verified release; it is installed
+    after someone presses a button on the box (an "Install 0.3.0? OK / Back" screen)"."""
+    said = hand_over(state, Upload(RELEASE, io.BytesIO(release_file(tmp_path / "r", "0.3.0"))))
+    assert "press OK on the box to install it" in said
     told(box)
-    assert box.app.stack.toast_lines == ["Update received:", "installing it now"]
+    assert box.screen.name() == "ConfirmScreen"
+    assert box.screen.question == "Install 0.3.0? The box restarts; every game is kept."
+    assert not (state / SPOOL_NAME / RELEASE).exists()  # nothing reaches the updater yet
+    box.press("OK")
+    assert (state / SPOOL_NAME / RELEASE).exists() and not (state / HANDED / RELEASE).exists()
+    # The spool's news: the updater (root, its path unit) takes it from here.
+    told(box, lambda: box.app.stack.toast_lines == ["Update received:", "installing it now"])
+
+
+def test_back_on_the_box_leaves_a_release_out(box, state, tmp_path):
+    hand_over(state, Upload(RELEASE, io.BytesIO(release_file(tmp_path / "r", "0.3.0"))))
+    told(box)
+    box.press("BACK")
+    assert not (state / HANDED / RELEASE).exists() and not (state / SPOOL_NAME / RELEASE).exists()
+    assert box.app.stack.toast_lines == ["Update not installed:", "0.3.0 left out"]
+
+
+def test_a_file_that_is_not_a_release_is_refused_without_a_question(box, state):
+    hand_over(state, Upload(RELEASE, io.BytesIO(b"x" * 1000)))
+    told(box)
+    assert box.screen.name() != "ConfirmScreen" and not (state / HANDED / RELEASE).exists()
+    assert box.app.stack.toast_lines[0] == "Update refused:"
+    assert box.beeps()[-1] == "error"
 
 
 def test_a_refused_update_is_said_with_its_reason_and_an_error_beep(box, state):

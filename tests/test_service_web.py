@@ -45,10 +45,9 @@ def test_only_the_journal_files_are_writable():
     assert written == [f"-/var/lib/companion/journal.db{end}" for end in ("", "-wal", "-shm")]
 
 
-def test_beside_the_journal_it_may_add_files_only_to_the_spool_and_the_card_files():
+def test_beside_the_journal_it_may_add_files_only_to_the_card_files_and_what_it_hands_the_box():
     folders = [path for line in values("ReadWritePaths")[1:] for path in line.split()]
-    assert folders == ["-/var/lib/companion/update-spool", "-/var/lib/companion/cards",
-                       "-/var/lib/companion/handed"]
+    assert folders == ["-/var/lib/companion/cards", "-/var/lib/companion/handed"]
     made = (UNIT.parent / "companion.tmpfiles").read_text()
     assert "d /var/lib/companion/cards 0750 companion companion -" in made
     assert "d /var/lib/companion/handed 0770 companion companion -" in made

@@ -1,5 +1,5 @@
-"""The Update tab hands a release file to the updater's spool; a failing SD card is shown on
-every page, from the health the box publishes in its runtime directory (RAM)."""
+"""The Update tab hands a release file to the box (never to the updater: the box asks first);
+a failing SD card is shown on every page, from the health the box publishes in its runtime directory (RAM)."""
 
 from __future__ import annotations
 
@@ -94,28 +94,28 @@ def test_a_chunked_upload_is_cut_off_once_past_the_limit(web, page_temp):
     assert sent < 100 * 2**20, "the page kept reading past the limit"
     assert largest <= MAX_BYTES + 4 * (1 << 20)
     assert folder_bytes(page_temp) == 0  # the parser's temporary file is gone
-    assert not list((web.state_dir / "update-spool").glob("big.release*"))
+    assert not list((web.state_dir / "handed").glob("big.release*"))
 
 
 def csrf_of(page: bytes) -> str:
     return re.search(rb'name="csrf" value="([^"]+)"', page)[1].decode()
 
 
-def test_a_release_file_lands_whole_in_the_spool_and_bad_ones_are_refused(web):
+def test_a_release_file_lands_whole_beside_the_box_never_in_the_updaters_spool(web):
     assert web.get("/update")[0] == 401
     cookie = web.session()
     status, _, page = web.get("/update", cookie)
     assert status == 200 and b'id="running">0.1.0<' in page
     token = csrf_of(page)
     status, headers, _ = upload(web, cookie, "table-companion-0.2.0-aarch64.release", b"x" * 3000, token)
-    assert status == 303 and "handed%20to%20the%20box" in headers["location"]
-    spool = web.state_dir / "update-spool"
-    assert (spool / "table-companion-0.2.0-aarch64.release").read_bytes() == b"x" * 3000
-    assert not list(spool.glob("*.partial"))
+    assert status == 303 and "press%20OK%20on%20the%20box%20to%20install%20it" in headers["location"]
+    handed, spool = web.state_dir / "handed", web.state_dir / "update-spool"
+    assert (handed / "table-companion-0.2.0-aarch64.release").read_bytes() == b"x" * 3000
+    assert not list(handed.glob("*.partial")) and not list(spool.iterdir())
     status, _, page = upload(web, cookie, "notes.txt", b"hello", token)
     assert status == 400 and b"choose a .release file" in page
     assert upload(web, cookie, "a.release", b"x", "forged")[0] == 403
-    assert sorted(path.name for path in spool.iterdir()) == ["table-companion-0.2.0-aarch64.release"]
+    assert sorted(path.name for path in handed.iterdir()) == ["table-companion-0.2.0-aarch64.release"]
     (spool / "last.txt").write_text("table-companion-0.2.0-aarch64.release: running 0.2.0\n")
     page = web.get("/update", cookie)[2]
     assert b"Last update: table-companion-0.2.0-aarch64.release: running 0.2.0" in page

@@ -53,7 +53,7 @@ from .play import Play
 from .settings import BoxSettings
 from .stack import ScreenStack
 from .table import ScreenTable
-from .updates import is_news, spool_of, update_health
+from .updates import install_question, is_news, is_release, spool_of, update_health
 from .watch import FolderWatch, Watched
 
 log = logging.getLogger(__name__)
@@ -178,8 +178,9 @@ class App:
 
     def _told_by_files(self, state_dir: Path | None) -> list[Watched]:
         """The files other processes leave for the box (:mod:`.watch`): the phone page's mark
-        that settings or card files were saved (in ``handed/``, the one folder of the state
-        directory the page may write to), and the updater's news for the panel."""
+        that settings or card files were saved and the release files it took (in ``handed/``,
+        the one folder of the state directory the page may write to: a release is installed
+        only once someone at the box says OK), and the updater's news for the panel."""
         if state_dir is None or self.play.journal is None:
             return []
         spool, handed = spool_of(state_dir), state_dir / HANDED
@@ -191,9 +192,18 @@ class App:
             if health is not None:
                 self.panel.tell(health)
 
+        def handed_over(name: str) -> None:
+            if name == CHANGED_MARK:
+                self.settings.follow()
+            elif is_release(name):
+                question = install_question(self.table, handed, spool, name, self.panel.tell)
+                if question is not None:
+                    self.panel.wake()
+                    self.stack.push(question)
+
         return [
-            Watched(handed, lambda name: name == CHANGED_MARK,
-                    lambda _name: self.settings.follow(), self.events.put),
+            Watched(handed, lambda name: name == CHANGED_MARK or is_release(name), handed_over,
+                    self.events.put),
             Watched(spool, is_news, update_news, self.events.put),
         ]
 

@@ -1,11 +1,19 @@
-"""The updater's news for the panel, read from the spool as files land there: a release handed
-over (from the phone page), then the line the updater left for it (docs/update.md)."""
+"""Updates on the box's side: a release the phone page handed over is installed only once
+someone at the box says OK ("Install 0.3.0?"), which moves it into the updater's spool; then
+the updater's news for the panel, read from the spool as files land there: the release taken,
+then the line the updater left for it (docs/update.md)."""
 
 from __future__ import annotations
 
+import json
+import os
+import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 from companion.appliance.slots import RESULT_NAME, SPOOL_NAME
+from companion.contract.spec import Screen, Table
+from companion.ui.widgets import ConfirmScreen
 
 from .panel import Health
 
@@ -14,6 +22,55 @@ RELEASE_SUFFIX = ".release"
 
 def spool_of(state_dir: Path) -> Path:
     return state_dir / SPOOL_NAME
+
+
+MANIFEST_MAX_BYTES = 1 << 20
+
+
+def is_release(name: str) -> bool:
+    return name.endswith(RELEASE_SUFFIX)
+
+
+def handed_version(path: Path) -> str | None:
+    """The version a handed-over file says it holds (its first entry, ``release.json``), or
+    None when it is not a release file. Nothing is checked here: the updater checks the
+    signature and every file before it installs anything."""
+    try:
+        with path.open("rb") as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
+            first = next(iter(archive), None)
+            if first is None or first.name != "release.json" or not first.isfile() \
+                    or first.size > MANIFEST_MAX_BYTES:
+                return None
+            manifest = archive.extractfile(first)
+            return str(json.load(manifest)["version"]) if manifest else None
+    except (OSError, tarfile.TarError, ValueError, KeyError, TypeError, EOFError):
+        return None
+
+
+def install_question(table: Table, handed: Path, spool: Path, name: str,
+                     tell: Callable[[Health], None]) -> Screen | None:
+    """"Install 0.3.0?" for a file handed over: OK moves it into the updater's spool, BACK
+    deletes it. None (and the reason told) when it is not a release file."""
+    path = handed / name
+    version = handed_version(path)
+    if version is None:
+        path.unlink(missing_ok=True)
+        tell(Health("update", False, ("Update refused:", f"{name} is not a release"), error=True))
+        return None
+
+    def install() -> None:
+        try:
+            os.replace(path, spool / name)
+        except OSError as exc:
+            tell(Health("update", False, ("Update not handed over:", exc.strerror or str(exc)),
+                        error=True))
+
+    def decline() -> None:
+        path.unlink(missing_ok=True)
+        tell(Health("update", True, ("Update not installed:", f"{version} left out")))
+
+    return ConfirmScreen(table, "Update", f"Install {version}? The box restarts; every game "
+                         "is kept.", install, decline)
 
 
 def is_news(name: str) -> bool:

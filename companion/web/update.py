@@ -1,8 +1,9 @@
-"""The phone page's Update tab: a release file handed to the box's updater.
+"""The phone page's Update tab: a release file handed to the box, which asks its owner.
 
-The page runs unprivileged and cannot install anything: it only writes the uploaded file
-into the spool directory (the one directory its unit may add files to), where
-``companion-update.path`` starts ``companion update --spool`` as root (docs/update.md).
+The page runs unprivileged and cannot install anything, nor hand a file to the updater: it
+only writes the uploaded file into ``handed/`` (a folder its unit may add files to). The box
+asks "Install 0.3.0?" on its own screen; only OK there moves the file into the updater's spool,
+where ``companion-update.path`` starts ``companion update --spool`` as root (docs/update.md).
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import Message
 
 from companion.appliance.slots import RESULT_NAME, SPOOL_NAME, versions
+from companion.records.settings import HANDED
 
 MAX_BYTES = 64 * 1024 * 1024  # a release is about 15 MB
 CHUNK = 1 << 20
 
 
-def spool(state_dir: Path, upload: Any) -> str:
-    """Copy the uploaded file into the spool (as NAME.release, renamed once whole)."""
+def hand_over(state_dir: Path, upload: Any) -> str:
+    """Copy the uploaded file into ``handed/`` (as NAME.release, renamed once whole)."""
     name = Path(str(getattr(upload, "filename", "") or "")).name
     if not re.fullmatch(r"[A-Za-z0-9_.+-]+\.release", name):
         raise ValueError("choose a .release file (built with companion update --build-release)")
-    directory = state_dir / SPOOL_NAME
+    directory = state_dir / HANDED
+    directory.mkdir(exist_ok=True)  # made by systemd-tmpfiles on the box
     partial = directory / (name + ".partial")
     size = 0
     with partial.open("wb") as out:
@@ -40,7 +43,8 @@ def spool(state_dir: Path, upload: Any) -> str:
                 raise ValueError(f"{name} is over {MAX_BYTES // (1024 * 1024)} MB: not a release")
             out.write(block)
     partial.rename(directory / name)
-    return f"{name} handed to the box: it installs it and restarts (about a minute)"
+    return (f"{name} is on the box: press OK on the box to install it (it restarts, about a "
+            "minute; BACK there: not installed)")
 
 
 class TooLarge(Exception):
@@ -86,7 +90,7 @@ def endpoint(state_dir: Path, page: Callable[..., Response], pairing: Any
             if not pairing.csrf_ok(sid, form.get("csrf")):
                 return PlainTextResponse("the form expired: reload the page\n", status_code=403)
             try:
-                done = spool(state_dir, form.get("release"))
+                done = hand_over(state_dir, form.get("release"))
                 return RedirectResponse(f"/update?done={quote(done)}", status_code=303)
             except (ValueError, OSError) as exc:
                 error = str(exc)
