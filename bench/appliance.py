@@ -15,7 +15,11 @@ page answers on both, from companion-web.socket); ``ssh_closed_without_key``, ``
 (equal); ``image_xz_mb`` and ``release_ok`` (true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
-(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` and ``rollback_ok`` (true).
+(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` (a signed release through the
+spool and companion-update.service) and ``rollback_ok`` (true); ``update_attacks`` (the
+hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused`` (equal);
+``update_security_score`` (≤ 5.0: systemd-analyze security of companion-update.service and
+companion-update-check.service in the box, the higher) and ``firstboot_security_score``.
 Exits 1 when an aim is missed.
 
     python bench/appliance.py [--quick] [--json] [--seed N] [--image-dir DIR]
@@ -31,6 +35,7 @@ import json
 import os
 import queue
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -48,7 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-import reliability  # noqa: E402  (bench/ is not a package)
+import release_attacks  # noqa: E402  (bench/ is not a package)
+import reliability  # noqa: E402
 
 from companion.appliance import signing  # noqa: E402
 from companion.appliance.release import sha256  # noqa: E402
@@ -60,6 +66,7 @@ GUEST_PYTHON = "/opt/companion/venv/bin/python"
 GUEST_STATE = "/var/lib/companion"
 BOOT_TIMEOUT_S = 900  # TCG on a busy 2-core machine: a boot can take minutes
 PUT_CHUNK = 1 << 20  # bytes of a file one agent request carries
+UNIT_EXPOSURE_AIM = 5.0  # systemd-analyze security's exposure, at most, of the updater's units
 PI3B_REVISION = 0xA02082  # a Raspberry Pi 3 Model B (1 GB, Sony UK), as its firmware writes it
 
 
@@ -736,13 +743,22 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
         return guest.sh("readlink /opt/companion/venv && cat /opt/companion/venv/release.json")[1].strip()
 
     before = running()
+    # The good release as the box hands it over once someone pressed OK: renamed into the
+    # spool, where companion-update.path starts the hardened companion-update.service.
     ok = guest.put(good, "/var/tmp/good.release")
-    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/good.release", timeout=1200)
+    spool = f"{GUEST_STATE}/update-spool"
+    rc, out, err = guest.sh(
+        f"install -o companion -g companion -m 0640 /var/tmp/good.release {spool}/good.partial"
+        f" && mv {spool}/good.partial {spool}/good.release && sleep 2"
+        f" && while [ -e {spool}/good.release ] || systemctl -q is-active companion-update.service;"
+        f" do sleep 2; done; cat {spool}/last.txt; journalctl -b -u companion-update -o cat | tail -5",
+        timeout=1500)
     after = running()
-    figures["update_ok"] = ok and rc == 0 and after != before and "0.1.0.post1" in after \
-        and guest.wait_active()
+    figures["update_ok"] = ok and rc == 0 and "good.release: running 0.1.0.post1" in out \
+        and after != before and "0.1.0.post1" in after and guest.wait_active()
     if not figures["update_ok"]:
         figures["update_output"] = (out + err)[-600:]
+    figures.update(update_attacks(guest, good, work / "attacks", running))
     began = time.monotonic()
     ok = guest.put(broken, "/var/tmp/broken.release")
     rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/broken.release", timeout=1200)
@@ -756,6 +772,38 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
     figures["rollback_resume"] = resumed
     if not figures["rollback_ok"]:
         figures["rollback_output"] = (out + err)[-600:]
+    return figures
+
+
+def update_attacks(guest: Guest, good: Path, work: Path, running: Any) -> dict[str, Any]:
+    """Hostile releases made from the good one (bench/release_attacks.py), each tried with
+    ``companion update`` as root: refused with its reason, nothing changed, nothing left;
+    then systemd-analyze's exposure of the updater's units and the first boot's, in the box."""
+    before = running()
+    attacks = release_attacks.hostile_releases(good, work, update_key()[0], older="0.1.0")
+    refused, said = 0, {}
+    for attack in attacks:
+        guest.put(attack.path, "/var/tmp/attack.release")
+        rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/attack.release",
+                                timeout=900)
+        left = guest.sh("ls -d /opt/companion/incoming-* 2>/dev/null | wc -l")[1].strip()
+        if rc == 1 and attack.refusal in err and left == "0" and running() == before:
+            refused += 1
+        else:
+            said[attack.name] = f"rc {rc}, {left} incoming left: {(out + err)[-300:]}"
+    guest.sh("rm -f /var/tmp/attack.release")
+    scores = {}
+    for unit in ("companion-update", "companion-update-check", "companion-firstboot"):
+        text = guest.sh(f"systemd-analyze security {unit}.service | tail -1")[1]
+        found = re.search(r"exposure level for \S+: ([0-9.]+)", text)
+        scores[unit] = float(found[1]) if found else None
+    figures: dict[str, Any] = {
+        "update_attacks": len(attacks), "update_attacks_refused": refused,
+        "update_security_score": max((scores["companion-update"] or 10.0),
+                                     (scores["companion-update-check"] or 10.0)),
+        "firstboot_security_score": scores["companion-firstboot"]}
+    if said:
+        figures["update_attacks_said"] = said
     return figures
 
 
@@ -924,7 +972,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     if "powercut" in checks:
         aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
     if "update" in checks:
-        aims.update(update_ok=True, rollback_ok=True)
+        aims.update(update_ok=True, rollback_ok=True,
+                    update_attacks_refused=figures.get("update_attacks", -1))
     if "release" in checks:
         aims.update(release_ok=True)
     if "firstboot" in checks:
@@ -933,6 +982,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
                     ssh_off_again=True)
     missed = [key for key, aim in aims.items() if figures.get(key) != aim]
+    if "update" in checks and not figures.get("update_security_score", 10.0) <= UNIT_EXPOSURE_AIM:
+        missed.append("update_security_score")
     if "unit" in checks:
         missed += [key for key in ("boot_to_ready_s", "watchdog_restart_s") if figures.get(key) is None]
     if "usb" in checks and (figures.get("usb_replugs", 0) < replugs

@@ -7,11 +7,11 @@ installs real ones)."""
 
 from __future__ import annotations
 
-import io
 import json
 import lzma
 import os
 import shutil
+import sys
 import tarfile
 from pathlib import Path
 
@@ -20,6 +20,9 @@ import pytest
 from companion.appliance import release, signing
 from companion.appliance.release import Expect, ReleaseError, read_release
 from companion.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from release_attacks import hostile_releases, members, rewrite
 
 MACHINE = "aarch64"
 WHEEL = "wheels/table_companion-0.2.0-py3-none-any.whl"
@@ -48,19 +51,6 @@ def build(tmp_path: Path, key: Path, version: str = "0.2.0", machine: str = MACH
     return release.build_release(tmp_path / "out", machine, root, root / "wheels", key=key)
 
 
-def members(path: Path) -> list[tuple[tarfile.TarInfo, bytes]]:
-    with tarfile.open(path) as archive:
-        return [(member, archive.extractfile(member).read()) for member in archive.getmembers()]
-
-
-def rewrite(path: Path, into: Path, parts: list[tuple[tarfile.TarInfo, bytes]]) -> Path:
-    with tarfile.open(into, "w") as archive:
-        for member, data in parts:
-            member.size = len(data)
-            archive.addfile(member, io.BytesIO(data))
-    return into
-
-
 def refused(path: Path, keys: list[signing.PublicKey], into: Path, expect: Expect | None = None
             ) -> str:
     """The reason, and proof that nothing of the release was written."""
@@ -83,7 +73,7 @@ def test_a_signed_release_is_read_whole_and_names_its_signer(keys, tmp_path):
 
 def test_an_unsigned_release_is_refused(keys, tmp_path):
     made = build(tmp_path, keys[0])
-    unsigned = rewrite(made, tmp_path / "unsigned.release",
+    unsigned = rewrite(tmp_path / "unsigned.release",
                        [part for part in members(made) if part[0].name != "release.sig"])
     assert "no release.sig where a release has it: it is unsigned" in refused(
         unsigned, keys[1], tmp_path / "into")
@@ -102,13 +92,13 @@ def test_a_changed_release_json_or_wheel_is_refused(keys, tmp_path):
     parts = members(made)
     manifest = json.loads(parts[0][1])
     manifest["files"][WHEEL]["sha256"] = "f" * 64  # a new wheel's hash, the old signature
-    changed = rewrite(made, tmp_path / "changed.release",
+    changed = rewrite(tmp_path / "changed.release",
                       [(parts[0][0], json.dumps(manifest).encode()), *parts[1:]])
     assert "its release.json was changed after maker signed it" in refused(
         changed, keys[1], tmp_path / "into")
     wheel = bytearray(parts[-1][1])
     wheel[10] ^= 0xFF
-    tampered = rewrite(made, tmp_path / "tampered.release", [*parts[:-1], (parts[-1][0], bytes(wheel))])
+    tampered = rewrite(tmp_path / "tampered.release", [*parts[:-1], (parts[-1][0], bytes(wheel))])
     with pytest.raises(ReleaseError, match="is damaged or was changed"):
         read_release(tampered, tmp_path / "into", keys[1], Expect(MACHINE))
 
@@ -122,6 +112,17 @@ def test_a_release_for_another_machine_or_an_older_version_is_refused(keys, tmp_
                                        Expect(MACHINE, "0.1.0.post1"))
     allowed = read_release(older, None, keys[1], Expect(MACHINE, "0.1.0.post1", True))
     assert allowed["version"] == "0.1.0"
+
+
+def test_every_hostile_release_of_the_emulated_boxs_campaign_is_refused_with_its_words(
+        keys, tmp_path):
+    attacks = hostile_releases(build(tmp_path, keys[0], version="0.1.0.post1"),
+                               tmp_path / "attacks", keys[0], older="0.1.0")
+    assert len(attacks) == 8
+    for attack in attacks:
+        said = refused(attack.path, keys[1], tmp_path / attack.name,
+                       Expect(MACHINE, "0.1.0.post1"))
+        assert attack.refusal in said, (attack.name, said)
 
 
 def test_a_compressed_release_is_never_unpacked(keys, tmp_path):
@@ -143,7 +144,7 @@ def test_declared_sizes_over_the_limits_or_the_room_are_refused_before_a_byte_is
         manifest = json.loads(parts[0][1])
         manifest["files"] = files
         data = json.dumps(manifest).encode()
-        return rewrite(made, tmp_path / "re-signed.release",
+        return rewrite(tmp_path / "re-signed.release",
                        [(parts[0][0], data), (parts[1][0], signing.sign(data, private)), *parts[2:]])
 
     lock = {release.LOCK_NAME: json.loads(parts[0][1])["files"][release.LOCK_NAME]}
@@ -164,12 +165,12 @@ def test_declared_sizes_over_the_limits_or_the_room_are_refused_before_a_byte_is
 def test_a_file_longer_than_declared_or_an_extra_entry_is_refused(keys, tmp_path):
     made = build(tmp_path, keys[0])
     parts = members(made)
-    longer = rewrite(made, tmp_path / "longer.release",
+    longer = rewrite(tmp_path / "longer.release",
                      [*parts[:-1], (parts[-1][0], parts[-1][1] + b"\0" * 4096)])
     with pytest.raises(ReleaseError, match=r"is not the 1600-byte file release\.json declares"):
         read_release(longer, None, keys[1], Expect(MACHINE))
     extra = tarfile.TarInfo("wheels/payload.pth")
-    padded = rewrite(made, tmp_path / "extra.release", [*parts, (extra, b"import os")])
+    padded = rewrite(tmp_path / "extra.release", [*parts, (extra, b"import os")])
     with pytest.raises(ReleaseError, match=r"unexpected entry 'wheels/payload\.pth'"):
         read_release(padded, None, keys[1], Expect(MACHINE))
 

@@ -33,3 +33,22 @@ def test_a_missing_build_user_is_said_before_anything_is_built(tmp_path):
 
 def test_without_a_user_the_build_runs_as_the_caller(tmp_path):
     assert update.as_build_user(None, tmp_path) == []
+
+
+def test_a_journal_put_back_by_root_belongs_to_the_box_again(tmp_path):
+    """Issue 36: "Rollback while in phase `journal` puts back a journal owned by root: the box
+    starts read-only and holds play in RAM"."""
+    from companion.journal.journal import Journal
+
+    nobody = pwd.getpwnam("nobody")
+    state = tmp_path / "state"
+    journal, _ = Journal.open(state)
+    journal.close()
+    for path in (state, *state.iterdir()):
+        os.chown(path, nobody.pw_uid, nobody.pw_gid)
+    copy = tmp_path / "copy.db"
+    update.backup_journal(state / "journal.db", copy)  # as root, as the updater does
+    assert os.stat(copy).st_uid == 0
+    update.restore_journal(copy, state / "journal.db")
+    info = os.stat(state / "journal.db")
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (nobody.pw_uid, nobody.pw_gid, 0o640)

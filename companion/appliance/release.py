@@ -283,11 +283,17 @@ def read_release(release: Path, into: Path | None, keys: list[signing.PublicKey]
                                       signing.SIGNATURE_MAX_BYTES)
             signer = signing.check(manifest_bytes, signature, keys)
             manifest, files = _manifest(manifest_bytes, expect, into)
-            for name in sorted(files):
-                _copy_member(archive, next(members, None), name, files[name], into)
-            extra = next(members, None)
-            if extra is not None:
-                raise ReleaseError(f"unexpected entry {extra.name!r}")
+            try:
+                for name in sorted(files):
+                    _copy_member(archive, next(members, None), name, files[name], into)
+                extra = next(members, None)
+                if extra is not None:
+                    raise ReleaseError(f"unexpected entry {extra.name!r}")
+            except BaseException:
+                if into is not None:  # what was written before the refusal goes too
+                    for name in files:
+                        (into / name).unlink(missing_ok=True)
+                raise
         if into is not None:  # the slot keeps the list it was installed from
             (into / MANIFEST_NAME).write_bytes(manifest_bytes)
     except signing.SignatureError as exc:

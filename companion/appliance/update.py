@@ -83,9 +83,14 @@ def backup_journal(source: Path, copy: Path) -> None:
 
 
 def restore_journal(copy: Path, journal: Path) -> None:
-    """Put the copy back as the journal (its -wal and -shm of the newer version removed)."""
+    """Put the copy back as the journal (its -wal and -shm of the newer version removed),
+    owned as its folder is: the copy was made by root, and a journal the box cannot write
+    would hold every play in memory."""
     for suffix in ("-wal", "-shm"):
         journal.with_name(journal.name + suffix).unlink(missing_ok=True)
+    owner = journal.parent.stat()
+    os.chown(copy, owner.st_uid, owner.st_gid)
+    os.chmod(copy, 0o640)
     os.replace(copy, journal)
     sync_dir(journal.parent)
 
