@@ -22,6 +22,8 @@ the safe version's ``companion update --boot-check``, which goes back the same w
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import functools
 import os
 import platform
 import pwd
@@ -32,6 +34,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from .release import LOCK_NAME, SOURCE_ONLY, Expect, ReleaseError, read_lock, read_release
 from .signing import PublicKey, trusted_keys
@@ -155,8 +158,36 @@ def base_python() -> str:
 
 
 Say = Callable[[str], None]
+LOCK_FILE = "update.lock"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
+def one_at_a_time(step: Callable[P, R]) -> Callable[P, R]:
+    """Run ``step`` (an install, a rollback, the boot's check) holding the box's update lock:
+    a second one is refused with the reason, never run beside it. Holding it, what a cut
+    during an earlier build left (``incoming-*``) is removed first."""
+
+    @functools.wraps(step)
+    def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+        layout = kwargs.get("layout") or Layout()
+        assert isinstance(layout, Layout)
+        kwargs["layout"] = layout
+        _check_writable(layout.prefix)
+        with open(layout.prefix / LOCK_FILE, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise UpdateError("another update or rollback is running on this box: wait "
+                                  "for it to finish (journalctl -u companion-update)") from None
+            for stale in layout.prefix.glob("incoming-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+            return step(*args, **kwargs)
+
+    return locked
+
+
+@one_at_a_time
 def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             service: Service | None = None, python: str | None = None,
             system_site_packages: bool = True, say: Say = print,
@@ -248,6 +279,7 @@ def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) 
     return old
 
 
+@one_at_a_time
 def rollback(*, layout: Layout | None = None, service: Service | None = None,
              say: Say = print) -> str:
     """Go back to the kept version by hand (its journal is the one the games are in)."""
@@ -278,8 +310,13 @@ def boot_check(*, layout: Layout | None = None, say: Say = print) -> bool:
     layout = layout or Layout()
     if not read_trial(layout):
         return False
-    rollback_trial(layout, None, say, "was cut off before it reported READY")
+    _roll_back_cut_trial(layout=layout, say=say)
     return True
+
+
+@one_at_a_time
+def _roll_back_cut_trial(*, layout: Layout, say: Say) -> None:
+    rollback_trial(layout, None, say, "was cut off before it reported READY")
 
 
 def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -> list[str]:
