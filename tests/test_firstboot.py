@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import firstboot, firstboot_report, imager
+from companion.appliance import firstboot, firstboot_report, imager, network
 from companion.appliance.firstboot import Box, first_boot
 from companion.appliance.settings_file import parse
 
@@ -73,7 +73,7 @@ def test_every_bad_line_is_named_with_its_fix_and_the_good_ones_still_count():
 
 def test_the_wpa_key_is_the_one_wpa_passphrase_derives():
     # IEEE 802.11i test vector: passphrase "password", SSID "IEEE".
-    assert firstboot.wpa_psk("IEEE", "password") == (
+    assert network.wpa_psk("IEEE", "password") == (
         "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e")
 
 
@@ -133,7 +133,7 @@ def test_applied_once_then_the_passphrase_is_blanked_and_a_new_edit_applies_agai
     assert (root / "etc/hosts").read_text() == "127.0.0.1\tlocalhost\n127.0.1.1\ttavolo\n"
     assert (root / "etc/localtime").readlink() == Path("/usr/share/zoneinfo/Europe/Paris")
     wpa = root / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
-    psk = firstboot.wpa_psk("Café #2", "s3cret#pass word")
+    psk = network.wpa_psk("Café #2", "s3cret#pass word")
     assert wpa.read_text().splitlines()[3:7] == [
         "country=FR", "network={", f"    ssid={'Café #2'.encode().hex()}", f"    psk={psk}"]
     assert wpa.stat().st_mode & 0o777 == 0o600
@@ -261,7 +261,7 @@ def test_a_cut_while_blanking_leaves_a_whole_file_and_the_next_boot_finishes(roo
     text = source.read_text()
     assert "s3cret" not in text and "wifi_ssid = \"Café #2\"" in text
     assert not source.with_name("companion.txt.new").exists()
-    psk = firstboot.wpa_psk("Café #2", "s3cret#pass word")
+    psk = network.wpa_psk("Café #2", "s3cret#pass word")
     assert f"psk={psk}" in (root / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf").read_text()
     assert boot(root) == [f"{SETTINGS} is unchanged since it was applied"]
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import firstboot, imager
+from companion.appliance import imager, network
 from companion.appliance.settings_file import Settings, parse, set_values
 from tests.test_firstboot import APPLIED, SETTINGS, make_root, public_key
 
 REPO = Path(__file__).resolve().parent.parent
-PSK = firstboot.wpa_psk("Home Net", "correct horse battery")
+PSK = network.wpa_psk("Home Net", "correct horse battery")
 
 
 def user_data(key: str) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import os
 import re
 import subprocess
@@ -27,6 +26,17 @@ from pathlib import Path
 
 from . import firstboot_report, imager, settings_file
 from .durable import recover, write_durably
+from .network import (
+    AVAHI_SERVICE,
+    AVAHI_XML,
+    NETWORK_FILE,
+    NETWORK_UNIT,
+    WIFI_UNIT,
+    WPA_CONF,
+    known_network,
+    wpa_config,
+    wpa_psk,
+)
 from .settings_file import Settings, Unreadable
 from .slots import UPDATE_KEYS_DIR
 
@@ -34,10 +44,6 @@ SETTINGS_FILE = Path("/boot/firmware/companion.txt")
 PROBLEMS_NAME = "companion-problems.txt"
 # On the data partition: the root filesystem may be read-only.
 APPLIED_FILE = firstboot_report.DEFAULT
-WIFI_INTERFACE = "wlan0"
-WPA_CONF = Path(f"/etc/wpa_supplicant/wpa_supplicant-{WIFI_INTERFACE}.conf")
-NETWORK_FILE = Path(f"/etc/systemd/network/50-companion-{WIFI_INTERFACE}.network")
-AVAHI_SERVICE = Path("/etc/avahi/services/companion.service")
 UNITS_DIR = Path("/etc/systemd/system")
 ZONEINFO = Path("/usr/share/zoneinfo")
 SSH_UNIT = "ssh.service"
@@ -52,61 +58,9 @@ WEB_UNIT = "companion-web.service"
 WEB_SOCKET = "companion-web.socket"  # the page's ports, 80 and 8080
 # The target that wants a unit when it is enabled (its [Install] WantedBy=).
 WANTED_BY = {WEB_SOCKET: "sockets.target"}
-WIFI_UNIT = f"wpa_supplicant@{WIFI_INTERFACE}.service"
-WEB_PORT = 80
 # A file this big is not read at all (a boot partition's file is never so long by mistake
 # of an editor); up to it, an oversized file is still searched for its passphrase.
 MAX_READ = 4 * 1024 * 1024
-
-
-def wpa_psk(ssid: str, passphrase: str) -> str:
-    """The 256-bit key WPA derives from the passphrase (what wpa_passphrase prints)."""
-    return hashlib.pbkdf2_hmac("sha1", passphrase.encode(), ssid.encode(), 4096, 32).hex()
-
-
-def wpa_config(country: str | None, ssid: str, psk: str) -> str:
-    # The SSID in hex: no quoting or escaping of whatever characters the name holds.
-    lines = ["# Written by companion-firstboot from /boot/firmware/companion.txt.",
-             "ctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev", "update_config=0"]
-    if country:
-        lines.append(f"country={country}")
-    lines += ["network={", f"    ssid={ssid.encode().hex()}", f"    psk={psk}", "}", ""]
-    return "\n".join(lines)
-
-
-def known_network(conf: Path) -> tuple[str, str] | None:
-    """The SSID and key the box already has, if any."""
-    try:
-        text = conf.read_text()
-    except OSError:
-        return None
-    ssid = re.search(r"^\s*ssid=([0-9a-f]+)\s*$", text, re.M)
-    psk = re.search(r"^\s*psk=([0-9a-f]{64})\s*$", text, re.M)
-    if ssid and psk:
-        return bytes.fromhex(ssid[1]).decode(errors="replace"), psk[1]
-    return None
-
-
-AVAHI_XML = f"""<?xml version="1.0" standalone='no'?>
-<!DOCTYPE service-group SYSTEM "avahi-service.dtd">
-<!-- Table Companion's phone page, found by phones as http://%h.local/ -->
-<service-group>
-  <name replace-wildcards="yes">Table Companion on %h</name>
-  <service>
-    <type>_http._tcp</type>
-    <port>{WEB_PORT}</port>
-    <txt-record>path=/</txt-record>
-  </service>
-</service-group>
-"""
-
-NETWORK_UNIT = f"""# Written by companion-firstboot: an address for the Wi-Fi by DHCP.
-[Match]
-Name={WIFI_INTERFACE}
-
-[Network]
-DHCP=yes
-"""
 
 
 Run = Callable[[list[str]], None]
