@@ -239,6 +239,9 @@ fat_image "$BOOT" "$WORK/boot.vfat"
 DATA=$WORK/data
 mkdir -p "$DATA/state"
 mv "$ROOT"/var/lib/companion/firstboot.{json,sha256} "$DATA/state/"
+# And the state's folders systemd-tmpfiles made in the root (the updater's spool, handed/, the
+# cards): at boot it runs before the data partition's nofail binds are mounted.
+cp -a "$ROOT/var/lib/companion/." "$DATA/state/"
 mv "$ROOT/opt/companion" "$DATA/opt"
 mkdir "$ROOT/opt/companion"
 # systemd's own state (the clock's last time, for a Pi without a clock chip; logind's) too.
