@@ -139,11 +139,13 @@ def test_a_partial_upload_and_other_files_say_nothing(box, state):
     assert box.app.stack.toast_lines is None
 
 
-def test_a_box_without_an_update_spool_watches_only_its_state_directory(tmp_path):
+def test_a_box_makes_the_folders_it_watches_when_they_are_missing(tmp_path):
+    """A card flashed before they existed: the box makes them in its state directory."""
     box = SimBox(tmp_path / "state")
     try:
         box.app.watch.stop()
-        assert box.app.watch.start() == [tmp_path / "state" / settings.HANDED]
+        assert box.app.watch.start() == [tmp_path / "state" / HANDED,
+                                         tmp_path / "state" / SPOOL_NAME]
     finally:
         box.close()
 

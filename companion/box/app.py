@@ -184,8 +184,9 @@ class App:
         if state_dir is None or self.play.journal is None:
             return []
         spool, handed = spool_of(state_dir), state_dir / HANDED
-        with contextlib.suppress(OSError):  # made by systemd-tmpfiles on the box
-            handed.mkdir(exist_ok=True)
+        for folder in (handed, spool):  # made by systemd-tmpfiles on the box
+            with contextlib.suppress(OSError):
+                folder.mkdir(exist_ok=True)
 
         def update_news(name: str) -> None:
             health = update_health(spool, name)
