@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +34,8 @@ def handed_version(path: Path) -> str | None:
     """The version a handed-over file says it holds (its first entry, ``release.json``), or
     None when it is not a release file. Nothing is checked here: the updater checks the
     signature and every file before it installs anything."""
+    import tarfile  # only when a file is handed over: not on the box's start-up path
+
     try:
         with path.open("rb") as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
             first = next(iter(archive), None)
