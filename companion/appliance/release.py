@@ -41,11 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from . import signing
+from .slots import MANIFEST_MAX_BYTES, MANIFEST_NAME
 
 FORMAT = 2  # 2: signed (release.sig), every file with its size, wheels only
-MANIFEST_NAME = "release.json"
 SIGNATURE_NAME = "release.sig"
-MANIFEST_MAX_BYTES = 1 << 20
 # Bounds, checked on the signed list before anything is written: a release is about 15 MB.
 MAX_FILES = 200
 MAX_FILE_BYTES = 64 * 2**20

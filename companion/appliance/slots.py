@@ -22,6 +22,9 @@ JOURNAL_NAME = "journal.db"
 SPOOL_NAME = "update-spool"  # in the state directory: release files handed to the updater
 RESULT_NAME = "last.txt"     # in the spool: what the updater made of them, a line each
 SPOOL = Path("/var/lib/companion") / SPOOL_NAME
+# A release file starts with its list of files (release.json), read before anything else.
+MANIFEST_NAME = "release.json"
+MANIFEST_MAX_BYTES = 1 << 20
 UPDATE_KEYS_DIR = Path("/etc/companion/update-keys")  # the public keys updates are signed with
 
 

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.appliance.slots import RESULT_NAME, SPOOL_NAME
+from companion.appliance.slots import MANIFEST_MAX_BYTES, MANIFEST_NAME, RESULT_NAME, SPOOL_NAME
 from companion.contract.spec import Screen, Table
 from companion.ui.widgets import ConfirmScreen
 
@@ -21,9 +21,6 @@ RELEASE_SUFFIX = ".release"
 
 def spool_of(state_dir: Path) -> Path:
     return state_dir / SPOOL_NAME
-
-
-MANIFEST_MAX_BYTES = 1 << 20
 
 
 def is_release(name: str) -> bool:
@@ -39,7 +36,7 @@ def handed_version(path: Path) -> str | None:
     try:
         with path.open("rb") as raw, tarfile.open(fileobj=raw, mode="r|") as archive:
             first = next(iter(archive), None)
-            if first is None or first.name != "release.json" or not first.isfile() \
+            if first is None or first.name != MANIFEST_NAME or not first.isfile() \
                     or first.size > MANIFEST_MAX_BYTES:
                 return None
             manifest = archive.extractfile(first)
