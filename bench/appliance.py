@@ -18,6 +18,8 @@ page answers on both, from companion-web.socket); ``ssh_closed_without_key``, ``
 (0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` (a signed release through the
 spool and companion-update.service) and ``rollback_ok`` (true); ``update_attacks`` (the
 hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused`` (equal);
+``root_owned_files_from_release`` (0: what the good release's .pth file wrote as root, see
+docs/update.md) and ``release_code_runs``;
 ``update_security_score`` (≤ 5.0: systemd-analyze security of companion-update.service and
 companion-update-check.service in the box, the higher) and ``firstboot_security_score``.
 Exits 1 when an aim is missed.
@@ -64,6 +66,9 @@ CONSOLES = CACHE / "consoles"  # each machine's last console log
 GUEST_LIB = "/usr/local/lib/companion-test"
 GUEST_PYTHON = "/opt/companion/venv/bin/python"
 GUEST_STATE = "/var/lib/companion"
+GUEST_UPDATER = "/usr/local/sbin/companion-update"  # the updater as root runs it (docs/update.md)
+# Where the good release's .pth file notes each start of a Python that loaded it, and its uid.
+RELEASE_CODE_MARKS = f"{GUEST_STATE}/release-code-ran"
 BOOT_TIMEOUT_S = 900  # TCG on a busy 2-core machine: a boot can take minutes
 PUT_CHUNK = 1 << 20  # bytes of a file one agent request carries
 UNIT_EXPOSURE_AIM = 5.0  # systemd-analyze security's exposure, at most, of the updater's units
@@ -675,8 +680,10 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
 
 # ----- updates ------------------------------------------------------------------------------
 def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
-    """Two release files for the Pi made from this checkout: a newer version, and a broken
-    one whose box never reports READY (it hangs before its first frame)."""
+    """Two release files for the Pi made from this checkout: a newer version, whose wheel
+    carries a .pth file that notes the uid of every Python that loads it
+    (:func:`root_owned_files_from_release`), and a broken one whose box never reports READY
+    (it hangs before its first frame)."""
     made = []
     for name, broken in (("good", False), ("broken", True)):
         copy = work / name
@@ -700,6 +707,9 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
                 old.unlink()
             subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
                             "--wheel-dir", str(chosen), str(copy)], check=True, stdout=sys.stderr)
+            if not broken:  # signed by the trusted key, yet its code must never run as root
+                release_attacks.carry_payload(next(chosen.glob("table_companion-*.whl")),
+                                              RELEASE_CODE_MARKS)
             made.append(subprocess.run(
                 [sys.executable, "-c", "import sys; from pathlib import Path; "
                  "from companion.appliance.release import build_release; "
@@ -761,7 +771,7 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
     figures.update(update_attacks(guest, good, work / "attacks", running))
     began = time.monotonic()
     ok = guest.put(broken, "/var/tmp/broken.release")
-    rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/broken.release", timeout=1200)
+    rc, out, err = guest.sh(f"{GUEST_UPDATER} /var/tmp/broken.release", timeout=1200)
     figures["rollback_s"] = round(time.monotonic() - began, 1)
     back = running()
     resumed = play_saved_game(guest, saved["acked"], 30)["start"] or {"lost": 1, "mismatch": True}
@@ -772,7 +782,20 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
     figures["rollback_resume"] = resumed
     if not figures["rollback_ok"]:
         figures["rollback_output"] = (out + err)[-600:]
+    figures.update(root_owned_files_from_release(guest))
     return figures
+
+
+def root_owned_files_from_release(guest: Guest) -> dict[str, Any]:
+    """The files the good release's own code wrote as root (docs/update.md): its .pth file's
+    marks that are owned by root or were written by uid 0, once it has been installed, run as
+    the box, and the next updates (the hostile ones, the broken one and its rollback) have run.
+    None when its code never ran at all (the count would prove nothing)."""
+    marks = guest.sh(f"find {RELEASE_CODE_MARKS} -type f -printf '%u %f\\n'")[1].split("\n")
+    owners = [line.split() for line in marks if line.strip()]
+    as_root = sum(owner == "root" or name.startswith("uid-0-") for owner, name in owners)
+    return {"root_owned_files_from_release": as_root if owners else None,
+            "release_code_runs": len(owners)}
 
 
 def update_attacks(guest: Guest, good: Path, work: Path, running: Any) -> dict[str, Any]:
@@ -784,8 +807,7 @@ def update_attacks(guest: Guest, good: Path, work: Path, running: Any) -> dict[s
     refused, said = 0, {}
     for attack in attacks:
         guest.put(attack.path, "/var/tmp/attack.release")
-        rc, out, err = guest.sh("/usr/local/bin/companion update /var/tmp/attack.release",
-                                timeout=900)
+        rc, out, err = guest.sh(f"{GUEST_UPDATER} /var/tmp/attack.release", timeout=900)
         left = guest.sh("ls -d /opt/companion/incoming-* 2>/dev/null | wc -l")[1].strip()
         if rc == 1 and attack.refusal in err and left == "0" and running() == before:
             refused += 1
@@ -972,7 +994,7 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     if "powercut" in checks:
         aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
     if "update" in checks:
-        aims.update(update_ok=True, rollback_ok=True,
+        aims.update(update_ok=True, rollback_ok=True, root_owned_files_from_release=0,
                     update_attacks_refused=figures.get("update_attacks", -1))
     if "release" in checks:
         aims.update(release_ok=True)

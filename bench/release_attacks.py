@@ -6,10 +6,13 @@ Used by the emulated box's update campaign (``bench/appliance.py``) and by the h
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import json
 import lzma
 import tarfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,3 +90,25 @@ def hostile_releases(good: Path, work: Path, key: Path, older: str) -> list[Atta
     made = [Attack(name, rewrite(work / f"{name.replace(' ', '-')}.release", entries), words)
             for name, entries, words in attacks]
     return [*made, Attack("xz bomb", bomb, "is not a release file: a plain tar")]
+
+
+def payload(marks: str) -> bytes:
+    """A ``.pth`` file that, at every start of a Python that loads it, leaves a file named
+    after its uid in the folder ``marks``: where a release's code ran, and as whom."""
+    return (f"import os, pathlib; marks = pathlib.Path({marks!r}); marks.mkdir(exist_ok=True); "
+            "(marks / f'uid-{os.getuid()}-{os.getpid()}').write_text('ran')\n").encode()
+
+
+def carry_payload(wheel: Path, marks: str) -> None:
+    """Put the :func:`payload` in ``wheel``, listed in its RECORD as a wheel built with one
+    would list it."""
+    line = payload(marks)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(line).digest()).rstrip(b"=").decode()
+    with zipfile.ZipFile(wheel) as source:
+        entries = [(info, source.read(info)) for info in source.infolist()]
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("zz_release_code.pth", line)
+        for info, data in entries:
+            if info.filename.endswith(".dist-info/RECORD"):
+                data += f"zz_release_code.pth,sha256={digest},{len(line)}\n".encode()
+            out.writestr(info, data)

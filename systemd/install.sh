@@ -48,7 +48,8 @@ USER_NAME=companion
 GROUPS_NEEDED=(gpio i2c spi dialout)
 SYSUSERS=/usr/lib/sysusers.d/companion.conf
 TMPFILES=/usr/lib/tmpfiles.d/companion.conf
-APT_PACKAGES=(python3-venv python3-lgpio i2c-tools)
+# python3-cryptography: root's updater checks signatures with the system's Python (PRIVILEGED).
+APT_PACKAGES=(python3-venv python3-lgpio i2c-tools python3-cryptography)
 I2C_LINE="dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
 SPI_LINE="dtparam=spi=on"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -389,8 +390,25 @@ enable_unit() {
     fi
 }
 
+# What root runs (the updater, the first boot's settings) is never a release's code: a copy
+# of those modules on the root filesystem, run by the system's python3 -I, which no update
+# changes (companion/appliance/privileged.py, docs/update.md). Its list is MODULES there.
+PRIVILEGED=/usr/lib/companion/privileged
+install_privileged_copy() {
+    local modules module
+    modules=$(sed -n '/^MODULES = (/,/^)/ s/^ *"\(companion\/[a-z_/]*\.py\)",$/\1/p' \
+        "$SRC/companion/appliance/privileged.py")
+    [[ -n $modules ]] || die "no MODULES list in companion/appliance/privileged.py"
+    for module in $modules; do
+        install_file "$SRC/$module" "$PRIVILEGED/$module" 0644
+    done
+    install_file "$SRC/companion/appliance/privileged.py" "$PRIVILEGED/__main__.py" 0644
+    install_file "$SRC/systemd/companion-update" /usr/local/sbin/companion-update 0755
+}
+
 # The boot-time check that rolls back an update cut off mid-trial (docs/update.md).
 install_update_units() {
+    install_privileged_copy
     install_file "$SRC/systemd/companion-update-check.service" \
         /etc/systemd/system/companion-update-check.service 0644
     enable_unit companion-update-check.service multi-user.target
@@ -550,7 +568,7 @@ do_uninstall() {
         /etc/systemd/system/multi-user.target.wants/companion-stopped-at-boot.service \
         /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion-stopped-at-boot.service \
         /etc/systemd/system/companion.service.d/onfailure.conf \
-        "$STOPPED_COPY"
+        "$STOPPED_COPY" "$PRIVILEGED" /usr/local/sbin/companion-update
     if [[ -z $ROOT ]]; then
         act "systemctl daemon-reload" systemctl daemon-reload
     fi

@@ -169,7 +169,8 @@ def test_first_boot_settings_apply_inside_the_image(staged):
     (root / "boot/firmware/companion.txt").write_text(
         "hostname = tavolo\nwifi_country = GB\nwifi_ssid = Home\nwifi_password = correct horse\n"
         "timezone = Europe/London\nphone_page = on\n")
-    result = in_root(root, "/opt/companion/venv/bin/python", "-m", "companion.appliance.firstboot")
+    # As its unit runs it: root runs the copy on the root filesystem, never the venv's code.
+    result = in_root(root, "/usr/bin/python3", "-I", "/usr/lib/companion/privileged", "firstboot")
     assert result.returncode == 0, result.stderr
     assert (root / "etc/hostname").read_text() == "tavolo\n"
     assert (root / "etc/localtime").readlink() == Path("/usr/share/zoneinfo/Europe/London")

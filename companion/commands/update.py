@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from companion.appliance.privileged import add_update_actions, run_update
 from companion.box.boot import resolve_state_dir
 from companion.commands.run import load_config
 
@@ -18,19 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Install a release file beside the running version and switch to it; if "
         "the new version does not report READY, the box goes back by itself. Run as root "
         "(sudo). Every game is kept. See docs/update.md.")
-    parser.add_argument("release", nargs="?", type=Path, help="a .release file")
     parser.add_argument("--config", help="config file (default /etc/companion/config.toml)")
-    actions = parser.add_mutually_exclusive_group()
-    actions.add_argument("--rollback", action="store_true",
-                         help="go back to the kept version")
+    actions = add_update_actions(parser)
     actions.add_argument("--build-release", metavar="DIR", type=Path,
                          help="build a release file from this checkout into DIR (network)")
-    actions.add_argument("--boot-check", action="store_true",
-                         help="at boot: roll back an update that was cut off (run by "
-                         "companion-update-check.service)")
-    actions.add_argument("--spool", metavar="DIR", type=Path,
-                         help="install the release files handed over in DIR (run by "
-                         "companion-update.service for the phone page)")
     actions.add_argument("--verify", action="store_true",
                          help="check the release file (signature, machine, version, every "
                          "file's hash) without installing or running anything from it; exit "
@@ -42,10 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with --build-release: the private key to sign the release with")
     parser.add_argument("--name", default="release",
                         help="with --make-key: the key's name (default: release)")
-    parser.add_argument("--keys", type=Path, metavar="DIR",
-                        help="the public keys to trust (default /etc/companion/update-keys)")
-    parser.add_argument("--allow-downgrade", action="store_true",
-                        help="install (or pass --verify) a version older than the one running")
     parser.add_argument("--machine", default=platform.machine(),
                         help="with --build-release: aarch64 (the Pi, default here: "
                         f"{platform.machine()}) or x86_64")
@@ -55,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from companion.appliance import release, signing, update
+    from companion.appliance import release, signing
 
     keys = signing.trusted_keys(args.keys or signing.KEYS_DIR)
     try:
@@ -71,23 +59,11 @@ def handle(args: argparse.Namespace) -> int:
                                         key=args.key))
         elif args.verify:
             return verify(args, keys)
-        elif args.boot_check:
-            update.boot_check()
-        elif args.rollback:
-            update.rollback()
         else:
-            state_dir = resolve_state_dir(load_config(args.config), None, sim=False)
-            if args.spool:
-                for line in update.take_spooled(args.spool, state_dir):
-                    print(line)
-            elif args.release:
-                update.install(args.release, state_dir, keys=keys,
-                               allow_downgrade=args.allow_downgrade)
-            else:
-                print("companion update: name a release file, or --rollback (see --help)",
-                      file=sys.stderr)
-                return 2
-    except (update.UpdateError, release.ReleaseError, signing.SignatureError, OSError) as exc:
+            # On the SD-card image root runs the copy on the root filesystem instead
+            # (companion-update, docs/update.md): this one runs the installed release's code.
+            return run_update(args, resolve_state_dir(load_config(args.config), None, sim=False))
+    except (release.ReleaseError, signing.SignatureError, OSError) as exc:
         print(f"companion update: {exc}", file=sys.stderr)
         return 1
     return 0
