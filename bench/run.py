@@ -4,7 +4,7 @@
 
 Calls each benchmark script's own functions (``bench_display.measure``, ``bench_box``,
 ``bench_cafe_timer.run``, ``bench_miams_simulate.main``, ``bench_makan_replay.measure``,
-``bench_sensor``, ``bench_miams_odds.main``, ``bench_history.measure``,
+``bench_sensor``, ``ble_dice.bench_parse``, ``bench_miams_odds.main``, ``bench_history.measure``,
 ``bench_web.measure``, ``press_walk``) and keeps their full output under ``details``.
 Timings are medians and p99 over hundreds of samples; rates are the median window with the
 slowest and fastest beside them. docs/benchmarks.md names what each figure includes.
@@ -32,6 +32,7 @@ import bench_miams_odds
 import bench_miams_simulate
 import bench_sensor
 import bench_web
+import ble_dice
 import press_walk
 
 
@@ -75,6 +76,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     sensor = timed(took, "sensor", lambda: {
         "parse": bench_sensor.bench_parse(10_000 if quick else 100_000),
         "game_latency_ms": bench_sensor.bench_game(30 if quick else 300)})
+    smart_dice = timed(took, "ble_dice", lambda: ble_dice.bench_parse(20_000 if quick else 200_000))
     odds = timed(took, "miams_odds", lambda: bench_miams_odds.main(
         counts=(20, 5) if quick else (200, 60)))
     history = timed(took, "history", lambda: bench_history.measure(
@@ -117,6 +119,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "makan_apply_replays_per_s": makan["apply_replays_per_s"],
         "sensor_lines_per_s": sensor["parse"]["lines_per_s_wall_median"],
         "sensor_face_to_state_ms_p99": sensor["game_latency_ms"]["p99"],
+        "ble_notifications_per_s": smart_dice["messages_per_s_wall_median"],
         "miams_odds_ms_p99": {"one_reroll": odds["rerolls_1"]["miams_odds_ms_p99"],
                               "two_rerolls": odds["rerolls_2"]["miams_odds_ms_p99"]},
         "history_list_ms": history["history_list_ms"],
@@ -135,7 +138,8 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     }
     figures["details"] = {"display": display, "box": box, "cafe_timer": timer,
                           "cafe_deadlines": deadlines, "miams_simulate": miams,
-                          "makan_replay": makan, "sensor": sensor, "miams_odds": odds,
+                          "makan_replay": makan, "sensor": sensor, "ble_dice": smart_dice,
+                          "miams_odds": odds,
                           "history": history, "web": web, "press_walk": walk,
                           "test_suite": suite}
     return figures
