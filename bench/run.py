@@ -4,7 +4,7 @@
 
 Calls each benchmark script's own functions (``bench_display.measure``, ``bench_box``,
 ``bench_cafe_timer.run``, ``bench_miams_simulate.main``, ``bench_makan_replay.measure``,
-``bench_sensor``, ``ble_dice.bench_parse``, ``bench_miams_odds.main``, ``bench_history.measure``,
+``bench_sensor`` with ``ble_dice.bench_parse``, ``bench_miams_odds.main``, ``bench_history.measure``,
 ``bench_web.measure``, ``press_walk``) and keeps their full output under ``details``.
 Timings are medians and p99 over hundreds of samples; rates are the median window with the
 slowest and fastest beside them. docs/benchmarks.md names what each figure includes.
@@ -60,6 +60,13 @@ def timed(seconds: dict[str, float], name: str, fn: Callable[[], Any]) -> Any:
 PRESS_WALK_FIGURES = ("press_files", "press_app_visits", "press_frames_rendered", "app_members")
 
 
+def dice_figures(quick: bool) -> dict[str, Any]:
+    """The serial sensor's parse rate and FACE-to-frame latency; the smart dice's parse rate."""
+    return {"parse": bench_sensor.bench_parse(10_000 if quick else 100_000),
+            "game_latency_ms": bench_sensor.bench_game(30 if quick else 300),
+            "smart_dice_parse": ble_dice.bench_parse(20_000 if quick else 200_000)}
+
+
 def run(quick: bool, tests: bool) -> dict[str, Any]:
     """Run every benchmark; the headline figures first, each benchmark's output in ``details``."""
     took: dict[str, float] = {}
@@ -73,10 +80,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         games=2_000 if quick else 50_000))  # full: windows of 10,000 games, as the command plays
     makan = timed(took, "makan_replay", lambda: bench_makan_replay.measure(
         0.6 if quick else 4.0, 4 if quick else 12))
-    sensor = timed(took, "sensor", lambda: {
-        "parse": bench_sensor.bench_parse(10_000 if quick else 100_000),
-        "game_latency_ms": bench_sensor.bench_game(30 if quick else 300)})
-    smart_dice = timed(took, "ble_dice", lambda: ble_dice.bench_parse(20_000 if quick else 200_000))
+    sensor = timed(took, "sensor", lambda: dice_figures(quick))
     odds = timed(took, "miams_odds", lambda: bench_miams_odds.main(
         counts=(20, 5) if quick else (200, 60)))
     history = timed(took, "history", lambda: bench_history.measure(
@@ -119,7 +123,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
         "makan_apply_replays_per_s": makan["apply_replays_per_s"],
         "sensor_lines_per_s": sensor["parse"]["lines_per_s_wall_median"],
         "sensor_face_to_state_ms_p99": sensor["game_latency_ms"]["p99"],
-        "ble_notifications_per_s": smart_dice["messages_per_s_wall_median"],
+        "ble_notifications_per_s": sensor["smart_dice_parse"]["messages_per_s_wall_median"],
         "miams_odds_ms_p99": {"one_reroll": odds["rerolls_1"]["miams_odds_ms_p99"],
                               "two_rerolls": odds["rerolls_2"]["miams_odds_ms_p99"]},
         "history_list_ms": history["history_list_ms"],
@@ -138,8 +142,7 @@ def run(quick: bool, tests: bool) -> dict[str, Any]:
     }
     figures["details"] = {"display": display, "box": box, "cafe_timer": timer,
                           "cafe_deadlines": deadlines, "miams_simulate": miams,
-                          "makan_replay": makan, "sensor": sensor, "ble_dice": smart_dice,
-                          "miams_odds": odds,
+                          "makan_replay": makan, "sensor": sensor, "miams_odds": odds,
                           "history": history, "web": web, "press_walk": walk,
                           "test_suite": suite}
     return figures

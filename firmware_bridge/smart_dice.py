@@ -38,7 +38,7 @@ PIXELS_WHO_ARE_YOU = bytes([1])
 GODICE_ASK_BATTERY = bytes([3])
 GODICE_ASK_COLOUR = bytes([23])
 
-FACES = 6  # the games' dice are six-sided
+SIDES = 6  # the games' dice are six-sided
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def _percent(level: int) -> int:
     return level
 
 
-def parse_pixels(data: bytes, faces: int = FACES) -> Reading:
+def parse_pixels(data: bytes, faces: int = SIDES) -> Reading:
     """One Pixels notification's reading (Refused if it means nothing)."""
     if not data:
         raise Refused("empty", "empty notification")
