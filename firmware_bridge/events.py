@@ -38,6 +38,13 @@ class DiceSettled:
 
 
 @dataclass(frozen=True)
+class DiceBattery:
+    """Smart dice's charge in percent, in die order (None until a die has said)."""
+
+    percent: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
 class SensorHealth:
     """The link's problem counters (rejected lines, lost frames, reconnects) and the latest problem."""
 

@@ -45,7 +45,7 @@ SLOTS=$PREFIX/slots
 VENV=$PREFIX/venv
 UNIT=companion.service
 USER_NAME=companion
-GROUPS_NEEDED=(gpio i2c spi dialout)
+GROUPS_NEEDED=(gpio i2c spi dialout bluetooth)
 SYSUSERS=/usr/lib/sysusers.d/companion.conf
 TMPFILES=/usr/lib/tmpfiles.d/companion.conf
 # python3-cryptography: root's updater checks signatures with the system's Python (PRIVILEGED).

@@ -190,7 +190,8 @@ def test_the_gpio_check_runs_under_the_units_sandbox_not_its_start_settings():
     settings = properties[1::2]
     assert set(properties[::2]) == {"-p"}
     for kept in ("User=companion", "DevicePolicy=closed", "DeviceAllow=char-gpiochip rw",
-                 "ProtectSystem=strict", "PrivateNetwork=yes", "SupplementaryGroups=gpio i2c spi dialout"):
+                 "ProtectSystem=strict", "PrivateNetwork=yes",
+                 "SupplementaryGroups=gpio i2c spi dialout bluetooth"):
         assert kept in settings
     assert not [s for s in settings if s.split("=", 1)[0] in unit_run.NOT_SANDBOX]
 

@@ -123,7 +123,7 @@ def test_the_user_and_groups_are_in_the_image_from_sysusers(staged):
     assert passwd["companion"][5:] == ["/var/lib/companion", "/usr/sbin/nologin"]
     groups = {line.split(":")[0]: line.split(":")[3].split(",")
               for line in (root / "etc/group").read_text().splitlines()}
-    for group in ("gpio", "i2c", "spi", "dialout"):
+    for group in ("gpio", "i2c", "spi", "dialout", "bluetooth"):
         assert "companion" in groups[group], group
     state = root / "var/lib/companion"
     assert (state.stat().st_uid, oct(state.stat().st_mode & 0o777)) == (int(passwd["companion"][2]), "0o750")

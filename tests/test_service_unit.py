@@ -33,7 +33,7 @@ def test_unit_declares_notify_watchdog_restart_and_start_limit():
     assert int(service["WatchdogSec"]) > 0 and service["Restart"] == "on-failure"
     assert int(unit["StartLimitBurst"]) > 0 and int(unit["StartLimitIntervalSec"]) > 0
     assert service["User"] == "companion"
-    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "spi", "dialout"}
+    assert set(service["SupplementaryGroups"].split()) == {"gpio", "i2c", "spi", "dialout", "bluetooth"}
     assert service["StateDirectory"] == "companion" and service["ConfigurationDirectory"] == "companion"
 
 

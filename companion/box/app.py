@@ -32,6 +32,7 @@ from companion.contract.rules import RuleError
 from companion.contract.spec import GameSpec
 from companion.records.settings import CHANGED_MARK, HANDED
 from firmware_bridge.events import (
+    DiceBattery,
     DiceSettled,
     DieRolling,
     SensorHealth,
@@ -57,7 +58,7 @@ from .updates import install_question, is_news, is_release, spool_of, update_hea
 from .watch import FolderWatch, Watched
 
 log = logging.getLogger(__name__)
-SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth)
+SENSOR_EVENTS = (SensorOnline, SensorOffline, DieRolling, DiceSettled, SensorHealth, DiceBattery)
 
 
 @dataclass(order=True)
@@ -109,7 +110,7 @@ class App:
         self.hardware = hardware
         self.clock = BoxClock(hardware.clock, self.schedule)
         self.events = events
-        self.sensor = SensorStatus(configured=bool(config.sensor.port))
+        self.sensor = SensorStatus(configured=bool(config.sensor.port or config.dice.smart))
         self.stack = ScreenStack(hardware.clock, hardware.buzzer.play)
         self.play = Play(journal, GAMES if games is None else games, self.clock)
         self.settings = BoxSettings(config, self.play.specs, hardware, self.play, state_dir)
@@ -366,6 +367,9 @@ class App:
             self.sensor.counters = dict(event.counters)
             self.sensor.last_problem = event.last_problem or self.sensor.last_problem
             return  # bookkeeping for the settings screen; nothing for a game to do
+        elif isinstance(event, DiceBattery):
+            self.sensor.battery = event.percent
+            return
         for screen in {id(s): s for s in (self.stack.top, self.stack.game_root) if s}.values():
             screen.on_sensor(event)
 

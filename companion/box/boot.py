@@ -70,7 +70,9 @@ def build_app(
     except BaseException:
         hardware.close()
         raise
-    if cfg.sensor.port:
+    if cfg.dice.smart:  # paired smart dice read the table instead of a serial sensor
+        start_smart_dice(cfg, hardware, events.put)
+    elif cfg.sensor.port:
         start_sensor(cfg, hardware, events.put)
     from .app import App
 
@@ -109,6 +111,30 @@ def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
     link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud,
                       accept_v1=cfg.sensor.protocol == 1)
     news = SensorNews(link.take)
+    _start_link(link, hardware)
+    return link
+
+
+def start_smart_dice(cfg: config_module.Config, hardware: Any, post: Any,
+                     transport: Any = None) -> Any:
+    """Connect the paired Bluetooth dice in the background, told to the loop as the sensor is
+    (``SensorNews`` wake-ups); ``transport`` stands in for bleak (the simulator's die)."""
+    from firmware_bridge.events import SensorNews
+    from firmware_bridge.smart_link import SmartDiceLink, parse_pairing
+
+    if transport is None:
+        from hardware.ble_dice import BleakDice
+
+        transport = BleakDice()
+    link = SmartDiceLink([parse_pairing(entry) for entry in cfg.dice.smart], lambda: post(news),
+                         transport)
+    news = SensorNews(link.take)
+    _start_link(link, hardware)
+    return link
+
+
+def _start_link(link: Any, hardware: Any) -> None:
+    """Start a dice link; closing the hardware (at shutdown) stops it."""
     link.start()
     hardware.extras["sensor"] = link
     close = hardware.close
@@ -118,4 +144,3 @@ def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
         close()
 
     hardware.close = close_with_sensor
-    return link

@@ -65,6 +65,18 @@ def between(low: float, high: float) -> Callable[[Any], str | None]:
 
 _BCM = between(0, 27)
 
+
+def _pairings(value: Any) -> str | None:
+    """Each paired die's line reads (``firmware_bridge.smart_link.parse_pairing`` says how)."""
+    from firmware_bridge.smart_link import parse_pairing
+
+    for entry in value:
+        try:
+            parse_pairing(entry if isinstance(entry, str) else repr(entry))
+        except ValueError as exc:
+            return f"has {exc}"
+    return None
+
 SCHEMA: dict[str, dict[str, Field]] = {
     "buttons": {
         "up": Field(5, int, "BCM pin of UP", _BCM),
@@ -99,6 +111,10 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "baud": Field(115200, int, "serial speed", between(1200, 4_000_000)),
         "protocol": Field(2, int, "2; 1 also reads an old v1 sensor (its check misses 2-bit errors)",
                           between(1, 2)),
+    },
+    "dice": {
+        "smart": Field([], list, "paired Bluetooth dice in die order, one 'MAKE ADDRESS KIND' each "
+                       "(make pixels or godice; kind yellow, blue, white or red)", _pairings),
     },
     "state": {
         "dir": Field(str(DEVICE_STATE_DIR), str, "where the game journal lives"),

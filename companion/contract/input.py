@@ -127,3 +127,4 @@ class SensorStatus:
     last_problem: str = ""
     counters: dict[str, int] = field(default_factory=dict)
     faces: tuple[str | None, ...] = ()  # the last settled set, in die order
+    battery: tuple[int | None, ...] = ()  # smart dice's charge in percent, in die order

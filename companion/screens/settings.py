@@ -75,7 +75,7 @@ class SettingsScreen(MenuScreen):
     def _sensor(self) -> None:
         sensor = self.app.sensor
         if not sensor.configured:
-            lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
+            lines = ["No dice sensor set.", "Set [sensor] port or", "[dice] smart in", "config.toml"]
             self.app.push(MessageScreen(self.app, "Dice sensor", lines))
             return
 
@@ -86,6 +86,9 @@ class SettingsScreen(MenuScreen):
             out = [("Status", "online" if sensor.online else "offline"),
                    ("Id", sensor.sensor_id or "-"), ("Firmware", sensor.firmware or "-"),
                    ("Dice", dice or "-")]
+            if sensor.battery:
+                out.append(("Battery", " ".join("-" if level is None else f"{level}%"
+                                                for level in sensor.battery)))
             # the biggest counts first: what an installer should look at (cable, baud, noise)
             counts = sorted(((v, k) for k, v in sensor.counters.items() if v), reverse=True)
             out += [(name.replace("_", " ").capitalize(), str(count)) for count, name in counts]
