@@ -75,7 +75,7 @@ class SettingsScreen(MenuScreen):
     def _sensor(self) -> None:
         sensor = self.app.sensor
         if not sensor.configured:
-            lines = ["No dice sensor set.", "Set [sensor] port or", "[dice] smart in", "config.toml"]
+            lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
             self.app.push(MessageScreen(self.app, "Dice sensor", lines))
             return
 
