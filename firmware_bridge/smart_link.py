@@ -132,8 +132,8 @@ class SmartDiceLink:
             self._state[index] = None  # what it showed is unknown until it says again
             if was or self._online is None:
                 self._problem = f"{self.dice[index].label}: {reason}"
-                self._tell_connection()
                 self._tell_health()
+                self._tell_connection()  # after the health: the status names every missing die
 
     def notified(self, index: int, data: bytes) -> None:
         """One notification of die ``index``, as its radio gave it."""

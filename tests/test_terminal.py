@@ -20,6 +20,7 @@ from companion.simulator.terminal import (
     frame_to_text,
     rendering_for,
 )
+from firmware_bridge.faces import BLUE, YELLOW
 
 STEP_S = 0.01  # virtual time per loop iteration while a burst settles
 
@@ -64,6 +65,7 @@ def test_keys_map_to_buttons_and_capitals_hold():
         ("OK", True),
     ]
     assert decode_keys("Bxq") == [("BACK", True), ("QUIT", False)]
+    assert decode_keys("r") == [("ROLL", False)]  # the paired virtual dice, not a button
 
 
 def test_panel_paints_frame_help_and_status_at_full_size():
@@ -174,3 +176,22 @@ def test_q_stops_a_running_loop_with_keys_queued(box):
     reader.feed("sSsS" * 50 + "q")
     loop.join(timeout=10)
     assert not loop.is_alive()
+
+
+def test_r_rolls_the_paired_virtual_dice_through_the_smart_dice_link(tmp_path):
+    """The simulator's `r`: the virtual dice send a die's own notification bytes to the link
+    the Bluetooth dice use; the box reads a settled set of the paired kinds."""
+    from companion.games import box_config as config
+    from tests.test_sensor_app import pump_until
+
+    dice = ["pixels AA:00:00:00:00:01 yellow", "godice AA:00:00:00:00:02 blue"]
+    box = SimBox(tmp_path, cfg=config.parse({"dice": {"smart": dice}}))
+    try:
+        reader, _ = keyboard(box)
+        pump_until(box, lambda: box.app.sensor.online)
+        assert reader.feed("r")
+        pump_until(box, lambda: len(box.app.sensor.faces) == 2)
+        yellow, blue = box.app.sensor.faces
+        assert yellow in YELLOW and blue in BLUE
+    finally:
+        box.close()

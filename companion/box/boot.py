@@ -71,7 +71,7 @@ def build_app(
         hardware.close()
         raise
     if cfg.dice.smart:  # paired smart dice read the table instead of a serial sensor
-        start_smart_dice(cfg, hardware, events.put)
+        start_smart_dice(cfg, hardware, events.put, virtual=sim)
     elif cfg.sensor.port:
         start_sensor(cfg, hardware, events.put)
     from .app import App
@@ -115,14 +115,20 @@ def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
     return link
 
 
-def start_smart_dice(cfg: config_module.Config, hardware: Any, post: Any,
-                     transport: Any = None) -> Any:
+def start_smart_dice(cfg: config_module.Config, hardware: Any, post: Any, *,
+                     virtual: bool = False) -> Any:
     """Connect the paired Bluetooth dice in the background, told to the loop as the sensor is
-    (``SensorNews`` wake-ups); ``transport`` stands in for bleak (the simulator's die)."""
+    (``SensorNews`` wake-ups). ``virtual`` (the simulator): virtual dice stand in for the radio
+    (``hardware.extras["dice"]``, which the simulator's keys throw)."""
     from firmware_bridge.events import SensorNews
     from firmware_bridge.smart_link import SmartDiceLink, parse_pairing
 
-    if transport is None:
+    transport: Any
+    if virtual:
+        from firmware_bridge.virtual_dice import VirtualDice
+
+        transport = hardware.extras["dice"] = VirtualDice()
+    else:
         from hardware.ble_dice import BleakDice
 
         transport = BleakDice()

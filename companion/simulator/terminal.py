@@ -31,8 +31,8 @@ from .simbox import PRESS_S
 if TYPE_CHECKING:
     from ..box.app import App, Timer
 
-HELP = "↑/w ↓/s move  ⏎/o OK  ⌫/b BACK  space/a ACTION  O B A = hold (long)  q quit"
-HELP_SHORT = "w/s move o OK b BACK a ACTION  O B A hold  q quit"
+HELP = "↑/w ↓/s move  ⏎/o OK  ⌫/b BACK  space/a ACTION  O B A = hold (long)  r roll dice  q quit"
+HELP_SHORT = "w/s move o OK b BACK a ACTION  O B A hold  r roll  q quit"
 
 # Characters the two renderings need: the panel, its border, the help and status lines.
 FULL_SIZE = (130, 37)
@@ -113,6 +113,8 @@ def decode_keys(data: str) -> list[tuple[str, bool]]:
             continue
         if char in ("q", "\x03"):
             presses.append(("QUIT", False))
+        elif char == "r":  # not a button: the paired virtual dice roll (docs/sensor.md)
+            presses.append(("ROLL", False))
         elif char in _KEYS:
             presses.append((_KEYS[char], False))
         elif char in _LONG_KEYS:
@@ -241,8 +243,16 @@ def app_keyboard(app: App, presser: KeyPresser, fd: int) -> KeyboardReader:
         app.stop()  # the loop leaves after the event in hand, whatever keys are queued behind it
         app.events.put(Stop("quit"))  # and wakes if it was waiting
 
-    return KeyboardReader(lambda button, long: app.events.put(Call(partial(presser.press, button, long))),
-                          quit_now, fd)
+    dice = app.hardware.extras.get("dice")  # virtual smart dice, when [dice] smart pairs some
+
+    def on_key(button: str, long: bool) -> None:
+        if button == "ROLL":
+            if dice is not None:
+                dice.throw()  # the link posts the news onto the loop's queue by itself
+            return
+        app.events.put(Call(partial(presser.press, button, long)))
+
+    return KeyboardReader(on_key, quit_now, fd)
 
 
 class RawTerminal:
