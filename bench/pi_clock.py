@@ -53,6 +53,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from companion.appliance.lockfile import read_lock  # noqa: E402  (the lock's one reader)
+
 BASELINE = ROOT / "bench" / "pi_clock_baseline.json"
 LOCK = ROOT / "requirements.lock"
 CACHE = Path(os.environ.get("PI_CLOCK_CACHE", Path.home() / ".cache" / "table-companion-pi-clock"))
@@ -177,7 +181,7 @@ def dependencies() -> list[str]:
 
 def locked() -> list[str]:
     """The versions the box installs (requirements.lock), which the guest's wheels keep to."""
-    return re.findall(r"^\S+==\S+", LOCK.read_text(encoding="utf-8"), re.MULTILINE)
+    return [f"{pin.name}=={pin.version}" for pin in read_lock(LOCK)]
 
 
 # ----- the initramfs: newc cpio archives, concatenated (the kernel unpacks them in turn) -------

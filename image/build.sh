@@ -132,9 +132,8 @@ else
 fi
 # PyPI has lgpio's wheel for the Pi's Python (manylinux_2_34 aarch64, cp311) beside its
 # source: with it in the directory the image needs no compiler to install lgpio.
-LGPIO=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$LOCK")
+LGPIO=$(cd "$SRC" && "$PYTHON" -m companion.appliance.lockfile version "$LOCK" lgpio)
 lgpio_wheel() {  # DIR
-    [[ -n $LGPIO ]] || return 0
     "$PYTHON" -m pip download --quiet --isolated --no-deps --only-binary=:all: --dest "$1" \
         --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_34_aarch64 \
         "lgpio==$LGPIO"
@@ -144,7 +143,7 @@ locked_wheels() {  # DIR (each step chained: set -e does not reach inside cache_
         && rm -f "$1"/table_companion-*.whl && lgpio_wheel "$1"
 }
 cache_fill "$WHEELS" locked_wheels
-if [[ -n $LGPIO ]] && ! ls "$WHEELS"/lgpio-*-cp311-*aarch64.whl >/dev/null 2>&1; then
+if ! ls "$WHEELS"/lgpio-*-cp311-*aarch64.whl >/dev/null 2>&1; then
     # an entry made before lgpio's wheel was kept: the wheel goes in by its own rename
     mkdir "$WORK/lgpio" && lgpio_wheel "$WORK/lgpio"
     cache_lock "$CACHE"

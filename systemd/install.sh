@@ -218,10 +218,12 @@ running_slot() {
     esac
 }
 
-# The lock without lgpio, which goes to the system's site-packages (install_gpio_library).
-target_lock() {  # OUT
-    awk '/^lgpio==/ { skip = 1 } skip && !/\\$/ { skip = 0; next } !skip' \
-        "$SRC/requirements.lock" >"$1"
+# from_source MODULE ARGS...: one of the program's own tools, run by this machine's python3
+# from the source tree before any venv exists (they need nothing but Python's standard library).
+from_source() {
+    local module=$1
+    shift
+    PYTHONPATH=$SRC python3 -m "companion.appliance.$module" "$@"
 }
 
 # lgpio drives gpiozero's pins through /dev/gpiochip*. PyPI has only its source (C and
@@ -236,21 +238,19 @@ install_gpio_library() {  # SLOT SOURCE
         say "unchanged: lgpio in the system's Python"
         return
     fi
-    version=$(awk '/^lgpio==/ { sub(/^lgpio==/, ""); print $1 }' "$SRC/requirements.lock")
+    version=$(from_source lockfile version "$SRC/requirements.lock" lgpio)
     site=$(in_target python3 -c 'import site; print(site.getsitepackages()[0])')
     # Built with the venv's locked setuptools and wheel (offline: no build isolation).
     in_target "$SLOTS/$1/bin/pip" install --quiet --disable-pip-version-check --isolated \
         --no-index --find-links "$2" --no-deps --no-build-isolation --target "$site" "lgpio==$version"
 }
 
-# pip_install SLOT: the locked dependencies, with their hashes, then the program itself;
-# the slot's release.json names the version (for doctor, About and companion update).
+# pip_install SLOT: the slot's venv made again with the locked dependencies, each checked
+# against its hash, then the program (companion.appliance.slotbuild: companion update builds
+# its slots with it too); the slot's release.json names the version (for doctor, About and
+# companion update).
 pip_install() {
-    local slot=$SLOTS/$1 source lock=/var/tmp/companion-requirements.lock
-    # --no-compile: compile_bytecode compiles the whole venv once, after.
-    local pip=("$slot/bin/pip" install --quiet --disable-pip-version-check --no-compile)
-    [[ -n $ROOT ]] || lock=$(mktemp)
-    target_lock "$ROOT$lock"
+    local slot=$SLOTS/$1 source
     if [[ -n $WHEELS ]]; then
         [[ -d $WHEELS ]] || die "--wheels $WHEELS is not a directory"
         source=$WHEELS
@@ -259,16 +259,13 @@ pip_install() {
             source=/var/tmp/companion-wheels
             rm -rf "$ROOT$source" && mkdir -p "$ROOT$source" && cp -r "$WHEELS"/. "$ROOT$source"
         fi
-        pip+=(--isolated --no-index --find-links "$source")  # offline, whatever pip.conf says
-        in_target "${pip[@]}" --require-hashes -r "$lock"
-        in_target "${pip[@]}" --no-deps --force-reinstall table-companion
+        from_source slotbuild "$slot" --lock "$SRC/requirements.lock" --wheels "$source" \
+            ${ROOT:+--root "$ROOT"}
         install_gpio_library "$1" "$source"
         [[ -z $ROOT ]] || rm -rf "$ROOT$source"
     else
-        "${pip[@]}" --require-hashes -r "$lock"
-        "${pip[@]}" --no-deps --upgrade "$SRC"
+        from_source slotbuild "$slot" --lock "$SRC/requirements.lock" --program "$SRC"
     fi
-    rm -f "$ROOT$lock"
     in_target "$slot/bin/python" -c 'import json, companion
 print(json.dumps({"version": companion.__version__}))' >"$ROOT$slot/release.json"
 }
@@ -284,14 +281,9 @@ install_venv() {
         # A venv from before the A/B slots: it is built again as slot a.
         remove "$VENV"
     fi
-    if [[ -x $ROOT$SLOTS/$slot/bin/python ]]; then
-        say "unchanged: venv $SLOTS/$slot"
-    else
-        # System site packages: python3-lgpio comes from apt on Raspberry Pi OS.
-        act "create venv $SLOTS/$slot" in_target python3 -m venv --system-site-packages "$SLOTS/$slot"
-    fi
     make_link "slots/$slot" "$VENV"
     make_link "slots/$slot" "$PREFIX/safe"  # started fine last: what an update falls back on
+    # With the system's site packages: python3-lgpio comes from apt on Raspberry Pi OS.
     act "install the companion package and its locked dependencies into $SLOTS/$slot" \
         pip_install "$slot"
 }

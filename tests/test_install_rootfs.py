@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import release
+from companion.appliance import lockfile, release
 from tests import bookworm_root
 from tests.test_update import dependency_wheels
 
@@ -133,7 +133,7 @@ def test_the_venv_runs_inside_the_image_with_the_locked_versions(staged):
     root, _, _ = staged
     assert in_root(root, "/opt/companion/venv/bin/companion", "--version").stdout.strip() == "companion 0.1.0"
     frozen = in_root(root, "/opt/companion/venv/bin/pip", "freeze", "--isolated").stdout.split()
-    locked = {f"{pin.name}=={pin.version}" for pin in release.read_lock(REPO / release.LOCK_NAME)
+    locked = {f"{pin.name}=={pin.version}" for pin in lockfile.read_lock(REPO / lockfile.LOCK_NAME)
               if pin.machine is None}
     assert locked <= {canonical(line) for line in frozen}
     assert (root / "opt/companion/venv").readlink() == Path("slots/a")
@@ -143,7 +143,7 @@ def test_the_venv_runs_inside_the_image_with_the_locked_versions(staged):
 def test_installing_again_changes_nothing_that_matters(staged):
     root, wheels, _ = staged
     again = install(root, wheels)
-    assert "unchanged: venv /opt/companion/slots/a" in again
+    assert "unchanged: /opt/companion/venv -> slots/a" in again
     assert "kept: /boot/firmware/companion.txt" in again
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.appliance import release, signing, slots, update
+from companion.appliance import release, signing, slotbuild, slots, update
 from companion.journal.journal import Journal
 from tests.bookworm_root import cache_dir
 
@@ -166,8 +166,8 @@ def prefix(tmp_path_factory, releases, signer):
     with tempfile.TemporaryDirectory() as scratch:
         unpacked = Path(scratch)
         release.read_release(releases["0.1.0"], unpacked, signer[1], release.Expect(MACHINE))
-        update.build_slot(layout.slot("a"), unpacked / "wheels", unpacked / release.LOCK_NAME,
-                          sys._base_executable, system_site_packages=False, user=None)
+        slotbuild.build_slot(layout.slot("a"), unpacked / "wheels", unpacked / release.LOCK_NAME,
+                             sys._base_executable, system_site_packages=False)
         shutil.copy(unpacked / "release.json", layout.slot("a") / "release.json")
     return layout
 

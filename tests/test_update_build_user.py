@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from companion.appliance import update
+from companion.appliance import slotbuild, update
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the updater runs as root")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the updater runs as r
 def test_the_build_runs_as_the_user_with_no_new_privileges(tmp_path):
     slot = tmp_path / "slots" / "b"
     slot.mkdir(parents=True)
-    prefix = update.as_build_user("nobody", slot)
+    prefix = slotbuild.as_build_user("nobody", slot)
     nobody = pwd.getpwnam("nobody")
     assert os.stat(slot).st_uid == nobody.pw_uid
     who = subprocess.run([*prefix, "sh", "-c", "id -u; grep NoNewPrivs /proc/self/status"],
@@ -26,13 +26,13 @@ def test_the_build_runs_as_the_user_with_no_new_privileges(tmp_path):
 
 
 def test_a_missing_build_user_is_said_before_anything_is_built(tmp_path):
-    with pytest.raises(update.UpdateError, match="the user 'no-such-user' that builds an update "
+    with pytest.raises(slotbuild.BuildUserError, match="the user 'no-such-user' that builds an update "
                        "does not exist"):
-        update.as_build_user("no-such-user", tmp_path)
+        slotbuild.as_build_user("no-such-user", tmp_path)
 
 
 def test_without_a_user_the_build_runs_as_the_caller(tmp_path):
-    assert update.as_build_user(None, tmp_path) == []
+    assert slotbuild.as_build_user(None, tmp_path) == []
 
 
 def test_a_journal_put_back_by_root_belongs_to_the_box_again(tmp_path):

@@ -25,6 +25,8 @@ MODULES = (
     "companion/__init__.py",
     "companion/appliance/__init__.py",
     "companion/appliance/update.py",
+    "companion/appliance/lockfile.py",
+    "companion/appliance/slotbuild.py",
     "companion/appliance/release.py",
     "companion/appliance/signing.py",
     "companion/appliance/slots.py",

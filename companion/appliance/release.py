@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from . import signing
+from .lockfile import LOCK_NAME, SOURCE_ONLY, Pin, pins_for, read_lock, write_lock
 from .slots import MANIFEST_MAX_BYTES, MANIFEST_NAME
 
 FORMAT = 2  # 2: signed (release.sig), every file with its size, wheels only
@@ -53,40 +54,19 @@ JOURNAL_RESERVE_BYTES = 64 * 2**20  # room the journal keeps on the data partiti
 CHUNK = 1 << 20
 PYTHON = "3.11"  # Debian bookworm's python3
 REPO = Path(__file__).resolve().parents[2]
-LOCK_NAME = "requirements.lock"
 # The wheel tags bookworm's glibc 2.36 accepts, newest first, per machine.
 PLATFORMS = {
     machine: [f"manylinux_2_{minor}_{machine}" for minor in (36, 35, 34, 31, 28, 17)]
     + [f"manylinux2014_{machine}", f"linux_{machine}"]
     for machine in ("aarch64", "x86_64")
 }
-# Built from source on the box's machine: PyPI has no aarch64 wheel of lgpio for cp311.
-SOURCE_ONLY = {"lgpio": "aarch64"}
-# What building that source needs on the box's machine, pinned with it and with what they
+# What building lgpio's source (SOURCE_ONLY) needs on the box's machine, pinned with it and with what they
 # need in turn (pip runs offline there).
 BUILD_TOOLS = {"setuptools": "aarch64", "wheel": "aarch64"}
-LOCK_HEADER = """\
-# Table Companion's Python dependencies, pinned with their hashes (every wheel for aarch64,
-# the Pi, and x86_64, the CI machines). Used by systemd/install.sh and the SD-card image.
-# Refresh: python -m companion.appliance.release lock   (needs the network; commit the result)
-"""
 
 
 class ReleaseError(Exception):
     """A release file or wheel directory that cannot be installed; the message says why."""
-
-
-@dataclass(frozen=True)
-class Pin:
-    name: str
-    version: str
-    machine: str | None  # None: every machine
-    hashes: tuple[str, ...]
-
-    def line(self) -> str:
-        marker = f' ; platform_machine == "{self.machine}"' if self.machine else ""
-        hashes = "".join(f" \\\n    --hash=sha256:{digest}" for digest in self.hashes)
-        return f"{self.name}=={self.version}{marker}{hashes}\n"
 
 
 def sha256(path: Path) -> str:
@@ -95,28 +75,6 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def read_lock(path: Path) -> list[Pin]:
-    """The pins of a lock file (continuation lines joined)."""
-    text = path.read_text().replace("\\\n", " ")
-    pins = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0]
-        if not line.strip():
-            continue
-        found = re.fullmatch(
-            r'\s*([A-Za-z0-9_.-]+)==([^\s;]+)\s*(?:;\s*platform_machine\s*==\s*"(\w+)")?((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*',
-            line)
-        if not found:
-            raise ReleaseError(f"{path.name} line {number}: expected NAME==VERSION --hash=sha256:…")
-        hashes = tuple(re.findall(r"sha256:([0-9a-f]{64})", found[4]))
-        pins.append(Pin(found[1].lower(), found[2], found[3], hashes))
-    return pins
-
-
-def pins_for(pins: list[Pin], machine: str) -> list[Pin]:
-    return [pin for pin in pins if pin.machine in (None, machine)]
 
 
 def _pip(*args: str) -> None:
@@ -175,9 +133,7 @@ def refresh_lock(repo: Path = REPO) -> Path:
         only = {**SOURCE_ONLY, **build_only}
         pins = [Pin(name, version, only.get(name), tuple(sorted(hashes[(name, version)])))
                 for name, version in sorted(versions.items())]
-    lock = repo / LOCK_NAME
-    lock.write_text(LOCK_HEADER + "".join(pin.line() for pin in pins))
-    return lock
+    return write_lock(repo / LOCK_NAME, pins)
 
 
 def build_wheels(into: Path, machine: str, repo: Path = REPO, *,

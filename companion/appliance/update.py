@@ -26,7 +26,6 @@ import fcntl
 import functools
 import os
 import platform
-import pwd
 import shutil
 import sqlite3
 import subprocess
@@ -36,8 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from .release import LOCK_NAME, SOURCE_ONLY, Expect, ReleaseError, read_lock, read_release
+from .lockfile import LOCK_NAME
+from .release import Expect, ReleaseError, read_release
 from .signing import PublicKey, trusted_keys
+from .slotbuild import BuildUserError, build_slot
 from .slots import (
     BACKUP_NAME,
     JOURNAL_NAME,
@@ -102,54 +103,6 @@ def _check_writable(prefix: Path) -> None:
     if os.statvfs(prefix).f_flag & os.ST_RDONLY or not os.access(prefix, os.W_OK):
         raise UpdateError(f"{prefix} is read-only: updates need it on a writable partition "
                           "(on the SD-card image it is on the data partition)")
-
-
-def _locked_without_source_only(lock: Path, into: Path) -> Path:
-    """The lock minus what is built from source (lgpio): the system's copy serves every slot."""
-    pins = [pin for pin in read_lock(lock) if pin.name not in SOURCE_ONLY]
-    into.write_text("".join(pin.line() for pin in pins))
-    return into
-
-
-def build_slot(slot: Path, wheels: Path, lock: Path, python: str, *,
-               system_site_packages: bool = True, user: str | None = BUILD_USER) -> None:
-    """A new venv in ``slot`` with the release's wheels, offline, wheels only, every hash
-    checked against the lock.
-
-    Run as root, it is built as ``user``: the release's code (a ``.pth`` file runs at every
-    start of the slot's Python, pip itself included) never runs as root; once built, the slot
-    is given to root, so the box that runs from it cannot change it. With the system's site
-    packages, as install.sh makes them: lgpio is there, shared by both slots (a pinned package
-    the system has at another version is installed anyway)."""
-    shutil.rmtree(slot, ignore_errors=True)
-    slot.mkdir(parents=True)
-    as_user = as_build_user(user, slot)
-    subprocess.run([*as_user, python, "-m", "venv", str(slot),
-                    *(["--system-site-packages"] if system_site_packages else [])], check=True)
-    pip = [*as_user, str(slot / "bin" / "python"), "-m", "pip", "--isolated",
-           "--disable-pip-version-check", "--no-cache-dir", "-q", "install", "--no-index",
-           "--only-binary", ":all:", "--find-links", str(wheels)]
-    subprocess.run([*pip, "--require-hashes", "-r",
-                    str(_locked_without_source_only(lock, wheels.parent / "lock.txt"))], check=True)
-    # pip writes the .pyc files too, which the service could not write in its venv.
-    subprocess.run([*pip, "--no-deps", "--force-reinstall", "table-companion"], check=True)
-    if as_user:
-        subprocess.run(["chown", "-R", "--no-dereference", "0:0", str(slot)], check=True)
-
-
-def as_build_user(user: str | None, slot: Path) -> list[str]:
-    """The command prefix that runs as ``user`` (nothing when not root, or no user), with the
-    slot made theirs (the unpacked release must be readable to them)."""
-    if user is None or os.geteuid() != 0:
-        return []
-    try:
-        account = pwd.getpwnam(user)
-    except KeyError:
-        raise UpdateError(f"the user {user!r} that builds an update does not exist: reinstall "
-                          "with systemd/install.sh") from None
-    os.chown(slot, account.pw_uid, account.pw_gid)
-    return ["setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
-            "--init-groups", "--no-new-privs", "--reset-env", "--"]
 
 
 def base_python() -> str:
@@ -221,7 +174,7 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             build_slot(layout.slot(target), unpacked / "wheels", unpacked / LOCK_NAME,
                        python or base_python(), system_site_packages=system_site_packages,
                        user=build_user)
-        except subprocess.CalledProcessError as exc:
+        except (subprocess.CalledProcessError, BuildUserError) as exc:
             shutil.rmtree(layout.slot(target), ignore_errors=True)
             raise UpdateError(f"{release.name} did not install ({exc}); the running version "
                               "is unchanged") from exc
