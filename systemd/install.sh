@@ -246,9 +246,9 @@ install_gpio_library() {  # SLOT SOURCE
 }
 
 # pip_install SLOT: the slot's venv made again with the locked dependencies, each checked
-# against its hash, then the program (companion.appliance.slotbuild: companion update builds
-# its slots with it too); the slot's release.json names the version (for doctor, About and
-# companion update).
+# against its hash, then the program and the game plugins kept on the box
+# (companion.appliance.slotbuild: companion update builds its slots with it too); the slot's
+# release.json names the version (for doctor, About and companion update).
 pip_install() {
     local slot=$SLOTS/$1 source
     if [[ -n $WHEELS ]]; then
@@ -260,11 +260,12 @@ pip_install() {
             rm -rf "$ROOT$source" && mkdir -p "$ROOT$source" && cp -r "$WHEELS"/. "$ROOT$source"
         fi
         from_source slotbuild "$slot" --lock "$SRC/requirements.lock" --wheels "$source" \
-            ${ROOT:+--root "$ROOT"}
+            --plugins "$PREFIX/plugins" ${ROOT:+--root "$ROOT"}
         install_gpio_library "$1" "$source"
         [[ -z $ROOT ]] || rm -rf "$ROOT$source"
     else
-        from_source slotbuild "$slot" --lock "$SRC/requirements.lock" --program "$SRC"
+        from_source slotbuild "$slot" --lock "$SRC/requirements.lock" --program "$SRC" \
+            --plugins "$PREFIX/plugins"
     fi
     in_target "$slot/bin/python" -c 'import json, companion
 print(json.dumps({"version": companion.__version__}))' >"$ROOT$slot/release.json"

@@ -27,6 +27,8 @@ MODULES = (
     "companion/appliance/update.py",
     "companion/appliance/lockfile.py",
     "companion/appliance/slotbuild.py",
+    "companion/appliance/plugins.py",
+    "companion/appliance/plugin_install.py",
     "companion/appliance/release.py",
     "companion/appliance/signing.py",
     "companion/appliance/slots.py",
@@ -55,18 +57,23 @@ def add_update_actions(parser: argparse.ArgumentParser) -> argparse._MutuallyExc
     actions.add_argument("--spool", metavar="DIR", type=Path,
                          help="install the release files handed over in DIR (run by "
                          "companion-update.service for the phone page)")
+    actions.add_argument("--plugin", metavar="FILE.whl", type=Path,
+                         help="install a game plugin's wheel into the running version and keep "
+                         "it for every update (docs/games.md)")
     return actions
 
 
 def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = None) -> int:
     """Install, roll back, check at boot or take the spool, as ``args`` says; 1 and the
     reason when it cannot, 2 when nothing was named."""
-    from companion.appliance import release, signing, slots, update
+    from companion.appliance import plugin_install, plugins, release, signing, slotbuild, slots, update
 
     layout = slots.Layout(prefix) if prefix else slots.Layout()
     try:
         keys = signing.trusted_keys(args.keys or signing.KEYS_DIR)
-        if args.boot_check:
+        if args.plugin:
+            print(plugin_install.install(args.plugin, layout=layout))
+        elif args.boot_check:
             update.boot_check(layout=layout)
         elif args.rollback:
             update.rollback(layout=layout)
@@ -80,7 +87,8 @@ def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = 
             print("companion update: name a release file, or --rollback (see --help)",
                   file=sys.stderr)
             return 2
-    except (update.UpdateError, release.ReleaseError, signing.SignatureError, OSError) as exc:
+    except (update.UpdateError, release.ReleaseError, signing.SignatureError,
+            plugins.PluginError, slotbuild.BuildUserError, OSError) as exc:
         print(f"companion update: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -10,7 +10,8 @@ before any venv exists::
 
 With ``--wheels`` pip runs offline (``--no-index``) from that directory; without it, from the
 package index. Either way every dependency is a wheel whose hash the lock lists; the slot keeps
-the lock it was built from (``requirements.lock`` in the slot).
+the lock it was built from (``requirements.lock`` in the slot). ``--plugins DIR``: the game
+plugins kept on the box go in too, each only if the new version takes it (:mod:`.plugins`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import plugins as plugins_module
 from .lockfile import LOCK_NAME, LockError, for_slot
+from .slots import plugins_left_out
 
 PROGRAM = "table-companion"
 # A chroot's commands see nothing of this machine's Python or pip settings.
@@ -65,10 +68,13 @@ def as_build_user(user: str | None, slot: Path) -> list[str]:
 
 
 def build_slot(slot: Path, wheels: Path | None, lock: Path, python: str = "python3", *,
-               program: str = PROGRAM, system_site_packages: bool = True,
-               user: str | None = None, root: Path | None = None) -> None:
+               program: str = PROGRAM, plugins: Path | None = None,
+               system_site_packages: bool = True, user: str | None = None,
+               root: Path | None = None) -> dict[str, str]:
     """A new venv in ``slot`` with the locked dependencies (wheels only, every hash checked),
-    then ``program`` (a name found among the wheels, or a source folder without them).
+    then ``program`` (a name found among the wheels, or a source folder without them), then
+    the game plugins whose wheels are kept in ``plugins`` (:mod:`.plugins`). Returns the
+    plugins left out, with why: the slot is built without them.
 
     ``wheels`` None: from the package index. ``root``: the slot, ``wheels`` and ``python`` are
     paths inside that root filesystem, built through chroot (its own Python, under
@@ -101,8 +107,18 @@ def build_slot(slot: Path, wheels: Path | None, lock: Path, python: str = "pytho
     # The program last, reinstalled: pip writes its .pyc files, which the service could not.
     run([*pip, *(["--only-binary", ":all:"] if wheels is not None else []),
          "--no-deps", "--force-reinstall", program])
+    kept = sorted(outside_of(plugins).glob("*.whl")) if plugins is not None else []
+    record = plugins_module.carry(
+        python_in_slot, [(here, str(plugins / here.name)) for here in kept],
+        [str(link) for link in (plugins, wheels) if link is not None],
+        functools.partial(subprocess.run, cwd="/", env=env, capture_output=True, text=True),
+    ) if plugins is not None and kept else None
     if prefix and root is None:
         run(["chown", "-R", "--no-dereference", "0:0", str(outside)])
+    if record is None:
+        return {}
+    plugins_module.write_record(outside, record)  # once the slot is root's alone
+    return plugins_left_out(outside)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheels", type=Path, help="install offline from this wheel folder")
     parser.add_argument("--program", default=PROGRAM,
                         help="the program: its name among the wheels, or a source folder")
+    parser.add_argument("--plugins", type=Path,
+                        help="install the game plugins whose wheels are kept in this folder")
     parser.add_argument("--root", type=Path, help="build inside this root filesystem (chroot)")
     parser.add_argument("--python", default="python3", help="the Python the venv is made from")
     args = parser.parse_args(argv)
@@ -123,14 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     if Path(args.program).exists():
         args.program = str(Path(args.program).absolute())
     try:
-        build_slot(args.slot, args.wheels, args.lock, args.python, program=args.program,
-                   root=args.root)
+        left = build_slot(args.slot, args.wheels, args.lock, args.python, program=args.program,
+                          plugins=args.plugins, root=args.root)
     except (OSError, LockError) as exc:
         print(f"slotbuild: {exc}", file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as exc:
         print(f"slotbuild: {args.slot} was not built ({exc})", file=sys.stderr)
         return 1
+    for name, why in left.items():
+        print(f"slotbuild: plugin {name} left out: {why}", file=sys.stderr)
     return 0
 
 

@@ -26,6 +26,7 @@ SPOOL = Path("/var/lib/companion") / SPOOL_NAME
 MANIFEST_NAME = "release.json"
 MANIFEST_MAX_BYTES = 1 << 20
 UPDATE_KEYS_DIR = Path("/etc/companion/update-keys")  # the public keys updates are signed with
+PLUGINS_RECORD = "plugins.json"  # in a slot: the game plugins carried into it, those left out
 
 
 class UpdateError(Exception):
@@ -144,3 +145,18 @@ def version_line() -> str:
         return f"{found.running} running; no other version kept"
     return (f"{found.running} running; {found.kept} kept "
             "(`sudo companion update --rollback` goes back to it)")
+
+
+def plugins_left_out(slot: Path | None = None) -> dict[str, str]:
+    """The game plugins kept on the box that ``slot`` (default: the one running) was built
+    without, with why (``companion.appliance.plugins``)."""
+    if slot is None:
+        found = this_slot()
+        if found is None:
+            return {}
+        slot = found[0].slot(found[1])
+    try:
+        record = json.loads((slot / PLUGINS_RECORD).read_text())
+        return {str(name): str(why) for name, why in dict(record["left_out"]).items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from .lockfile import LOCK_NAME
+from .plugins import kept_dir
 from .release import Expect, ReleaseError, read_release
 from .signing import PublicKey, trusted_keys
 from .slotbuild import BuildUserError, build_slot
@@ -171,14 +172,17 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             + (f" (replaces the kept {kept})" if kept else ""))
         unpacked = Path(scratch, "release")
         try:
-            build_slot(layout.slot(target), unpacked / "wheels", unpacked / LOCK_NAME,
-                       python or base_python(), system_site_packages=system_site_packages,
-                       user=build_user)
+            left_out = build_slot(layout.slot(target), unpacked / "wheels",
+                                  unpacked / LOCK_NAME, python or base_python(),
+                                  plugins=kept_dir(layout.prefix),
+                                  system_site_packages=system_site_packages, user=build_user)
         except (subprocess.CalledProcessError, BuildUserError) as exc:
             shutil.rmtree(layout.slot(target), ignore_errors=True)
             raise UpdateError(f"{release.name} did not install ({exc}); the running version "
                               "is unchanged") from exc
         shutil.copy(unpacked / "release.json", layout.slot(target) / "release.json")
+        for name, why in left_out.items():
+            say(f"the plugin {name} is left out of {manifest['version']}: {why}")
     say("stopping the box and copying the journal")
     service.stop()
     journal = state_dir / JOURNAL_NAME

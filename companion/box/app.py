@@ -54,7 +54,14 @@ from .play import Play
 from .settings import BoxSettings
 from .stack import ScreenStack
 from .table import ScreenTable
-from .updates import install_question, is_news, is_release, spool_of, update_health
+from .updates import (
+    install_question,
+    is_news,
+    is_release,
+    plugins_health,
+    spool_of,
+    update_health,
+)
 from .watch import FolderWatch, Watched
 
 log = logging.getLogger(__name__)
@@ -140,6 +147,9 @@ class App:
             self.stack.push(screen)
         if self._startup_note:
             self.stack.notice(note_text(self._startup_note), error=True)
+        left_out = plugins_health()
+        if left_out:
+            self.panel.tell(left_out)
         if self.play.journal is not None:
             self.play.journal_news()
         self.watch.start()

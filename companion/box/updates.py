@@ -10,7 +10,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.appliance.slots import MANIFEST_MAX_BYTES, MANIFEST_NAME, RESULT_NAME, SPOOL_NAME
+from companion.appliance.slots import (
+    MANIFEST_MAX_BYTES,
+    MANIFEST_NAME,
+    RESULT_NAME,
+    SPOOL_NAME,
+    plugins_left_out,
+)
 from companion.contract.spec import Screen, Table
 from companion.ui.widgets import ConfirmScreen
 
@@ -94,3 +100,13 @@ def update_health(spool: Path, name: str) -> Health | None:
     version = lines[-1].rsplit(": running ", 1)[-1]
     # The version running at the end: the new one, or the old one after a rollback.
     return Health("update", True, ("Update finished:", f"running {version}"))
+
+
+def plugins_health() -> Health | None:
+    """At start: the game plugins kept on the box that the update to this version left out
+    (``companion doctor`` says why), or None."""
+    left = plugins_left_out()
+    if not left:
+        return None
+    names = ", ".join(name.split("-", 1)[0] for name in left)
+    return Health("plugins", False, ("Update left out:", names), error=True)

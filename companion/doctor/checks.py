@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from companion.contract.facts import FAIL, OK, WARN, Finding
 from companion.games import box_config as config_module
 
-from ..appliance.slots import version_line
+from ..appliance.slots import plugins_left_out, version_line
 from ..games.catalog import BROKEN, GAMES
 
 if TYPE_CHECKING:
@@ -423,10 +423,15 @@ def can_run(findings: list[Finding]) -> bool:
 
 
 def check_games(cfg: config_module.Config) -> list[Finding]:
-    """Each registered game's own check of its data files, and every game that did not load."""
+    """Each registered game's own check of its data files, every game that did not load, and
+    every plugin kept on the box that this version was installed without."""
     found = [Finding(key, FAIL, f"the game does not load: {reason}",
                      "reinstall its package, or remove it")
              for key, reason in BROKEN.items()]
+    found += [Finding("plugin", WARN, f"{name} was left out when this version was installed: "
+                      f"{why}", "install a version of it for this release: sudo companion-update "
+                      "--plugin FILE.whl")
+              for name, why in plugins_left_out().items()]
     for spec in GAMES.values():
         if spec.doctor is not None:
             found += spec.doctor(cfg)

@@ -4,7 +4,9 @@ home-menu order, and the config sections they declare."""
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -60,3 +62,14 @@ def dice_sets(games: dict[str, GameSpec[Any]] | None = None) -> dict[str, tuple[
     """The die kinds each game's sensor watches, by game key (games without dice left out)."""
     return {key: spec.dice for key, spec in (GAMES if games is None else games).items()
             if spec.dice}
+
+
+def main() -> int:
+    """``python -m companion.games.catalog``: the games this version takes and those it leaves
+    out with why, as JSON (asked of a new slot by the updater, for the plugins it carries)."""
+    print(json.dumps({"games": list(GAMES), "left_out": BROKEN}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

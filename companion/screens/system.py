@@ -63,8 +63,9 @@ class AboutScreen(Screen):
             lines += [f" {name}", f"   = {said}"]
         # The same list as `companion doctor`'s cards line: the files saved on the phone.
         lines += ["Cards from phone:", *self.cards] if self.cards else ["Cards: config's"]
-        # The same games as `companion doctor`'s FAILs: installed, but not on the home menu.
-        for key, reason in BROKEN.items():
+        # The same games as `companion doctor`'s FAILs (installed, but not on the home menu) and
+        # its WARNs (plugins an update left out).
+        for key, reason in {**BROKEN, **slots.plugins_left_out()}.items():
             lines += [f"Left out: {key}", *(f" {part}" for part in textwrap.wrap(reason, 20))]
         # Last, as the hint's OK shows it at once (its QR code): where phones open the page.
         return [*lines, "Phone page (OK: QR):", *SMALL.wrap(self.address, WIDTH - 2)]
