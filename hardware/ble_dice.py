@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 BACKOFF_S = (0.5, 8.0)
 FIND_S = 10.0  # one search for a die that is not in reach
 CONNECT_S = 20.0
+DISCONNECT_S = 5.0
 
 
 def _bleak() -> Any:
@@ -119,8 +120,8 @@ class BleakDice:
             await gone.wait()
             return "out of reach"
         finally:
-            with contextlib.suppress(Exception):  # it may be gone already
-                await client.disconnect()
+            with contextlib.suppress(Exception):  # it may be gone already, or not answer
+                await asyncio.wait_for(client.disconnect(), DISCONNECT_S)
 
 
 @dataclass(frozen=True)
