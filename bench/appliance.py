@@ -21,7 +21,9 @@ hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused
 ``root_owned_files_from_release`` (0: what the good release's .pth file wrote as root, see
 docs/update.md) and ``release_code_runs``;
 ``update_security_score`` (≤ 5.0: systemd-analyze security of companion-update.service and
-companion-update-check.service in the box, the higher) and ``firstboot_security_score``.
+companion-update-check.service in the box, the higher) and ``firstboot_security_score``;
+``usb_spill_ok`` (true: a hot-plugged USB stick is mounted, the data partition fails under a
+playing box, and the held play is a file on the stick that the About screen names).
 Exits 1 when an aim is missed.
 
     python bench/appliance.py [--quick] [--json] [--seed N] [--image-dir DIR]
@@ -678,6 +680,75 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
     return figures
 
 
+# ----- the held play spilled to a USB stick --------------------------------------------------
+STICK_MB = 16
+
+
+def usb_spill(guest: Guest, work: Path) -> dict[str, Any]:
+    """A FAT stick made here is plugged into the running box (QEMU's usb-storage, hot-plugged);
+    the image mounts it for the box; a box plays while the data partition fails (a forced ext4
+    error: read-only, as a failing card); its held play must be a file on the stick, and the
+    About screen must name it. The data partition stays failed: the next check boots again."""
+    stick = work / "stick.img"
+    subprocess.run(["mkfs.vfat", "-n", "STICK", "-C", str(stick), str(STICK_MB * 1024)],
+                   check=True, capture_output=True)
+    figures: dict[str, Any] = {"usb_spill_ok": False}
+    added = guest.qmp("blockdev-add", driver="raw", **{"node-name": "stick"},
+                      file={"driver": "file", "filename": str(stick)})
+    plugged = guest.qmp("device_add", driver="usb-storage", id="stick-dev", drive="stick",
+                        bus="xhci.0", removable=True)
+    if "error" in added or "error" in plugged:
+        figures["usb_spill_error"] = [added, plugged]
+        return figures
+    _, mounted, _ = guest.sh("for _ in $(seq 120); do findmnt -rn -o TARGET,OPTIONS "
+                             "| grep '^/media/companion/' && break; sleep 1; done", timeout=150)
+    figures["usb_stick_mounted"] = mounted.split()[:1]
+    if not mounted:
+        figures["usb_spill_log"] = guest.sh("journalctl -b --no-pager -o cat | grep -i -e sd[a-z] "
+                                            "-e media | tail -12")[1].splitlines()
+        return figures
+    state = f"{GUEST_STATE}/spill-probe"
+    # The probe is a box under the unit's rules: the box itself steps aside (they share its
+    # runtime folder).
+    guest.sh(f"systemctl stop companion && install -d -o companion -g companion {state}")
+    data = guest.sh("findmnt -n -o SOURCE /data")[1].strip().rpartition("/")[2]
+    report: dict[str, Any] = {}
+    for line in guest.stream(f"{GUEST_PYTHON} {GUEST_LIB}/unit_run.py {GUEST_PYTHON} "
+                             f"{GUEST_LIB}/spill_probe.py {state}", timeout=400):
+        with contextlib.suppress(ValueError):
+            report = json.loads(line)
+        if report.get("ready"):
+            guest.sh(f"echo 1 > /sys/fs/ext4/{data}/trigger_fs_error")
+    kept_in = str(report.get("kept_in", ""))
+    about = report.get("about", [])
+    shown = about[about.index("Held play in:") + 1:] if "Held play in:" in about else []
+    figures["usb_spill_file"] = kept_in
+    figures["usb_spill_named"] = bool(kept_in) and "".join(
+        line.removeprefix(" ") for line in shown).startswith(kept_in)
+    # The stick pulled out, then read here: the held play is in the file, whole.
+    guest.sh("sync")
+    guest.qmp("device_del", id="stick-dev")
+    on_stick = guest.qmp_event("DEVICE_DELETED", "stick-dev") and kept_in.startswith("/media/")
+    held = -1
+    if on_stick:
+        inside = "/".join(kept_in.split("/")[4:])  # /media/companion/sda1/<inside>
+        copy = work / "spare-from-stick.db"
+        copied = subprocess.run(["mcopy", "-n", "-i", str(stick), f"::{inside}", str(copy)],
+                                capture_output=True)
+        if copied.returncode == 0:
+            import sqlite3
+
+            with contextlib.closing(sqlite3.connect(copy)) as spare:
+                held = spare.execute("SELECT count(*) FROM held_ops").fetchone()[0]
+    figures["usb_spill_held_on_stick"] = held
+    figures["usb_spill_ok"] = report.get("kept_on") == "USB stick" and held >= 2 \
+        and figures["usb_spill_named"]  # the two actions played after the failure
+    if not figures["usb_spill_ok"]:
+        figures["usb_spill_report"] = report
+    guest.qmp("blockdev-del", **{"node-name": "stick"})
+    return figures
+
+
 # ----- updates ------------------------------------------------------------------------------
 def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
     """Two release files for the Pi made from this checkout: a newer version, whose wheel
@@ -954,6 +1025,15 @@ def guarded(name: str, step: Any) -> dict[str, Any]:
         return {f"{name}_error": repr(exc)[:400]}
 
 
+def power_cuts(guest: Guest, images: Path, disk: Path, work: Path, seed: int, kills: int,
+               fresh: bool) -> dict[str, Any]:
+    """The power cuts, the first ending the guest that is up; or, when that guest's data
+    partition was failed on purpose (the spill), after it is off and the card boots again."""
+    if fresh:
+        guest.kill()
+    return PowerCuts(images, disk, work, seed).run(kills, first=None if fresh else guest)
+
+
 def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], replugs: int,
                 kills: int, seed: int) -> dict[str, Any]:
     """One emulated box on QEMU's virt machine: the unit, the USB sensor, the updates, then
@@ -973,7 +1053,9 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
                  "firstboot": lambda: firstboot_cases(guest),
                  "usb": lambda: usb_replugs(guest, sensor, replugs),
                  "update": lambda: update_checks(guest, work / "box", images / "wheels"),
-                 "powercut": lambda: PowerCuts(images, disk, work / "box", seed).run(kills, first=guest)}
+                 "spill": lambda: usb_spill(guest, work / "box"),
+                 "powercut": lambda: power_cuts(guest, images, disk, work / "box", seed, kills,
+                                                fresh="spill" in checks)}
         for name, step in steps.items():
             if name in checks:
                 figures.update(guarded(name, step))
@@ -1000,6 +1082,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(release_ok=True)
     if "firstboot" in checks:
         aims.update(firstboot_cases=len(FIRSTBOOT_CASES), firstboot_cases_ok=len(FIRSTBOOT_CASES))
+    if "spill" in checks:
+        aims.update(usb_spill_ok=True)
     if "ssh" in checks:
         aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
                     ssh_off_again=True)
@@ -1016,6 +1100,9 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     return missed
 
 
+ALL_CHECKS = "unit,ssh,firstboot,usb,gpio,powercut,update,spill,release"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer power cuts and replugs (CI)")
@@ -1023,13 +1110,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--image-dir", type=Path, default=CACHE / "bench",
                         help="where the built image and the test image go")
-    parser.add_argument("--only", help="comma-separated checks: "
-                        "unit,ssh,firstboot,usb,gpio,powercut,update,release")
+    parser.add_argument("--only", help=f"comma-separated checks: {ALL_CHECKS}")
     parser.add_argument("--kills", type=int, help="power cuts (default 50, 3 with --quick)")
     parser.add_argument("--no-build", action="store_true",
                         help="boot the test image built last, without running image/build.sh")
     args = parser.parse_args(argv)
-    checks = set((args.only or "unit,ssh,firstboot,usb,gpio,powercut,update,release").split(","))
+    checks = set((args.only or ALL_CHECKS).split(","))
     replugs, kills = (3, 3) if args.quick else (10, 50)
     kills = args.kills if args.kills is not None else kills
     began = time.monotonic()
@@ -1041,7 +1127,7 @@ def main(argv: list[str] | None = None) -> int:
     test_image = images / "companion-test.img"
     with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
         work = Path(tmp)
-        if checks & {"unit", "ssh", "firstboot", "usb", "update", "powercut"}:
+        if checks & {"unit", "ssh", "firstboot", "usb", "update", "spill", "powercut"}:
             figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
         if "gpio" in checks:
             (work / "pi").mkdir()

@@ -131,6 +131,30 @@ def test_the_box_says_where_held_play_is_before_the_power_goes(tmp_path, ram_pla
         box.app.hardware.close()
 
 
+def test_about_names_the_file_on_the_stick_that_holds_the_play(tmp_path, ram_place, monkeypatch):
+    """Issue 37: "a USB stick plugged into the box receives the held play (... the file named
+    and told on the OLED)": About gives the spare's whole path, line by line, within the panel."""
+    from companion.frame.canvas import WIDTH
+    from companion.frame.font import SMALL
+    from companion.screens.system import AboutScreen
+
+    monkeypatch.setattr(journal_module, "default_places", lambda: [ram_place])
+    box = SimBox(tmp_path / "box")
+    try:
+        journal = box.app.play.journal
+        failing_disk(journal)
+        journal.append(journal.new_game("tally"), add(1), undoable=True)
+        spare = ram_place.path / spare_name(tmp_path / "box" / "journal.db")
+        lines = AboutScreen(box.app.table).lines()
+        after = lines[lines.index("Held play in:") + 1:]
+        shown = after[:next(n for n, line in enumerate(after) if not line.startswith(" "))]
+        named = "".join(line.removeprefix(" ") for line in shown)
+        assert named.startswith(str(spare)) and spare.exists()
+        assert all(SMALL.width(line) <= WIDTH for line in shown)
+    finally:
+        box.close()
+
+
 def test_held_play_in_the_boxs_memory_only_is_said_to_be_lost_at_power_off(tmp_path, ram_place,
                                                                           monkeypatch):
     """"or the box's tmpfs with a warning that a power cut will lose it": with no other

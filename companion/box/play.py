@@ -86,12 +86,14 @@ class Play:
         """Changes reach the disk (the panel shows ⚠ otherwise)."""
         return self.journal is not None and self.journal.status.ok
 
-    def journal_health(self) -> tuple[str, str | None]:
-        """The journal's state for the About screen, and the file a damaged one was kept as
-        (with what it holds, when it is a folder: "bad-1130-1538/: db, WAL, shm")."""
+    def journal_health(self) -> tuple[str, str | None, str]:
+        """The journal's state for the About screen, the file a damaged one was kept as
+        (with what it holds, when it is a folder: "bad-1130-1538/: db, WAL, shm"), and the
+        spare file held play is written to while the disk refuses ("" if none)."""
         if self.journal is None:
-            return "none", None
-        return status_text(self.journal.status), kept_text(self.journal.startup)
+            return "none", None, ""
+        status = self.journal.status
+        return status_text(status), kept_text(self.journal.startup), status.kept_in
 
     def journal_saved_words(self) -> str:
         """What the last frame before power-off says about the games: saved, or where the play

@@ -152,7 +152,7 @@ class ScreenTable:
     def discard(self, game_id: int | None) -> None:
         self._play.discard(game_id)
 
-    def journal_health(self) -> tuple[str, str | None]:
+    def journal_health(self) -> tuple[str, str | None, str]:
         return self._play.journal_health()
 
     def journal_saved_words(self) -> str:

@@ -225,9 +225,10 @@ class BoxTable(Table, Protocol):
     def discard(self, game_id: int | None) -> None:
         """Drop a saved game from the resume list (it stays in history)."""
 
-    def journal_health(self) -> tuple[str, str | None]:
-        """The journal's state ("ok", "disk full: 26 held", "none") and the name a damaged
-        journal was kept under at start-up, if any."""
+    def journal_health(self) -> tuple[str, str | None, str]:
+        """The journal's state ("ok", "disk full: 26 held", "none"), the name a damaged
+        journal was kept under at start-up, if any, and the file the play the disk refused
+        is written to ("" when none: the disk takes writes, or it is held in memory only)."""
 
     def journal_saved_words(self) -> str:
         """What the last frame says of the games: "Games are saved." or where held play is."""

@@ -15,6 +15,7 @@ class JournalStatus:
     reason: str = ""
     kept_on: str = ""  # the spare's place ("USB stick"); "" while held in memory only
     volatile: bool = True  # a power cut loses what is held
+    kept_in: str = ""  # the spare's file ("/media/usb/sda1/companion-spare/journal-spare-….db")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ def runtime_dir() -> Path | None:
 
 def as_text(status: JournalStatus) -> str:
     return json.dumps({"ok": status.ok, "held": status.held, "reason": status.reason,
-                       "kept_on": status.kept_on, "volatile": status.volatile})
+                       "kept_on": status.kept_on, "volatile": status.volatile,
+                       "kept_in": status.kept_in})
 
 
 def publish(directory: Path, text: str) -> None:
@@ -46,6 +47,7 @@ def read(directory: Path = RUNTIME_DIR) -> JournalStatus | None:
     try:
         data = json.loads((directory / FILENAME).read_text())
         return JournalStatus(bool(data["ok"]), int(data["held"]), str(data["reason"]),
-                             str(data.get("kept_on", "")), bool(data.get("volatile", True)))
+                             str(data.get("kept_on", "")), bool(data.get("volatile", True)),
+                             str(data.get("kept_in", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None

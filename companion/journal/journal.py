@@ -118,10 +118,10 @@ class Journal:
     def status(self) -> JournalStatus:
         if self._mem is None:
             return JournalStatus(ok=True)
-        place = self._spare.place if self._spare is not None else None
+        spare = self._spare
         return JournalStatus(ok=False, held=_presses(self._held), reason=self._reason,
-                             kept_on=place.name if place else "", volatile=place is None
-                             or place.volatile)
+                             kept_on=spare.place.name if spare else "", volatile=spare is None
+                             or spare.place.volatile, kept_in=str(spare.path) if spare else "")
 
     def take_notice(self) -> Notice | None:
         """The newest change of health not yet shown ("Disk full: play kept…", "Journal back…")."""

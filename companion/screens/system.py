@@ -38,7 +38,7 @@ class AboutScreen(Screen):
 
     def lines(self) -> list[str]:
         app = self.app
-        health, kept = app.journal_health()
+        health, kept, held_in = app.journal_health()
         versions = slots.versions()
         lines = [
             f"Table Companion {versions.running}",
@@ -51,6 +51,9 @@ class AboutScreen(Screen):
             else "none (defaults)",
             f"Journal: {health}",
         ]
+        if held_in:  # the whole path, across lines: the owner looks for this file on the stick
+            pieces = SMALL.wrap_items(list(held_in), WIDTH - 2 - SMALL.width(" "), sep="")
+            lines += ["Held play in:", *(f" {piece}" for piece in pieces)]
         if kept:
             name, _, files = kept.partition(": ")
             lines += ["Kept at start:", f" {name}", *([f" {files}"] if files else [])]
