@@ -30,6 +30,15 @@ CONNECT_S = 20.0
 DISCONNECT_S = 5.0
 
 
+def problem(exc: Exception) -> str:
+    """What went wrong, in the words Settings shows: no BlueZ is said as such."""
+    if isinstance(exc, (FileNotFoundError, ConnectionRefusedError)):
+        return "Bluetooth not running (BlueZ's D-Bus not reached)"
+    if isinstance(exc, ImportError):
+        return "bleak not installed"
+    return str(exc) or type(exc).__name__
+
+
 def _bleak() -> Any:
     import bleak  # imported when dice are paired: the box without them never loads it
 
@@ -92,7 +101,7 @@ class BleakDice:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # bleak's errors, D-Bus's, timeouts: the die is away
-                reason = str(exc) or type(exc).__name__
+                reason = problem(exc)
                 log.debug("smart die %s: %s", link.dice[index].address, reason)
             link.lost(index, reason)
             await asyncio.sleep(delay)

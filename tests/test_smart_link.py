@@ -22,7 +22,7 @@ from firmware_bridge.events import (
 )
 from firmware_bridge.smart_dice import GODICE_NOTIFY, PIXELS_NOTIFY
 from firmware_bridge.smart_link import SmartDiceLink, SmartDie, parse_pairing
-from hardware.ble_dice import BleakDice, make_of
+from hardware.ble_dice import BleakDice, make_of, problem
 
 PIXELS = SmartDie("pixels", "AA:00:00:00:00:01", "yellow")
 GODICE = SmartDie("godice", "AA:00:00:00:00:02", "blue")
@@ -128,6 +128,12 @@ def test_battery_and_identity_are_told_in_die_order(link) -> None:
     for index, data in ((0, ROLLING), (1, b"R"), (0, rolled(5)), (1, godice_rest(5))):
         link.notified(index, data)
     assert of_type(link.take(), DiceSettled) == []  # no face of a d20 is a café face
+
+
+def test_a_box_without_bluez_says_so() -> None:
+    assert problem(FileNotFoundError(2, "No such file or directory")) == (
+        "Bluetooth not running (BlueZ's D-Bus not reached)")
+    assert problem(TimeoutError()) == "TimeoutError"
 
 
 def test_advertisements_name_their_make() -> None:

@@ -18,12 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hardware.ble_dice import scan
+    from hardware.ble_dice import problem, scan
 
     try:
         found = scan(args.seconds)
     except Exception as exc:  # no adapter, BlueZ not running, no permission on D-Bus
-        print(f"cannot search for dice: {exc or type(exc).__name__}")
+        print(f"cannot search for dice: {problem(exc)}")
         return 1
     if not found:
         print("no dice in reach: roll each die to wake it, then search again")
