@@ -189,7 +189,11 @@ def box(prefix, tmp_path):
 
 
 def user_version(state: Path) -> int:
-    with sqlite3.connect(state / "journal.db") as conn:
+    return user_version_of(state / "journal.db")
+
+
+def user_version_of(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
         return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
@@ -214,17 +218,22 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     assert first_trial["phase"] == "trial" and on_journal["phase"] == "journal"
     assert on_journal["journal"] == first_trial["journal"]
     assert user_version(state) == before + 1  # migrated by the second start, after READY
-    assert not layout.trial.exists() and not (state / slots.BACKUP_NAME).exists()
-    assert not (state / slots.TRIAL_DIR).exists()
+    assert not layout.trial.exists() and not (state / slots.TRIAL_DIR).exists()
+    # The journal as 0.1.0 left it stays, for going back by hand.
+    assert user_version_of(state / slots.BACKUP_NAME) == before
     # What doctor and About show, asked from inside the running slot.
     shown = subprocess.run([str(layout.venv / "bin" / "python"), "-c",
                             "from companion.appliance.slots import versions; v = versions(); "
                             "print(v.running, v.kept)"], capture_output=True, text=True, check=True,
                            cwd=layout.prefix)
     assert shown.stdout.split() == ["0.1.1", "0.1.0"]
-    # By hand, back to 0.1.0: it reads the newer journal (read-only) and starts.
-    assert update.rollback(layout=layout, service=service, say=said.append) == "0.1.0"
+    # By hand, back to 0.1.0, which does not read the migrated journal: it gets the copy,
+    # with every play since carried into it, and starts on it.
+    assert update.rollback(layout=layout, service=service, say=said.append,
+                           state_dir=state) == "0.1.0"
     assert layout.running() == "a" and os.readlink(layout.safe) == "slots/a"
+    assert user_version(state) == before
+    assert said[-2].startswith("the journal was in a newer version's schema")
 
 
 def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(box, releases, signer):
@@ -290,6 +299,49 @@ def test_a_cut_off_second_start_puts_the_journal_copy_back(box, releases, signer
     assert user_version(state) == before + 1
     assert update.boot_check(layout=layout, say=lambda line: None)
     assert user_version(state) == before and layout.running() == "a"
+
+
+def plays(state: Path) -> list[tuple]:
+    with sqlite3.connect(state / "journal.db") as conn:
+        return conn.execute("SELECT g.id, g.game, a.seq, a.action FROM games g JOIN actions a "
+                            "ON a.game_id = g.id ORDER BY g.id, a.seq").fetchall()
+
+
+def test_games_played_on_the_new_version_are_kept_when_a_cut_sends_the_box_back(box, releases, signer):
+    """Issue 36: "The updater killed mid-start: the next boot reverts and the games played on
+    the new version are gone (5 games became 2)". The new version migrated the journal, which
+    the old one cannot read: its plays are carried into the copy the old version gets back."""
+    layout, state, _ = box
+    journal, _ = Journal.open(state)
+    journal.append(journal.new_game("makan"), {"type": "setup", "players": 2}, False)
+    journal.close()
+    before = user_version(state)
+
+    class KilledOnceItPlayed(SimService):
+        def start(self) -> bool:
+            ready = super().start()
+            if (slots.read_trial(self.layout) or {}).get("phase") == "journal":
+                self.stop()
+                with sqlite3.connect(self.state_dir / "journal.db") as conn:  # its games
+                    conn.execute("INSERT INTO games (id, game, started_at) VALUES (2, 'miams', 0)")
+                    conn.execute("INSERT INTO actions (game_id, seq, action, undoable) "
+                                 "VALUES (2, 1, '{\"type\": \"setup\"}', 0)")
+                raise KeyboardInterrupt  # the updater is killed before it confirms
+            return ready
+
+    with pytest.raises(KeyboardInterrupt):
+        update.install(releases["0.1.1"], state, layout=layout, service=KilledOnceItPlayed(layout, state),
+                       python=sys._base_executable, system_site_packages=False,
+                       keys=signer[1], build_user=None, say=lambda line: None)
+    played = plays(state)
+    assert [row[:2] for row in played] == [(1, "makan"), (2, "miams")]
+    assert user_version(state) == before + 1
+    said: list[str] = []
+    assert update.boot_check(layout=layout, say=said.append)
+    assert layout.running() == "a" and user_version(state) == before
+    assert plays(state) == played
+    assert said[0].startswith("the journal was in a newer version's schema: its plays were "
+                              "carried into the copy kept for the older version")
 
 
 def test_damaged_or_foreign_release_files_are_refused_with_the_reason(box, releases, signer, tmp_path):

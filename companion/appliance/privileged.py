@@ -32,6 +32,9 @@ MODULES = (
     "companion/appliance/release.py",
     "companion/appliance/signing.py",
     "companion/appliance/slots.py",
+    "companion/appliance/journal_merge.py",
+    "companion/journal/__init__.py",
+    "companion/journal/schema.py",
     "companion/appliance/durable.py",
     "companion/appliance/firstboot.py",
     "companion/appliance/firstboot_report.py",
@@ -76,7 +79,7 @@ def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = 
         elif args.boot_check:
             update.boot_check(layout=layout)
         elif args.rollback:
-            update.rollback(layout=layout)
+            update.rollback(layout=layout, state_dir=state_dir)
         elif args.spool:
             for line in update.take_spooled(args.spool, state_dir, layout=layout, keys=keys):
                 print(line)

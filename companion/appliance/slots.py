@@ -113,12 +113,22 @@ def this_slot() -> tuple[Layout, str] | None:
     return None
 
 
+def trial_of_this_slot() -> dict | None:
+    """The update being tried, when this Python runs from the version it tries."""
+    found = this_slot()
+    trial = read_trial(found[0]) if found else None
+    return trial if found and trial and trial.get("to") == found[1] else None
+
+
+def on_trial() -> bool:
+    """Whether this Python runs from the version an update is trying (either start)."""
+    return trial_of_this_slot() is not None
+
+
 def state_dir_for_run(state_dir: Path) -> Path:
     """Where ``companion run`` keeps its journal: the trial copy while this version is on
     trial (its first start after an update), else ``state_dir``."""
-    found = this_slot()
-    trial = read_trial(found[0]) if found else None
-    if found and trial and trial.get("to") == found[1] and trial.get("phase") == "trial":
+    if (trial_of_this_slot() or {}).get("phase") == "trial":
         return state_dir / TRIAL_DIR
     return state_dir
 

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
+from .journal_merge import carry_plays, readable_by_kept
 from .lockfile import LOCK_NAME
 from .plugins import kept_dir
 from .release import Expect, ReleaseError, read_release
@@ -93,11 +94,31 @@ def restore_journal(copy: Path, journal: Path) -> None:
     would hold every play in memory."""
     for suffix in ("-wal", "-shm"):
         journal.with_name(journal.name + suffix).unlink(missing_ok=True)
-    owner = journal.parent.stat()
-    os.chown(copy, owner.st_uid, owner.st_gid)
-    os.chmod(copy, 0o640)
+    owned_as(copy, journal.parent, 0o640)
     os.replace(copy, journal)
     sync_dir(journal.parent)
+
+
+def journal_for_older(kept: Path, journal: Path, say: Say) -> bool:
+    """Going back to the version that left ``kept`` (the journal's copy taken before the
+    update): the journal stays when that version reads its schema, with every play since;
+    else the plays are carried into the copy (:mod:`.journal_merge`), which is put back
+    (True)."""
+    if not kept.exists() or (journal.exists() and readable_by_kept(kept, journal)):
+        return False
+    if journal.exists():
+        games = carry_plays(journal, kept)
+        say(f"the journal was in a newer version's schema: its plays were carried into the "
+            f"copy kept for the older version ({games} game(s) changed since)")
+    restore_journal(kept, journal)
+    return True
+
+
+def owned_as(path: Path, folder: Path, mode: int) -> None:
+    """Give ``path`` (made by root) to the owner of ``folder``, with ``mode``."""
+    owner = folder.stat()
+    os.chown(path, owner.st_uid, owner.st_gid)
+    os.chmod(path, mode)
 
 
 def _check_writable(prefix: Path) -> None:
@@ -188,6 +209,10 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
     journal = state_dir / JOURNAL_NAME
     backup_journal(journal, state_dir / BACKUP_NAME)
     backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
+    # The trial start writes its copy as the box's user: READY only with a journal it can write.
+    owned_as(state_dir / TRIAL_DIR, state_dir, 0o750)
+    if (state_dir / TRIAL_DIR / JOURNAL_NAME).exists():
+        owned_as(state_dir / TRIAL_DIR / JOURNAL_NAME, state_dir, 0o640)
     layout.point(running, "safe")
     write_json(layout.trial, {"from": running, "to": target, "version": manifest["version"],
                                "phase": "trial", "state_dir": str(state_dir)})
@@ -207,7 +232,7 @@ def _try(layout: Layout, service: Service, state_dir: Path, say: Say) -> str:
         return rollback_trial(layout, service, say, "it did not report READY on the journal")
     layout.trial.unlink()
     layout.point(layout.running(), "safe")
-    (state_dir / BACKUP_NAME).unlink(missing_ok=True)
+    # The journal's copy stays: a rollback by hand carries the plays back into it.
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
     say(f"updated: {trial.get('version')} runs; companion update --rollback goes back")
     return str(trial.get("version"))
@@ -221,11 +246,9 @@ def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) 
     if service:
         service.stop()
     state_dir = Path(trial["state_dir"])
-    backup = state_dir / BACKUP_NAME
-    if trial.get("phase") == "journal" and backup.exists():
-        restore_journal(backup, state_dir / JOURNAL_NAME)
+    if trial.get("phase") == "journal":  # the new version has written the journal
+        journal_for_older(state_dir / BACKUP_NAME, state_dir / JOURNAL_NAME, say)
     layout.point(trial["from"])
-    backup.unlink(missing_ok=True)
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
     layout.trial.unlink()
     sync_dir(layout.prefix)
@@ -238,8 +261,11 @@ def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) 
 
 @one_at_a_time
 def rollback(*, layout: Layout | None = None, service: Service | None = None,
-             say: Say = print) -> str:
-    """Go back to the kept version by hand (its journal is the one the games are in)."""
+             say: Say = print, state_dir: Path | None = None) -> str:
+    """Go back (or forward again) to the kept version by hand. An older version that does
+    not read the journal's schema gets the journal's copy taken before the update, with every
+    play since carried into it (:func:`journal_for_older`), and a copy of that for the next
+    time."""
     layout = layout or Layout()
     service = service or Service()
     _check_writable(layout.prefix)
@@ -251,6 +277,10 @@ def rollback(*, layout: Layout | None = None, service: Service | None = None,
     if version is None:
         raise UpdateError("no version is kept to go back to (the first install keeps none)")
     service.stop()
+    if state_dir is not None:
+        copy = state_dir / BACKUP_NAME
+        if journal_for_older(copy, state_dir / JOURNAL_NAME, say):
+            backup_journal(state_dir / JOURNAL_NAME, copy)  # for going back again
     layout.point(kept)
     if service.start():
         layout.point(kept, "safe")

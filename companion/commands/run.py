@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.appliance.slots import state_dir_for_run
+from companion.appliance.slots import on_trial, state_dir_for_run
 from companion.box.boot import build_app, resolve_state_dir
 from companion.box.events import Stop
 from companion.box.notify import Notifier, supervise
@@ -69,6 +69,15 @@ def handle(args: argparse.Namespace) -> int:
     stop_on_signals(app)
     notifier = Notifier.from_environ()
     app.start()
+    if on_trial() and not app.table.journal_ok:
+        # READY tells the updater this version is healthy: not while its journal cannot be
+        # written (play only in memory) or is in a schema it does not know. The update goes
+        # back; outside one, the box plays on and says so (docs/journal.md).
+        status = app.play.journal.status.reason if app.play.journal else "no journal"
+        print(f"companion: not READY on trial: the journal cannot be written ({status})",
+              file=sys.stderr)
+        app.shutdown()
+        return 1
     supervise(app, notifier)  # READY=1 now that the first frame is on the panel
     log.info("box running; state in %s", app.table.state_dir)
     app.run()
