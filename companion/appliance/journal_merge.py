@@ -73,4 +73,8 @@ def carry_plays(journal: Path, kept: Path) -> int:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     with kept.open("rb+") as handle:
         os.fsync(handle.fileno())
+    owner = kept.stat()
+    for suffix in ("-wal", "-shm"):  # left only if another process holds it open
+        with contextlib.suppress(FileNotFoundError):
+            os.chown(kept.with_name(kept.name + suffix), owner.st_uid, owner.st_gid)
     return len(changed)

@@ -230,6 +230,7 @@ def _try(layout: Layout, service: Service, state_dir: Path, say: Say) -> str:
     write_json(layout.trial, {**trial, "phase": "journal"})
     if not service.start():
         return rollback_trial(layout, service, say, "it did not report READY on the journal")
+    say("it reported READY on the journal: keeping it")
     layout.trial.unlink()
     layout.point(layout.running(), "safe")
     # The journal's copy stays: a rollback by hand carries the plays back into it.
@@ -246,8 +247,14 @@ def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) 
     if service:
         service.stop()
     state_dir = Path(trial["state_dir"])
+    journal, on_trial = state_dir / JOURNAL_NAME, state_dir / TRIAL_DIR / JOURNAL_NAME
     if trial.get("phase") == "journal":  # the new version has written the journal
-        journal_for_older(state_dir / BACKUP_NAME, state_dir / JOURNAL_NAME, say)
+        journal_for_older(state_dir / BACKUP_NAME, journal, say)
+    elif on_trial.exists() and journal.exists():
+        # Killed while the new version ran on its copy, the updater left it playing there.
+        games = carry_plays(on_trial, journal)
+        if games:
+            say(f"{games} game(s) played on {trial.get('version')}'s trial kept")
     layout.point(trial["from"])
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
     layout.trial.unlink()
