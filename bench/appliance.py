@@ -381,8 +381,13 @@ def ssh_login(guest: Guest, key: Path) -> bool:
 
 
 def give_ssh_key(guest: Guest, key_line: str) -> bool:
-    """companion.txt's ssh_key set (empty: none), then first boot run again, as at a boot
-    (once the boot's own run has finished: a restart would cut it short)."""
+    """companion.txt's ssh_key set (empty: none), then first boot run again."""
+    return give_settings(guest, {"ssh_key": [key_line]})
+
+
+def give_settings(guest: Guest, values: dict[str, list[str]]) -> bool:
+    """Those settings of companion.txt set, then first boot run again, as at a boot (once the
+    boot's own run has finished: a restart would cut it short)."""
     from companion.appliance import settings_file
 
     until = time.monotonic() + BOOT_TIMEOUT_S
@@ -390,7 +395,7 @@ def give_ssh_key(guest: Guest, key_line: str) -> bool:
             == "activating" and time.monotonic() < until:
         time.sleep(3)
     _, text, _ = guest.sh(f"cat {GUEST_SETTINGS}")
-    text = settings_file.set_values(text, {"ssh_key": [key_line]})
+    text = settings_file.set_values(text, values)
     rc, _, _ = guest.sh(f"cat > {GUEST_SETTINGS} && systemctl restart companion-firstboot.service",
                         stdin=text.encode())
     return rc == 0
@@ -423,6 +428,17 @@ def ssh_check(guest: Guest, work: Path) -> dict[str, Any]:
     said = dict(line.split(" ", 1) for line in config.splitlines() if " " in line)
     figures["ssh_password_off"] = (said.get("passwordauthentication"),
                                    said.get("kbdinteractiveauthentication")) == ("no", "no")
+    # The hardened first boot's unit did each of those (a remount, /root/.ssh, ssh enabled),
+    # and sets the hostname and the time zone; then they are put back.
+    _, kept, _ = guest.sh("hostname; readlink /etc/localtime")
+    applied = give_settings(guest, {"hostname": ["tavolo"], "timezone": ["Europe/London"]})
+    _, now, _ = guest.sh("hostname; cat /etc/hostname; readlink /etc/localtime")
+    figures["firstboot_unit_applies"] = applied and now.split() == [
+        "tavolo", "tavolo", "/usr/share/zoneinfo/Europe/London"]
+    old_name, old_zone = kept.split()
+    give_settings(guest, {"hostname": [old_name],
+                          "timezone": [old_zone.removeprefix("/usr/share/zoneinfo/")]})
+    figures["firstboot_security_score"] = exposure(guest, "companion-firstboot")
     figures["ssh_off_again"] = give_ssh_key(guest, "") and wait_ssh(guest, False) \
         and not ssh_login(guest, key)
     return figures
@@ -869,6 +885,13 @@ def root_owned_files_from_release(guest: Guest) -> dict[str, Any]:
             "release_code_runs": len(owners)}
 
 
+def exposure(guest: Guest, unit: str) -> float | None:
+    """systemd-analyze security's exposure of ``unit`` in the box."""
+    text = guest.sh(f"systemd-analyze security {unit}.service | tail -1")[1]
+    found = re.search(r"exposure level for \S+: ([0-9.]+)", text)
+    return float(found[1]) if found else None
+
+
 def update_attacks(guest: Guest, good: Path, work: Path, running: Any) -> dict[str, Any]:
     """Hostile releases made from the good one (bench/release_attacks.py), each tried with
     ``companion update`` as root: refused with its reason, nothing changed, nothing left;
@@ -885,11 +908,8 @@ def update_attacks(guest: Guest, good: Path, work: Path, running: Any) -> dict[s
         else:
             said[attack.name] = f"rc {rc}, {left} incoming left: {(out + err)[-300:]}"
     guest.sh("rm -f /var/tmp/attack.release")
-    scores = {}
-    for unit in ("companion-update", "companion-update-check", "companion-firstboot"):
-        text = guest.sh(f"systemd-analyze security {unit}.service | tail -1")[1]
-        found = re.search(r"exposure level for \S+: ([0-9.]+)", text)
-        scores[unit] = float(found[1]) if found else None
+    scores = {unit: exposure(guest, unit)
+              for unit in ("companion-update", "companion-update-check", "companion-firstboot")}
     figures: dict[str, Any] = {
         "update_attacks": len(attacks), "update_attacks_refused": refused,
         "update_security_score": max((scores["companion-update"] or 10.0),
@@ -1086,10 +1106,11 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(usb_spill_ok=True)
     if "ssh" in checks:
         aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
-                    ssh_off_again=True)
+                    ssh_off_again=True, firstboot_unit_applies=True)
     missed = [key for key, aim in aims.items() if figures.get(key) != aim]
-    if "update" in checks and not figures.get("update_security_score", 10.0) <= UNIT_EXPOSURE_AIM:
-        missed.append("update_security_score")
+    for check, score in (("update", "update_security_score"), ("ssh", "firstboot_security_score")):
+        if check in checks and not (figures.get(score) or 10.0) <= UNIT_EXPOSURE_AIM:
+            missed.append(score)
     if "unit" in checks:
         missed += [key for key in ("boot_to_ready_s", "watchdog_restart_s") if figures.get(key) is None]
     if "usb" in checks and (figures.get("usb_replugs", 0) < replugs
