@@ -100,6 +100,7 @@ class Player:
                  wanted: int) -> None:
         self.game, self.dir, self.log, self.wanted = game, f"crash-{game}", log, wanted
         self.acks: list[dict[str, Any]] = []
+        self.steps = 0  # acknowledged steps among ``acks``
         self.enough = threading.Event()  # ``wanted`` steps acknowledged, or the stream ended
         self.process = cuts.launch(["--child", game, self.dir, str(seed), "null", "play"])
         self.thread = threading.Thread(target=self.read, daemon=True)
@@ -109,9 +110,11 @@ class Player:
         for line in self.process.stdout:
             at = self.log.stat().st_size
             fields = json.loads(line)
-            if "n" in fields or "forgot" in fields:
+            if "n" in fields or "forgot" in fields or "undoing" in fields:
+                # an undo pressed is kept too: a cut before its frame may find it on the disk
                 self.acks.append({"dir": self.dir, "at": at, **fields})
-                if len(self.acks) >= self.wanted:
+                self.steps += "undoing" not in fields
+                if self.steps >= self.wanted:
                     self.enough.set()
         self.enough.set()
 
@@ -150,7 +153,7 @@ def record(run: Path, images: Path, acks: int, seed: int) -> dict[str, Any]:
     (run / "run.json").write_text(json.dumps(meta))
     (run / "card.img").unlink()  # the states are rebuilt from data0.ext4 and the log
     return {"boot_s": round(boot_s, 1), "record_s": round(time.monotonic() - began, 1),
-            "acks": {p.game: len(p.acks) for p in players},
+            "acks": {p.game: p.steps for p in players},
             "log_mb": round(log.stat().st_size / 1e6, 1)}
 
 
@@ -172,11 +175,14 @@ class Run:
         lines = [json.loads(line) for line in (path / "acks.jsonl").read_text().splitlines()]
         self.steps: dict[str, list[crash_check.Played]] = {}
         self.positions: dict[str, list[int]] = {}
+        self.undo_pressed_last: dict[str, bool] = {}
         for name in self.meta["dirs"]:
             mine = [line for line in lines if line["dir"] == name]
             self.steps[name] = [crash_check.played(step) for step in crash_check.acknowledged(mine)]
             # the entries whose data had all reached the log when the line arrived
-            self.positions[name] = [bisect.bisect_right(ends, line["at"]) for line in mine]
+            self.positions[name] = [bisect.bisect_right(ends, line["at"]) for line in mine
+                                    if not line.get("undoing")]
+            self.undo_pressed_last[name] = bool(mine) and bool(mine[-1].get("undoing"))
 
     def touches_data(self, entry: write_log.Entry) -> bool:
         return entry.writes and entry.sector < self.first + self.sectors \
@@ -214,7 +220,8 @@ class Run:
         out = {}
         for name, steps in self.steps.items():
             required = bisect.bisect_right(self.positions[name], at) - 1
-            out[name] = crash_check.verdict(steps, required, crash_check.played(journals.get(name, {})))
+            out[name] = crash_check.verdict(steps, required, crash_check.played(journals.get(name, {})),
+                                            self.undo_pressed_last[name])
         return out
 
 

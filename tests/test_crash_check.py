@@ -179,3 +179,19 @@ def test_the_box_process_lines_rebuild_every_acknowledged_list(tmp_path, capsys,
     rebuilt = [step[acked[-1]["game"]] for step in acknowledged(acked)]
     assert rebuilt[-1] == shown[-1]
     assert all(step in shown for step in rebuilt)
+
+
+def test_an_undo_pressed_after_the_last_step_may_have_reached_the_disk():
+    """The cut came after an undo's commit and before its frame: the last step's last actions
+    are gone from the journal, which is no loss (the box had begun what the table asked)."""
+    lines = [{"game": GAME, "n": 1, "keep": 0, "tail": [A]},
+             {"game": GAME, "n": 4, "keep": 1, "tail": [B, C, A]},
+             {"undoing": True}]
+    steps = [played(step) for step in acknowledged(lines)]
+    assert len(steps) == 2  # the undo's line is no step
+    assert verdict(steps, 1, journal([A, B, C]), undo_pressed_last=True) == OK
+    assert verdict(steps, 1, journal([A]), undo_pressed_last=True) == OK
+    assert verdict(steps, 1, journal([A, B, C]), undo_pressed_last=False) == LOST
+    # one undo never takes back more than the last few actions: the first is still required
+    assert verdict(steps, 1, journal([]), undo_pressed_last=True) == LOST
+    assert verdict(steps, 1, journal([B]), undo_pressed_last=True) == LOST
