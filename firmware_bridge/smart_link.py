@@ -50,6 +50,11 @@ class SmartDie:
     def label(self) -> str:
         return f"{self.kind} {self.make.capitalize()} {self.address[-5:]}"
 
+    @property
+    def line(self) -> str:
+        """The pairing as the config and the settings keep it (:func:`parse_pairing` reads it)."""
+        return f"{self.make} {self.address} {self.kind}"
+
 
 def parse_pairing(text: str) -> SmartDie:
     """A pairing as the config and the settings keep it: ``MAKE ADDRESS KIND``, e.g.
@@ -111,6 +116,11 @@ class SmartDiceLink:
     def take(self) -> list[object]:
         """The news since the last call (loop thread): the latest of each kind, oldest first."""
         return self.mailbox.take()
+
+    def status(self) -> list[tuple[bool, int | None]]:
+        """Each paired die's connection and charge in percent (None until it says), in order."""
+        with self._lock:
+            return list(zip(self._connected, self._battery, strict=True))
 
     def counters(self) -> dict[str, int]:
         with self._lock:

@@ -5,7 +5,7 @@
 bytes a die notifies (a Pixels ``RollState`` rolling then rolled on a face index, a GoDice ``R``
 then ``S`` with the gravity vector of the face up), through the same ``notified`` call the
 Bluetooth transport makes. What it does not stand in for: BlueZ, bleak, the radio and the
-die's own sensing (docs/sensor.md).
+die's own sensing (docs/sensor.md). ``IN_REACH`` are the dice a search finds in the simulator.
 """
 
 from __future__ import annotations
@@ -22,6 +22,17 @@ _ROLLING, _ROLLED, _CROOKED = 3, 1, 4
 # One g reads 64 on the axis of the face up (as the GoDice public API lists them).
 _GODICE_UP = {1: (-64, 0, 0), 2: (0, 0, 64), 3: (0, 64, 0), 4: (0, -64, 0), 5: (0, 0, -64),
               6: (64, 0, 0)}
+
+
+# The virtual dice a search finds in the simulator: make, address, advertised name, signal.
+IN_REACH = (
+    ("pixels", "5A:1D:1C:E0:00:01", "Pixel Amber", -48),
+    ("pixels", "5A:1D:1C:E0:00:02", "Pixel Saffron", -51),
+    ("godice", "5A:1D:1C:E0:00:03", "GoDice_E00003_B_v04", -55),
+    ("godice", "5A:1D:1C:E0:00:04", "GoDice_E00004_B_v04", -57),
+    ("pixels", "5A:1D:1C:E0:00:05", "Pixel Chalk", -60),
+    ("godice", "5A:1D:1C:E0:00:06", "GoDice_E00006_R_v04", -63),
+)
 
 
 def rolling(make: str) -> bytes:

@@ -47,7 +47,7 @@ def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, senso
     pump_until(sensor_box, lambda: status.faces == ("salad", "cake", "water", "cola"))
     pump_until(sensor_box, lambda: status.counters.get("checksum") == 1)
     assert "◎" in sensor_box.app.panel.status_icons()
-    run_steps(sensor_box, ("menu:Settings", "menu:Dice sensor"))
+    run_steps(sensor_box, ("menu:Settings", "menu:Dice", "menu:Status"))
     assert sensor_box.screen.rows() == [
         ("Status", "online"), ("Id", "VIRTUAL-0001"), ("Firmware", "sim-1.0"),
         ("Dice", "2 yellow 2 blue"), ("Checksum", "1"), ("Last problem:", ""), ("bad checksum", "")]
@@ -57,7 +57,7 @@ def test_the_box_shows_the_sensor_online_with_its_dice_and_last_faces(sim, senso
         sensor_box.press("DOWN")
     assert sensor_box.screen.selected == 3
     sensor_box.press("OK")
-    assert sensor_box.screen.title == "Settings"
+    assert sensor_box.screen.title == "Dice"
 
 
 def test_unplugging_shows_offline_and_the_reason(sim, sensor_box):
@@ -177,7 +177,7 @@ def test_the_configs_sensor_protocol_decides_whether_an_old_v1_sensor_is_read(
         pump_until(box, lambda: status.counters.get("version", 0) >= 3
                    and "protocol = 1" in status.last_problem)
         assert not status.online and not status.counters.get("v1_lines")
-        run_steps(box, ("menu:Settings", "menu:Dice sensor"))
+        run_steps(box, ("menu:Settings", "menu:Dice", "menu:Status"))
         rows = box.screen.rows()
         assert ("Status", "offline") in rows
         assert any(label == "Version" and int(count) >= 3 for label, count in rows)  # refused

@@ -30,6 +30,7 @@ from companion.contract.config import Config
 from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import RuleError
 from companion.contract.spec import GameSpec
+from companion.records.dice import SEARCH_MARK
 from companion.records.settings import CHANGED_MARK, HANDED
 from firmware_bridge.events import (
     DiceBattery,
@@ -48,6 +49,7 @@ from ..games.catalog import GAMES
 from ..journal.check import Finding
 from ..journal.journal import Journal
 from ..ui.journal_words import note_text
+from .dice import BoxDice
 from .events import Call, Stop
 from .panel import Health, Panel
 from .play import Play
@@ -121,12 +123,13 @@ class App:
         self.stack = ScreenStack(hardware.clock, hardware.buzzer.play)
         self.play = Play(journal, GAMES if games is None else games, self.clock)
         self.settings = BoxSettings(config, self.play.specs, hardware, self.play, state_dir)
+        self.dice = BoxDice(config, hardware, events.put, self.play, self.sensor, state_dir)
         self.panel = Panel(hardware, config, self.settings.values, self.stack, self._recover)
         self.play.tell = self.panel.tell
         self.panel.tell(Health("journal", self.play.journal_ok))
         self.table = ScreenTable(self.stack, self.play, self.settings, hardware, self.clock,
                                  config=config, rng=rng or random.Random(), sensor=self.sensor,
-                                 state_dir=state_dir)
+                                 state_dir=state_dir, dice=self.dice)
         self.errors = 0  # unexpected exceptions recovered from (tests expect none)
         self._timers: list[Timer] = []
         self._timer_seq = itertools.count()
@@ -134,6 +137,7 @@ class App:
         self._running = False
         self._startup_note = journal_note
         self.watch = FolderWatch(self._told_by_files(state_dir))
+        self.dice.start()
 
     # ----- start, loop, stop --------------------------------------------------------------
     def start(self) -> None:
@@ -207,6 +211,9 @@ class App:
         def handed_over(name: str) -> None:
             if name == CHANGED_MARK:
                 self.settings.follow()
+                self.dice.follow()
+            elif name == SEARCH_MARK:
+                self.dice.search()
             elif is_release(name):
                 question = install_question(self.table, handed, spool, name, self.panel.tell)
                 if question is not None:
@@ -214,8 +221,8 @@ class App:
                     self.stack.push(question)
 
         return [
-            Watched(handed, lambda name: name == CHANGED_MARK or is_release(name), handed_over,
-                    self.events.put),
+            Watched(handed, lambda name: name in (CHANGED_MARK, SEARCH_MARK) or is_release(name),
+                    handed_over, self.events.put),
             Watched(spool, is_news, update_news, self.events.put),
         ]
 
@@ -242,6 +249,7 @@ class App:
     def close(self) -> None:
         """Let go of the watched folders and the hardware."""
         self.watch.stop()
+        self.dice.stop()
         self.hardware.close()
 
     def _handle(self, event: object) -> None:
@@ -364,6 +372,8 @@ class App:
     def _on_sensor(self, event: object) -> None:
         if isinstance(event, (SensorOnline, SensorOffline)):
             self.panel.tell(Health("sensor", isinstance(event, SensorOnline)))
+        if isinstance(event, (SensorOnline, SensorOffline, DiceBattery)):
+            self.dice.tell_page()  # a die came, went or told its charge
         if isinstance(event, SensorOnline):
             self.sensor.online = True
             self.sensor.sensor_id, self.sensor.firmware = event.sensor_id, event.firmware

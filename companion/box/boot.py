@@ -70,9 +70,11 @@ def build_app(
     except BaseException:
         hardware.close()
         raise
-    if cfg.dice.smart:  # paired smart dice read the table instead of a serial sensor
-        start_smart_dice(cfg, hardware, events.put, virtual=sim)
-    elif cfg.sensor.port:
+    from .dice import in_force, radio
+
+    hardware.extras["radio"] = radio(virtual=sim)
+    # Paired smart dice (the App connects them) read the table instead of a serial sensor.
+    if cfg.sensor.port and not in_force(cfg, opened):
         start_sensor(cfg, hardware, events.put)
     from .app import App
 
@@ -110,30 +112,6 @@ def start_sensor(cfg: config_module.Config, hardware: Any, post: Any) -> Any:
 
     link = SensorLink(cfg.sensor.port, lambda: post(news), baud=cfg.sensor.baud,
                       accept_v1=cfg.sensor.protocol == 1)
-    news = SensorNews(link.take)
-    _start_link(link, hardware)
-    return link
-
-
-def start_smart_dice(cfg: config_module.Config, hardware: Any, post: Any, *,
-                     virtual: bool = False) -> Any:
-    """Connect the paired Bluetooth dice in the background, told to the loop as the sensor is
-    (``SensorNews`` wake-ups). ``virtual`` (the simulator): virtual dice stand in for the radio
-    (``hardware.extras["dice"]``, which the simulator's keys throw)."""
-    from firmware_bridge.events import SensorNews
-    from firmware_bridge.smart_link import SmartDiceLink, parse_pairing
-
-    transport: Any
-    if virtual:
-        from firmware_bridge.virtual_dice import VirtualDice
-
-        transport = hardware.extras["dice"] = VirtualDice()
-    else:
-        from hardware.ble_dice import BleakDice
-
-        transport = BleakDice()
-    link = SmartDiceLink([parse_pairing(entry) for entry in cfg.dice.smart], lambda: post(news),
-                         transport)
     news = SensorNews(link.take)
     _start_link(link, hardware)
     return link

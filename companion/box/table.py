@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from companion.contract.spec import BoxTable, Clock
     from hardware.bundle import Hardware
 
+    from .dice import BoxDice
     from .play import Play
     from .settings import BoxSettings
     from .stack import ScreenStack
@@ -36,10 +37,10 @@ class ScreenTable:
 
     def __init__(self, stack: ScreenStack, play: Play, settings: BoxSettings, hardware: Hardware,
                  clock: Clock, *, config: Config, rng: random.Random, sensor: SensorStatus,
-                 state_dir: Path | None) -> None:
+                 state_dir: Path | None, dice: BoxDice) -> None:
         self._stack, self._play, self._settings, self._hardware = stack, play, settings, hardware
         self.clock, self.config, self.rng = clock, config, rng
-        self.sensor, self.state_dir = sensor, state_dir
+        self.sensor, self.state_dir, self.dice = sensor, state_dir, dice
 
     # ----- play, and its outcome shown ----------------------------------------------------
     def dispatch(self, action: Action) -> bool:

@@ -208,6 +208,29 @@ class Table(Protocol):
         """``screen`` is the one shown (no question or menu over it)."""
 
 
+class DicePairing(Protocol):
+    """The smart dice paired on the box (Settings → Dice): a search for the dice in reach that
+    runs off the loop, and pairing or forgetting one."""
+
+    searching: bool
+    problem: str  # why the last search found nothing ("" when it ran)
+
+    def search(self) -> str:
+        """Start a search; "" when it started, else why it cannot."""
+
+    def found_rows(self) -> list[tuple[str, str]]:
+        """The dice the last search found: (make and name, signal or "paired")."""
+
+    def paired_rows(self) -> list[tuple[str, str]]:
+        """The paired dice in die order: (kind, make and address's end; charge or "missing")."""
+
+    def pair(self, index: int, kind: str) -> str:
+        """Pair found die ``index`` as ``kind`` and say so; ValueError when refused."""
+
+    def forget(self, index: int) -> str:
+        """Forget paired die ``index`` and say so."""
+
+
 class BoxTable(Table, Protocol):
     """What the box's own screens (home, saved games, settings, history, About) ask besides:
     the stack they draw over, the settings, the saved games and the journal's health."""
@@ -218,6 +241,8 @@ class BoxTable(Table, Protocol):
     def stack(self) -> list[Screen]: ...
     @property
     def journal_ok(self) -> bool: ...
+    @property
+    def dice(self) -> DicePairing: ...
 
     def saved_games(self) -> list[SavedEntry]:
         """Every unfinished game, the one played last first."""

@@ -1,10 +1,11 @@
-"""Settings: volume/mute, contrast, long-press time, the dice sensor's status, and which
-roster player is the box's user."""
+"""Settings: volume/mute, contrast, long-press time, the dice (the sensor's status, smart dice
+paired and found: :mod:`.dice`), and which roster player is the box's user."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from companion.screens.dice import DiceScreen
 from companion.screens.me import ask_me, me_label
 from companion.ui.widgets import (
     InfoScreen,
@@ -35,7 +36,7 @@ class SettingsScreen(MenuScreen):
             MenuItem("Sound", self._volume, VOLUME_NAMES[s["volume"]]),
             MenuItem("Contrast", self._contrast, f"{s['contrast']}/255"),
             MenuItem("Long press", self._long_press, f"{s['long_press_s']:.1f}s"),
-            MenuItem("Dice sensor", self._sensor, sensor_text),
+            MenuItem("Dice", lambda: self.app.push(DiceScreen(self.app, self._sensor)), sensor_text),
             MenuItem("Me", lambda: ask_me(self.app, lambda: None), me_label(self.app)),
         ]
 
@@ -75,7 +76,8 @@ class SettingsScreen(MenuScreen):
     def _sensor(self) -> None:
         sensor = self.app.sensor
         if not sensor.configured:
-            lines = ["No dice sensor set.", "Set [sensor] port in", "config.toml"]
+            lines = ["No dice read the table.", "Find dice pairs smart", "dice; or set [sensor]",
+                     "port in config.toml"]
             self.app.push(MessageScreen(self.app, "Dice sensor", lines))
             return
 

@@ -243,10 +243,9 @@ def app_keyboard(app: App, presser: KeyPresser, fd: int) -> KeyboardReader:
         app.stop()  # the loop leaves after the event in hand, whatever keys are queued behind it
         app.events.put(Stop("quit"))  # and wakes if it was waiting
 
-    dice = app.hardware.extras.get("dice")  # virtual smart dice, when [dice] smart pairs some
-
     def on_key(button: str, long: bool) -> None:
         if button == "ROLL":
+            dice = app.hardware.extras.get("dice")  # the virtual dice paired now, if any
             if dice is not None:
                 dice.throw()  # the link posts the news onto the loop's queue by itself
             return

@@ -22,7 +22,8 @@ BOX_SCREENS: dict[str, tuple[str, ...]] = {
     "settings-sound": ("menu:Settings", "menu:Sound"),
     "settings-contrast": ("menu:Settings", "menu:Contrast"),
     "settings-long-press": ("menu:Settings", "menu:Long press"),
-    "settings-sensor": ("menu:Settings", "menu:Dice sensor"),
+    "settings-dice": ("menu:Settings", "menu:Dice"),
+    "settings-sensor": ("menu:Settings", "menu:Dice", "menu:Status"),
     "about": ("menu:About",),
     # History and stats on a journal holding the three docs/examples games.
     "history": ("seed:examples", "menu:History"),
