@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,17 @@ def in_force(saved: Mapping[str, Any], default: Sequence[str]) -> list[str]:
         except ValueError:
             pass  # a row another version wrote: the config's list is still a good one
     return list(default)
+
+
+def saved(conn: sqlite3.Connection) -> dict[str, Any]:
+    """The journal's pairings row, as :func:`in_force` takes it (empty when none was set)."""
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (KEY,)).fetchone()
+    if row is None:
+        return {}
+    try:
+        return {KEY: json.loads(row[0])}
+    except ValueError:
+        return {}
 
 
 def paired(lines: Sequence[str], make: str, address: str, kind: str) -> list[str]:

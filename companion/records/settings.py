@@ -98,14 +98,15 @@ def save(conn: sqlite3.Connection, key: str, value: Any) -> None:
                  (key, json.dumps(value)))
 
 
-def announce(state_dir: Path) -> bool:
+def announce(state_dir: Path, mark: str = CHANGED_MARK) -> bool:
     """Tell a running box that settings or card files were saved beside it: it watches for
-    this file (:mod:`companion.box.watch`) and uses them at once. False when it could not be
-    written (the box then reads them at its next start)."""
+    this file (:mod:`companion.box.watch`) and uses them at once (``mark``: another request the
+    box takes from the page, e.g. a search for dice). False when it could not be written (the
+    box then reads them at its next start)."""
     try:
         handed = Path(state_dir) / HANDED
         handed.mkdir(exist_ok=True)  # made by systemd-tmpfiles on the box
-        (handed / CHANGED_MARK).write_bytes(b"")
+        (handed / mark).write_bytes(b"")
     except OSError:
         return False
     return True

@@ -25,7 +25,7 @@ from .site import HEADERS, Site, refused
 MAX_VALUE_CHARS = 40        # a setting's value as typed: a number or a choice
 
 
-def _done(path: str, message: str) -> Response:
+def back_to(path: str, message: str) -> Response:
     """Back to ``path`` after a change, saying what was done."""
     return RedirectResponse(f"{path}?done={quote(message)}", status_code=303, headers=HEADERS)
 
@@ -43,7 +43,7 @@ class FormPages:
             if isinstance(form, Response):
                 return form
             try:
-                return _done("/roster", change_roster(self.site, form))
+                return back_to("/roster", change_roster(self.site, form))
             except roster.RosterError as exc:
                 error = str(exc)
         try:
@@ -73,7 +73,7 @@ class FormPages:
                     return refused(f"cannot save the settings: {exc}", 409)
                 store.announce(self.site.state_dir)
                 said = ", ".join(store.words(k, v) for k, v in changes.items())
-                return _done("/settings", "Saved: " + said)
+                return back_to("/settings", "Saved: " + said)
         return self.site.page(
             "settings.html", 400 if errors else 200, tab="settings",
             **settings_view(self.site.state_dir, self.site.config_path, fields), errors=errors,

@@ -3,8 +3,8 @@
 Pages are rendered on the server with Jinja2. This module lays out the routes; what they share
 (the templates, the gate of a paired session, the journal read per request) is :mod:`.site`,
 the Live feed :mod:`.feed`, the History pages :mod:`.history`, the pages with forms
-:mod:`.form_pages`, the card-data and update pages :mod:`.cards` and :mod:`.update`. Every route
-but pairing and the bundled assets answers 401 without a paired session.
+:mod:`.form_pages` and :mod:`.dice`, the card-data and update pages :mod:`.cards` and
+:mod:`.update`. Every route but pairing and the bundled assets answers 401 without a paired session.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from companion.records.export import when
 
 from . import cards, update
 from .auth import Pairing
+from .dice import DicePage
 from .feed import LiveFeed
 from .form_pages import FormPages
 from .forms import TITLES
@@ -66,6 +67,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
                 _environment(), Pairing(state_dir, start_token=start_token))
     watch = JournalWatch(state_dir)
     feed, history, forms = LiveFeed(site, watch), HistoryPages(site), FormPages(site)
+    dice = DicePage(site)
     paired = site.paired
 
     @contextlib.asynccontextmanager
@@ -89,6 +91,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         Route("/roster", paired(forms.roster), methods=BOTH),
         Route("/phones", paired(forms.phones), methods=BOTH),
         Route("/settings", paired(forms.settings), methods=BOTH),
+        Route("/dice", paired(dice.dice), methods=BOTH),
         Route("/cards/{game}/{file}", paired(cards.endpoint(
             state_dir, config_path, site.page, site.checked_form, site.pairing.csrf)), methods=BOTH),
         Route("/update", paired(update.endpoint(state_dir, site.page, site.pairing)), methods=BOTH),
