@@ -124,9 +124,10 @@ class BoxDice:
         self.tell_page()
 
     def follow(self) -> None:
-        """The page may have paired or forgotten a die: use its set at once."""
+        """The page may have paired or forgotten a die: use its set at once (while the serial
+        sensor reads the table, from the next start)."""
         lines = in_force(self._config, self._play.journal)
-        if lines != self.lines:
+        if lines != self.lines and not self._serial:
             self._use(lines)
 
     # ----- what Settings → Dice asks --------------------------------------------------------
