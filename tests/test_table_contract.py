@@ -55,4 +55,4 @@ def test_pop_to_goes_back_to_the_game_or_home_and_the_game_stays(tmp_path, monke
 def test_the_box_screens_add_only_the_box_own_things():
     assert members(BoxTable) - members(Table) == {
         "settings", "stack", "journal_ok", "saved_games", "discard", "journal_health",
-        "journal_saved_words", "change_setting", "saved_settings"}
+        "journal_saved_words", "change_setting", "saved_settings", "dice"}
