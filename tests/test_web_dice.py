@@ -100,6 +100,8 @@ def test_pair_then_forget_on_the_page_and_the_box_follows_at_once(table):
     assert status == 303 and saved(web) == []
     told(box, lambda: box.app.dice.lines == [])
     assert box.app.dice.link is None and not box.app.sensor.configured
+    box.app.pump()
+    assert box.app.panel.status_icons() == ""  # no dice, no sensor icon (◎ or ⊘)
 
 
 def test_search_again_asks_the_box_which_searches(table):

@@ -123,8 +123,9 @@ class App:
         self.stack = ScreenStack(hardware.clock, hardware.buzzer.play)
         self.play = Play(journal, GAMES if games is None else games, self.clock)
         self.settings = BoxSettings(config, self.play.specs, hardware, self.play, state_dir)
-        self.dice = BoxDice(config, hardware, events.put, self.play, self.sensor, state_dir)
         self.panel = Panel(hardware, config, self.settings.values, self.stack, self._recover)
+        self.dice = BoxDice(config, hardware, events.put, self.play, self.sensor, state_dir,
+                            unpaired=self.panel.forget)
         self.play.tell = self.panel.tell
         self.panel.tell(Health("journal", self.play.journal_ok))
         self.table = ScreenTable(self.stack, self.play, self.settings, hardware, self.clock,

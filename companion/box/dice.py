@@ -77,12 +77,14 @@ class BoxDice:
     """The box's paired dice (``lines``, in die order), their link and the last search."""
 
     def __init__(self, config: Config, hardware: Hardware, post: Callable[[object], None],
-                 play: Play, sensor: SensorStatus, state_dir: Path | None) -> None:
+                 play: Play, sensor: SensorStatus, state_dir: Path | None, *,
+                 unpaired: Callable[[str], None]) -> None:
         self._hardware = hardware
         self._post = post
         self._play = play
         self._sensor = sensor
         self._state_dir = state_dir
+        self._unpaired = unpaired  # the panel's: no die paired, no sensor icon
         self._radio: Radio | None = hardware.extras.get("radio")
         self._config = config
         self.lines = in_force(config, play.journal)
@@ -121,6 +123,8 @@ class BoxDice:
         for field in dataclasses.fields(fresh):
             setattr(self._sensor, field.name, getattr(fresh, field.name))
         self.start()
+        if not lines:
+            self._unpaired("sensor")
         self.tell_page()
 
     def follow(self) -> None:

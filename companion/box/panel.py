@@ -115,6 +115,11 @@ class Panel:
         if health.lines:
             self._screens.notice(*health.lines, error=health.error)
 
+    def forget(self, part: str) -> None:
+        """A part the box no longer has (every smart die forgotten): its icon goes."""
+        if self._ok.pop(part, None) is not None:
+            self._screens.dirty = True
+
     def status_icons(self) -> str:
         icons = ""
         if "sensor" in self._ok:
