@@ -395,13 +395,14 @@ def run_guest(command: list[str], prefix: str, verbose: bool) -> dict[str, Any]:
 
 # ----- the boot: the box's own SD-card image on the same clock --------------------------------
 
-def boot_image(verbose: bool) -> dict[str, Any]:
-    """image/build.sh's image with the test agent (as bench/appliance.py builds it) booted from
-    an emulated SD card; the guest's companion-boot-clock.service presses OK once the box is
-    READY and prints the figures (image/test-agent/boot_clock.py)."""
+def boot_image(out: Path | None, verbose: bool) -> dict[str, Any]:
+    """image/build.sh's image with the test agent (as bench/appliance.py builds it, into
+    ``out``, by default the image cache's ``pi-clock``) booted from an emulated SD card; the
+    guest's companion-boot-clock.service presses OK once the box is READY and prints the
+    figures (image/test-agent/boot_clock.py)."""
     import appliance  # the image's build and its disk helpers (bench/ is on the path)
 
-    out = appliance.CACHE / "pi-clock"
+    out = out or appliance.CACHE / "pi-clock"
     log(f"building the SD-card image ({appliance.build_image(out):.0f} s)…")
     test = out / "test"
     with tempfile.TemporaryDirectory(prefix="pi-clock-", dir=appliance.CACHE) as tmp:
@@ -500,8 +501,11 @@ def main(argv: list[str] | None = None) -> int:
                              "cafe, replay, history) and boot")
     parser.add_argument("--profile", metavar="SECTION", help="cProfile one section in the guest")
     parser.add_argument("--verbose", action="store_true", help="show the guest's console")
+    parser.add_argument("--image-dir", type=Path, metavar="DIR",
+                        help="where the boot section builds the image (default: the image "
+                             "cache's pi-clock folder)")
     args = parser.parse_args(argv)
-    figures = measure(args.only, args.quick, args.profile, args.verbose)
+    figures = measure(args.only, args.quick, args.profile, args.verbose, args.image_dir)
     profile = figures.pop("profile", None)
     if profile:
         print(profile, file=sys.stderr)
@@ -519,7 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: bool) -> dict[str, Any]:
+def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: bool,
+            image_dir: Path | None = None) -> dict[str, Any]:
     """The guest's sections (all, or those of ``only``) and the image's boot, as one set."""
     sections = [name for name in only or [] if name != BOOT]
     guest: dict[str, Any] = {"ns": {}}
@@ -527,7 +532,7 @@ def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: b
         guest = boot(["--quick"] * quick + (["--only", *sections] if sections else [])
                      + (["--profile", profile] if profile else []), verbose)
     if not only or BOOT in only:
-        booted = boot_image(verbose)
+        booted = boot_image(image_dir, verbose)
         guest["ns"].update(booted.pop("ns"))
         guest.update(booted)
     return with_instructions(guest)

@@ -423,6 +423,7 @@ install_appliance() {
         /etc/systemd/system/companion-firstboot.service 0644
     enable_unit companion-firstboot.service sysinit.target
     install_stopped_screen
+    install_first_frame
     if [[ -e $ROOT/boot/firmware/companion.txt ]]; then
         say "kept: /boot/firmware/companion.txt"
     else
@@ -456,6 +457,21 @@ install_stopped_screen() {
             act "  $(basename "$found")" cp -r "$found" "$ROOT$STOPPED_COPY/"
         done
     done
+}
+
+# The box's first frame from the boot's first seconds (companion-splash.service): a bare
+# python3 writes it to the panel long before the data partition, with the program, is mounted,
+# so its file and the frame are copied onto the root filesystem.
+FIRST_FRAME_COPY=/usr/lib/companion/first-frame
+install_first_frame() {
+    install_file "$SRC/systemd/companion-splash.service" /etc/systemd/system/companion-splash.service 0644
+    install_file "$SRC/companion/box/first_frame.py" "$FIRST_FRAME_COPY/first_frame.py" 0644
+    install_file "$SRC/companion/box/splash.bin" "$FIRST_FRAME_COPY/splash.bin" 0644
+    if [[ -n $ROOT ]]; then
+        enable_unit companion-splash.service sysinit.target
+    else  # at the next boot only: started now, it would write to the panel the box is using
+        act "enable companion-splash.service" systemctl enable --quiet companion-splash.service
+    fi
 }
 
 install_unit() {
@@ -561,7 +577,9 @@ do_uninstall() {
         /etc/systemd/system/multi-user.target.wants/companion-stopped-at-boot.service \
         /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion-stopped-at-boot.service \
         /etc/systemd/system/companion.service.d/onfailure.conf \
-        "$STOPPED_COPY" "$PRIVILEGED" /usr/local/sbin/companion-update
+        "$STOPPED_COPY" "$PRIVILEGED" /usr/local/sbin/companion-update \
+        /etc/systemd/system/sysinit.target.wants/companion-splash.service \
+        /etc/systemd/system/companion-splash.service "$FIRST_FRAME_COPY"
     if [[ -z $ROOT ]]; then
         act "systemctl daemon-reload" systemctl daemon-reload
     fi

@@ -9,6 +9,7 @@ under CI=true their absence fails instead of skipping.
 from __future__ import annotations
 
 import configparser
+import hashlib
 import os
 import re
 import shutil
@@ -26,7 +27,7 @@ INSTALL = REPO / "systemd" / "install.sh"
 UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
          "companion-firstboot.service", "companion-update-check.service", "companion-update.path",
          "companion-update.service", "companion-stopped.service",
-         "companion-stopped-at-boot.service")
+         "companion-stopped-at-boot.service", "companion-splash.service")
 
 
 def missing() -> str | None:
@@ -115,6 +116,25 @@ def test_the_stop_screen_runs_from_the_root_filesystem_without_the_data_partitio
         venv.with_name("moved").rename(venv)
     assert result.returncode == 0, result.stderr
     assert "data partition" in result.stdout and (root / "tmp/stopped.png").exists()
+
+
+def test_the_first_frame_runs_from_the_root_filesystem_on_debians_bare_python(staged):
+    """Issue 40: the first frame from an early unit, before the data partition (the venv) is
+    mounted: Debian's python3 -I -S on the copy install.sh --appliance made on the root."""
+    root, _, _ = staged
+    unit = root / "etc/systemd/system"
+    assert (unit / "sysinit.target.wants/companion-splash.service").is_symlink()
+    venv = root / "opt/companion/venv"
+    venv.rename(venv.with_name("moved"))
+    try:
+        (root / "tmp/io").mkdir()
+        result = in_root(root, "/usr/bin/python3", "-I", "-S",
+                         "/usr/lib/companion/first-frame/first_frame.py", "--stand-in", "/tmp/io")
+    finally:
+        venv.with_name("moved").rename(venv)
+    assert result.returncode == 0 and result.stderr == ""
+    assert (root / "tmp/io/frames").read_text().split()[1:] == [
+        "frame", hashlib.sha1((REPO / "companion/box/splash.bin").read_bytes()).hexdigest()[:16]]
 
 
 def test_the_user_and_groups_are_in_the_image_from_sysusers(staged):

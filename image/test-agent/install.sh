@@ -9,6 +9,8 @@ install -D -m 0644 -t "$LIB" "$HERE"/*.py "$SRC/bench/reliability.py" "$SRC/benc
 install -D -m 0644 -t "$ROOT/etc/systemd/system" "$HERE/companion-test-agent.service" \
     "$HERE/companion-boot-clock.service"
 install -D -m 0644 "$HERE/emulator.conf" "$ROOT/etc/systemd/system/companion.service.d/emulator.conf"
+install -D -m 0644 "$HERE/splash-emulator.conf" \
+    "$ROOT/etc/systemd/system/companion-splash.service.d/emulator.conf"
 install -D -m 0644 "$HERE/firstboot-emulator.conf" \
     "$ROOT/etc/systemd/system/companion-firstboot.service.d/emulator.conf"
 systemctl --root="$ROOT" enable --quiet companion-test-agent.service companion-boot-clock.service
