@@ -395,15 +395,16 @@ def run_guest(command: list[str], prefix: str, verbose: bool) -> dict[str, Any]:
 
 # ----- the boot: the box's own SD-card image on the same clock --------------------------------
 
-def boot_image(out: Path | None, verbose: bool) -> dict[str, Any]:
+def boot_image(out: Path | None, verbose: bool, build: bool = True) -> dict[str, Any]:
     """image/build.sh's image with the test agent (as bench/appliance.py builds it, into
-    ``out``, by default the image cache's ``pi-clock``) booted from an emulated SD card; the
-    guest's companion-boot-clock.service presses OK once the box is READY and prints the
-    figures (image/test-agent/boot_clock.py)."""
+    ``out``, by default the image cache's ``pi-clock``; ``build`` False: the one built there
+    last) booted from an emulated SD card; the guest's companion-boot-clock.service presses OK
+    once the box is READY and prints the figures (image/test-agent/boot_clock.py)."""
     import appliance  # the image's build and its disk helpers (bench/ is on the path)
 
     out = out or appliance.CACHE / "pi-clock"
-    log(f"building the SD-card image ({appliance.build_image(out):.0f} s)…")
+    if build:
+        log(f"building the SD-card image ({appliance.build_image(out):.0f} s)…")
     test = out / "test"
     with tempfile.TemporaryDirectory(prefix="pi-clock-", dir=appliance.CACHE) as tmp:
         work = Path(tmp)
@@ -504,8 +505,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--image-dir", type=Path, metavar="DIR",
                         help="where the boot section builds the image (default: the image "
                              "cache's pi-clock folder)")
+    parser.add_argument("--no-build", action="store_true",
+                        help="the boot section boots the image built last, as it is")
     args = parser.parse_args(argv)
-    figures = measure(args.only, args.quick, args.profile, args.verbose, args.image_dir)
+    figures = measure(args.only, args.quick, args.profile, args.verbose, args.image_dir,
+                      not args.no_build)
     profile = figures.pop("profile", None)
     if profile:
         print(profile, file=sys.stderr)
@@ -524,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: bool,
-            image_dir: Path | None = None) -> dict[str, Any]:
+            image_dir: Path | None = None, build: bool = True) -> dict[str, Any]:
     """The guest's sections (all, or those of ``only``) and the image's boot, as one set."""
     sections = [name for name in only or [] if name != BOOT]
     guest: dict[str, Any] = {"ns": {}}
@@ -532,7 +536,7 @@ def measure(only: list[str] | None, quick: bool, profile: str | None, verbose: b
         guest = boot(["--quick"] * quick + (["--only", *sections] if sections else [])
                      + (["--profile", profile] if profile else []), verbose)
     if not only or BOOT in only:
-        booted = boot_image(image_dir, verbose)
+        booted = boot_image(image_dir, verbose, build)
         guest["ns"].update(booted.pop("ns"))
         guest.update(booted)
     return with_instructions(guest)
