@@ -28,4 +28,11 @@ rm -f "$ROOT"/etc/ssh/ssh_host_*
 systemctl --root="$ROOT" mask --quiet systemd-binfmt.service proc-sys-fs-binfmt_misc.automount \
     proc-sys-fs-binfmt_misc.mount systemd-network-generator.service systemd-pstore.service \
     dpkg-db-backup.timer 2>/dev/null || true
+# Kernel modules loaded early for what the box never uses, on the core while udev looks for the
+# disks (blame: 0.4 to 0.9 s each on the instruction clock): the graphics core (drm) for a
+# desktop's seats (the login manager's; a Pi's own GPU driver still loads it when udev finds
+# the GPU), loop and device-mapper for systemd-repart (its partitions are made when the image
+# is built), fuse and configfs for their mounts (no FUSE filesystem, no USB gadget).
+systemctl --root="$ROOT" mask --quiet modprobe@drm.service systemd-repart.service \
+    sys-fs-fuse-connections.mount sys-kernel-config.mount
 systemctl --root="$ROOT" set-default --quiet multi-user.target

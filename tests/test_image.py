@@ -249,6 +249,7 @@ def test_the_image_masks_what_an_appliance_does_not_use_but_keeps_the_network_wa
     """"mask units an appliance does not need (apt timers, man-db, what blame shows)" (issue 40)."""
     assert {"apt-daily.timer", "apt-daily-upgrade.timer", "man-db.timer", "systemd-binfmt.service",
             "proc-sys-fs-binfmt_misc.automount", "systemd-pstore.service",
-            "dpkg-db-backup.timer"} <= masked_units()
+            "dpkg-db-backup.timer", "modprobe@drm.service", "systemd-repart.service",
+            "sys-fs-fuse-connections.mount", "sys-kernel-config.mount"} <= masked_units()
     # The phone page is ordered after network-online.target, which this unit reaches.
     assert "systemd-networkd-wait-online.service" not in masked_units()
