@@ -11,8 +11,10 @@ benchmark's agent (image/test-agent/), which talks to this script over a virtio-
 Figures (aims in brackets): ``boot_to_ready_s``; ``unit_ready`` (true); ``verify_errors`` (0);
 ``critical_chain_network`` (false); ``page_port_80`` and ``page_port_8080`` (true: the phone
 page answers on both, from companion-web.socket); ``ssh_closed_without_key``, ``ssh_ok``,
-``ssh_password_off``, ``ssh_off_again`` (true); ``firstboot_cases`` and ``firstboot_cases_ok``
-(equal); ``image_xz_mb`` and ``release_ok`` (true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
+``ssh_password_off``, ``ssh_off_again`` and ``firstboot_unit_applies`` (true: the hardened
+first boot's unit sets the hostname and time zone), ``firstboot_security_score`` (≤ 5.0);
+``firstboot_cases`` and ``firstboot_cases_ok`` (equal); ``image_xz_mb`` and ``release_ok``
+(true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
 (0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` (a signed release through the

@@ -391,7 +391,7 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
         (layout.slot(name) / "release.json").write_text(json.dumps({"version": version}))
     monkeypatch.setattr(slots.sys, "prefix", str(layout.slot("b")))
     assert slots.version_line() == (
-        "0.1.0 running; 0.0.9 kept (`sudo companion update --rollback` goes back to it)")
+        "0.1.0 running; 0.0.9 kept (`sudo companion-update --rollback` goes back to it)")
     box = SimBox(tmp_path / "state")
     try:
         assert AboutScreen(box.app.table).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]

@@ -149,12 +149,12 @@ def versions() -> Versions:
 
 
 def version_line() -> str:
-    """For doctor: the version running, and the one `companion update --rollback` goes to."""
+    """For doctor: the version running, and the one `companion-update --rollback` goes to."""
     found = versions()
     if found.kept is None:
         return f"{found.running} running; no other version kept"
     return (f"{found.running} running; {found.kept} kept "
-            "(`sudo companion update --rollback` goes back to it)")
+            "(`sudo companion-update --rollback` goes back to it)")
 
 
 def plugins_left_out(slot: Path | None = None) -> dict[str, str]:

@@ -235,7 +235,7 @@ def _try(layout: Layout, service: Service, state_dir: Path, say: Say) -> str:
     layout.point(layout.running(), "safe")
     # The journal's copy stays: a rollback by hand carries the plays back into it.
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
-    say(f"updated: {trial.get('version')} runs; companion update --rollback goes back")
+    say(f"updated: {trial.get('version')} runs; companion-update --rollback goes back")
     return str(trial.get("version"))
 
 
@@ -294,7 +294,7 @@ def rollback(*, layout: Layout | None = None, service: Service | None = None,
         say(f"running {version} again; {layout.version(running)} is kept")
     else:
         say(f"{version} did not start: see journalctl -u companion -b; "
-            "companion update --rollback goes forward again")
+            "companion-update --rollback goes forward again")
     return version
 
 
