@@ -24,6 +24,9 @@ hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused
 docs/update.md) and ``release_code_runs``;
 ``update_security_score`` (≤ 5.0: systemd-analyze security of companion-update.service and
 companion-update-check.service in the box, the higher) and ``firstboot_security_score``;
+``hotspot_ok`` (true: with mac80211_hwsim's radios in the guest and no network known, the
+box's access point opens, a phone joins it, takes an address, names a network on the page,
+and the box joins that network and closes its access point; ``hotspot_s`` its seconds);
 ``usb_spill_ok`` (true: a hot-plugged USB stick is mounted, the data partition fails under a
 playing box, and the held play is a file on the stick that the About screen names).
 Exits 1 when an aim is missed.
@@ -698,6 +701,100 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
     return figures
 
 
+# ----- the box's own Wi-Fi network ---------------------------------------------------------
+HOTSPOT_STATE = f"{GUEST_STATE}/hotspot/hotspot.json"
+TEST_NETWORK = ("Table-Test-Net", "test net passphrase")  # the network a phone names
+STATION_CONF = 'ctrl_interface=/run/sta-wpa\nnetwork={{\n ssid="{}"\n psk="{}"\n}}\n'
+TEST_AP_CONF = ("interface=wlan2\ndriver=nl80211\nssid={}\nhw_mode=g\nchannel=1\nwpa=2\n"
+                "wpa_key_mgmt=WPA-PSK\nrsn_pairwise=CCMP\nwpa_passphrase={}\n")
+FORM_PROBE = """
+import http.client, sys, urllib.parse
+conn = http.client.HTTPConnection("10.42.0.1", 80, timeout=60)
+if sys.argv[1] == "get":
+    conn.request("GET", "/wifi")
+else:
+    body = urllib.parse.urlencode({"ssid": sys.argv[2], "passphrase": sys.argv[3]})
+    conn.request("POST", "/wifi", body, {"Content-Type": "application/x-www-form-urlencoded"})
+answer = conn.getresponse()
+print(answer.status, 'id="wifi"' in answer.read().decode(errors="replace"))
+"""
+
+
+def wait_guest(guest: Guest, command: str, timeout: float) -> str | None:
+    """The output of ``command`` once it succeeds in the guest, or None after ``timeout`` s."""
+    rc, out, _ = guest.sh(f"for _ in $(seq {int(timeout // 2)}); do out=$({command}) && "
+                          f"echo \"$out\" && exit 0; sleep 2; done; exit 1", timeout=timeout + 30)
+    return out.strip() if rc == 0 else None
+
+
+def hotspot_check(guest: Guest) -> dict[str, Any]:
+    """Three radios of the kernel's mac80211_hwsim in the guest, none configured: the box's
+    access point opens on wlan0; a phone (wlan1, in a namespace of its own) joins it with
+    wpa_supplicant and the passphrase the box shows, takes an address from the box's dnsmasq,
+    opens the Wi-Fi page and names a network the test runs with hostapd on wlan2 (another
+    namespace); the box joins it and closes its access point. ``hotspot_ok``: every step seen."""
+    began = time.monotonic()
+    seen: dict[str, Any] = {}
+    ns = "ip netns exec"
+    guest.sh("modprobe mac80211_hwsim radios=3 && ip netns add phone && ip netns add other"
+             " && iw phy phy1 set netns name phone && iw phy phy2 set netns name other")
+    state = wait_guest(guest, f"grep -l '\"mode\": \"open\"' {HOTSPOT_STATE} >/dev/null && "
+                       f"cat {HOTSPOT_STATE}", 240)
+    opened = json.loads(state) if state else {}
+    seen["ap_opened"] = bool(opened) and "type AP" in guest.sh("iw dev wlan0 info")[1]
+    if seen["ap_opened"]:
+        conf = STATION_CONF.format(opened["name"], opened["passphrase"])
+        guest.sh(f"printf '{conf}' > /run/phone-wpa.conf && {ns} phone ip link set wlan1 up && "
+                 f"{ns} phone wpa_supplicant -B -i wlan1 -c /run/phone-wpa.conf -P /run/phone-wpa.pid")
+        seen["phone_joined"] = wait_guest(  # associated and the WPA handshake done
+            guest, f"{ns} phone wpa_cli -p /run/sta-wpa -i wlan1 status | grep -q wpa_state=COMPLETED",
+            120) is not None
+        # A link-local address first: the kernel then takes the server's broadcast answer.
+        _, out, _ = guest.sh(f"{ns} phone ip addr add 169.254.7.7/16 dev wlan1 && "
+                              f"{ns} phone {GUEST_PYTHON} {GUEST_LIB}/dhcp_probe.py wlan1", timeout=120)
+        leased = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
+        seen["phone_address"] = leased.get("address", leased.get("error"))
+        if leased.get("address"):
+            guest.sh(f"{ns} phone ip addr add {leased['address']}/24 dev wlan1")
+        _, page, said = guest.sh(f"{ns} phone {GUEST_PYTHON} -c {shlex.quote(FORM_PROBE)} get",
+                                 timeout=120)
+        seen["page_form"] = page.strip() == "200 True"
+        if not seen["page_form"]:
+            seen["page_answer"] = (page + said).strip()[-300:]
+        # The network the phone names: WPA2 on the third radio, with an address server.
+        guest.sh(f"printf '{TEST_AP_CONF.format(*TEST_NETWORK)}' > /run/other-ap.conf && "
+                 f"{ns} other ip link set wlan2 up && {ns} other hostapd -B -P /run/other-ap.pid "
+                 f"/run/other-ap.conf && {ns} other ip addr add 10.43.0.1/24 dev wlan2 && "
+                 f"{ns} other dnsmasq --conf-file=/dev/null --interface=wlan2 --bind-interfaces "
+                 f"--dhcp-range=10.43.0.10,10.43.0.50,1h --port=0 --pid-file=/run/other-dnsmasq.pid "
+                 "--leasefile-ro --user=nobody --group=nogroup")
+        quoted = " ".join(shlex.quote(word) for word in TEST_NETWORK)
+        _, posted, said = guest.sh(f"{ns} phone {GUEST_PYTHON} -c {shlex.quote(FORM_PROBE)} post {quoted}",
+                                timeout=120)
+        seen["page_posted"] = posted.split()[:1] == ["303"]
+        if not seen["page_posted"]:
+            seen["post_answer"] = (posted + said).strip()[-300:]
+        joined = wait_guest(guest, f"iw dev wlan0 link | grep -q 'SSID: {TEST_NETWORK[0]}' && "
+                            f"grep -q '\"mode\": \"joined\"' {HOTSPOT_STATE} && echo joined", 300)
+        seen["box_joined"] = joined == "joined"
+        seen["ap_closed"] = "type managed" in guest.sh("iw dev wlan0 info")[1] \
+            and guest.sh("pgrep -x hostapd -a | grep -v other-ap")[0] != 0
+        seen["box_address"] = wait_guest(
+            guest, "ip -4 -o addr show dev wlan0 | grep -o '10\\.43\\.0\\.[0-9]*'", 60)
+    figures: dict[str, Any] = {"hotspot_ok": all(seen.get(step) is True for step in (
+        "ap_opened", "phone_joined", "page_form", "page_posted", "box_joined", "ap_closed"))
+        and str(seen.get("phone_address")).startswith("10.42.0."),
+        "hotspot_s": round(time.monotonic() - began, 1), "hotspot_steps": seen}
+    if not figures["hotspot_ok"]:
+        figures["hotspot_log"] = guest.sh(
+            "ls -ln /var/lib/companion/handed /var/lib/companion/hotspot; journalctl -b --no-pager "
+            "-o cat -u companion-hotspot -u companion-firstboot -u companion-web | grep -v 'STA '"
+            " | tail -30")[1].splitlines()
+    guest.sh("for f in /run/phone-wpa.pid /run/other-ap.pid /run/other-dnsmasq.pid; do "
+             "[ -e $f ] && kill $(cat $f); done; sleep 1; ip netns del phone; ip netns del other")
+    return figures
+
+
 # ----- the held play spilled to a USB stick --------------------------------------------------
 STICK_MB = 16
 
@@ -1075,6 +1172,7 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
                  "firstboot": lambda: firstboot_cases(guest),
                  "usb": lambda: usb_replugs(guest, sensor, replugs),
                  "update": lambda: update_checks(guest, work / "box", images / "wheels"),
+                 "hotspot": lambda: hotspot_check(guest),
                  "spill": lambda: usb_spill(guest, work / "box"),
                  "powercut": lambda: power_cuts(guest, images, disk, work / "box", seed, kills,
                                                 fresh="spill" in checks)}
@@ -1106,6 +1204,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(firstboot_cases=len(FIRSTBOOT_CASES), firstboot_cases_ok=len(FIRSTBOOT_CASES))
     if "spill" in checks:
         aims.update(usb_spill_ok=True)
+    if "hotspot" in checks:
+        aims.update(hotspot_ok=True)
     if "ssh" in checks:
         aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
                     ssh_off_again=True, firstboot_unit_applies=True)
@@ -1123,7 +1223,7 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     return missed
 
 
-ALL_CHECKS = "unit,ssh,firstboot,usb,gpio,powercut,update,spill,release"
+ALL_CHECKS = "unit,ssh,firstboot,usb,gpio,powercut,update,hotspot,spill,release"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1150,7 +1250,7 @@ def main(argv: list[str] | None = None) -> int:
     test_image = images / "companion-test.img"
     with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
         work = Path(tmp)
-        if checks & {"unit", "ssh", "firstboot", "usb", "update", "spill", "powercut"}:
+        if checks & {"unit", "ssh", "firstboot", "usb", "update", "hotspot", "spill", "powercut"}:
             figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
         if "gpio" in checks:
             (work / "pi").mkdir()

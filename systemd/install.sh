@@ -422,6 +422,8 @@ install_appliance() {
     install_file "$SRC/systemd/companion-firstboot.service" \
         /etc/systemd/system/companion-firstboot.service 0644
     enable_unit companion-firstboot.service sysinit.target
+    install_file "$SRC/systemd/companion-hotspot.service" /etc/systemd/system/companion-hotspot.service 0644
+    enable_unit companion-hotspot.service multi-user.target
     install_stopped_screen
     install_first_frame
     if [[ -e $ROOT/boot/firmware/companion.txt ]]; then
@@ -574,6 +576,8 @@ do_uninstall() {
         /etc/systemd/system/companion-firstboot.service /etc/systemd/system/companion-update.service \
         /etc/systemd/journald.conf.d/companion.conf \
         /etc/systemd/system/multi-user.target.wants/companion-stopped.service \
+        /etc/systemd/system/multi-user.target.wants/companion-hotspot.service \
+        /etc/systemd/system/companion-hotspot.service \
         /etc/systemd/system/multi-user.target.wants/companion-stopped-at-boot.service \
         /etc/systemd/system/companion-stopped.service /etc/systemd/system/companion-stopped-at-boot.service \
         /etc/systemd/system/companion.service.d/onfailure.conf \

@@ -47,6 +47,7 @@ def told(box: SimBox, until: Callable[[], bool] | None = None, timeout: float = 
 def state(tmp_path) -> Path:
     state = tmp_path / "state"
     (state / SPOOL_NAME).mkdir(parents=True)  # systemd-tmpfiles makes it on the box
+    (state / "hotspot").mkdir()  # and this one, for companion-hotspot.service
     return state
 
 
@@ -162,3 +163,24 @@ def test_every_box_of_a_process_shares_one_inotify_instance(state, tmp_path):
     finally:
         for box in boxes:
             box.close()
+
+
+def test_the_box_own_wifi_network_is_told_on_the_panel_and_in_about(box, state):
+    """Issue 37: "the OLED shows the hotspot's name and passphrase and the address": told
+    once as companion-hotspot.service writes it (no polling), and in About with its QR code."""
+    from companion.appliance.durable import write_durably
+    from companion.appliance.hotspot_state import Mode, State
+    from companion.screens.system import AboutScreen
+
+    opened = State(Mode.OPEN, "Companion-9C1E", "abcdefghjk")
+    write_durably(state / "hotspot" / "hotspot.json", opened.as_text().encode())  # as the service
+    told(box)
+    assert box.app.stack.toast_lines == ["Wi-Fi Companion-9C1E", "key abcdefghjk"]
+    about = AboutScreen(box.app.table)
+    assert about.address == "http://10.42.0.1/wifi"
+    lines = about.lines()
+    assert lines[lines.index("Wi-Fi: box's own"):][:4] == [
+        "Wi-Fi: box's own", " Companion-9C1E", " key abcdefghjk", " http://10.42.0.1/wifi"]
+    write_durably(state / "hotspot" / "hotspot.json", State(Mode.JOINED, network="Home").as_text().encode())
+    told(box)
+    assert box.app.stack.toast_lines == ["Wi-Fi joined:", "Home"]

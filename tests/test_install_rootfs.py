@@ -27,7 +27,8 @@ INSTALL = REPO / "systemd" / "install.sh"
 UNITS = ("companion.service", "companion-web.service", "companion-web.socket",
          "companion-firstboot.service", "companion-update-check.service", "companion-update.path",
          "companion-update.service", "companion-stopped.service",
-         "companion-stopped-at-boot.service", "companion-splash.service")
+         "companion-stopped-at-boot.service", "companion-splash.service",
+         "companion-hotspot.service")
 
 
 def missing() -> str | None:

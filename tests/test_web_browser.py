@@ -411,6 +411,48 @@ def test_a_roster_rename_shows_on_the_box_at_its_next_setup(browser, table):
     assert "Dora" in browser.page_source
 
 
+def test_the_wifi_page_hands_the_named_network_to_the_hotspot_service(browser, table):
+    """Issue 37: the box's own network "serves the phone page there with a page to choose a
+    Wi-Fi network and type its passphrase": the form offers the networks the box saw, refuses
+    a passphrase WPA2 would not take with the reason, and hands a good one over (the hotspot
+    service, as root, takes it from handed/)."""
+    from companion.appliance.hotspot_state import Mode, State
+
+    box, web = table
+    state_dir = box.app.table.state_dir
+    (state_dir / "hotspot").mkdir(exist_ok=True)
+    (state_dir / "hotspot" / "hotspot.json").write_text(
+        State(Mode.OPEN, "Companion-9C1E", "abcdefghjk", networks=["Home", "Café 5G"]).as_text())
+    request = state_dir / "handed" / "wifi-request.json"
+    try:
+        browser.get(web.base + "/wifi")
+        offered = [o.get_attribute("value") for o in css(browser, "#networks option")]
+        assert offered == ["Home", "Café 5G"]
+        form = css(browser, "form#wifi")[0]
+        form.find_element("css selector", "input[name=ssid]").send_keys("Café 5G")
+        secret = form.find_element("css selector", "input[name=passphrase]")
+        assert secret.get_attribute("type") == "password"
+        # What the browser's own checks would stop, as a crafted request sends it.
+        browser.execute_script("arguments[0].removeAttribute('minlength'); arguments[0].value = 'short';",
+                               secret)
+        form.find_element("css selector", "button").click()
+        refused = wait_for(lambda: css(browser, "p.error"), 5)[0]
+        assert refused and "8 to 63" in refused[0].text and not request.exists()
+        form = css(browser, "form#wifi")[0]
+        form.find_element("css selector", "input[name=ssid]").send_keys("Café 5G")
+        form.find_element("css selector", "input[name=passphrase]").send_keys("  spaced pass ")
+        form.find_element("css selector", "button").click()
+        joining = wait_for(lambda: css(browser, "#joining"), 5)[0]
+        assert joining and "The box is joining Café 5G" in joining[0].text
+        assert json.loads(request.read_text()) == {"ssid": "Café 5G", "passphrase": "  spaced pass "}
+        assert request.stat().st_mode & 0o777 == 0o640  # the hotspot service reads it as a group
+    finally:
+        request.unlink(missing_ok=True)
+        (state_dir / "hotspot" / "hotspot.json").unlink()
+    browser.get(web.base + "/wifi")
+    assert "wifi_ssid in companion.txt" not in browser.page_source and not css(browser, "form#wifi")
+
+
 def test_every_settings_form_refuses_a_wrong_value_with_the_loaders_message(browser, table):
     from companion.games.catalog import config_sections
     from companion.records import settings

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.appliance import hotspot_state
 from companion.contract.config import Config
 from companion.contract.input import ButtonEvent, SensorStatus
 from companion.contract.rules import RuleError
@@ -196,7 +197,8 @@ class App:
         """The files other processes leave for the box (:mod:`.watch`): the phone page's mark
         that settings or card files were saved and the release files it took (in ``handed/``,
         the one folder of the state directory the page may write to: a release is installed
-        only once someone at the box says OK), and the updater's news for the panel."""
+        only once someone at the box says OK), the updater's news for the panel, and the
+        news of the box's own Wi-Fi network (companion-hotspot.service's)."""
         if state_dir is None or self.play.journal is None:
             return []
         spool, handed = spool_of(state_dir), state_dir / HANDED
@@ -221,10 +223,19 @@ class App:
                     self.panel.wake()
                     self.stack.push(question)
 
+        def wifi_news(_name: str) -> None:  # the box's own Wi-Fi network opened, or left
+            state = hotspot_state.read_state(state_dir)
+            told = state.told() if state is not None else None
+            if told is not None:
+                self.panel.tell(Health("wifi", told[0], told[1], error=not told[0]))
+
         return [
             Watched(handed, lambda name: name in (CHANGED_MARK, SEARCH_MARK) or is_release(name),
                     handed_over, self.events.put),
             Watched(spool, is_news, update_news, self.events.put),
+            # made by systemd-tmpfiles for companion-hotspot.service (root): not made here
+            Watched(state_dir / hotspot_state.STATE_FOLDER,
+                    lambda name: name == hotspot_state.STATE_NAME, wifi_news, self.events.put),
         ]
 
     def stop(self) -> None:

@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.appliance import slots
+from companion.appliance import hotspot_state, slots
+from companion.appliance.hotspot_state import Mode
 from companion.frame.canvas import WIDTH, Canvas
 from companion.frame.font import SMALL
 from companion.games.catalog import BROKEN
@@ -34,7 +35,10 @@ class AboutScreen(Screen):
         self.saved = len(app.saved_games())  # replays each saved game: once, not per frame
         self.overrides = app.saved_settings()
         self.cards = [f" {spec.key} {card.key}" for spec, card in from_phone(app.state_dir, app.games.specs)]
+        self.wifi = hotspot_state.read_state(app.state_dir) if app.state_dir else None
         self.address = pairing.local_address()
+        if self.wifi is not None and self.wifi.mode is Mode.OPEN:  # the QR code opens its page
+            self.address = f"http://{hotspot_state.ADDRESS}/wifi"
 
     def lines(self) -> list[str]:
         app = self.app
@@ -70,8 +74,10 @@ class AboutScreen(Screen):
         # its WARNs (plugins an update left out).
         for key, reason in {**BROKEN, **slots.plugins_left_out()}.items():
             lines += [f"Left out: {key}", *(f" {part}" for part in textwrap.wrap(reason, 20))]
-        # Last, as the hint's OK shows it at once (its QR code): where phones open the page.
-        return [*lines, "Phone page (OK: QR):", *SMALL.wrap(self.address, WIDTH - 2)]
+        # Last, as the hint's OK shows it at once (its QR code): where phones open the page,
+        # after the box's own Wi-Fi network when it is open (its name and passphrase).
+        wifi = self.wifi.lines() if self.wifi is not None else []
+        return [*lines, *wifi, "Phone page (OK: QR):", *SMALL.wrap(self.address, WIDTH - 2)]
 
     def draw(self, canvas: Canvas) -> None:
         lines = self.lines()

@@ -4,7 +4,8 @@ Pages are rendered on the server with Jinja2. This module lays out the routes; w
 (the templates, the gate of a paired session, the journal read per request) is :mod:`.site`,
 the Live feed :mod:`.feed`, the History pages :mod:`.history`, the pages with forms
 :mod:`.form_pages` and :mod:`.dice`, the card-data and update pages :mod:`.cards` and
-:mod:`.update`. Every route but pairing and the bundled assets answers 401 without a paired session.
+:mod:`.update`. Every route but pairing, the bundled assets and the Wi-Fi page for a phone on
+the box's own network (:mod:`.wifi`) answers 401 without a paired session.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from companion.contract.config import Config
 from companion.journal import health_file
 from companion.records.export import when
 
-from . import cards, update
+from . import cards, update, wifi
 from .auth import Pairing
 from .dice import DicePage
 from .feed import LiveFeed
@@ -95,6 +96,7 @@ def build(state_dir: str | Path, config: Config | None = None, *, start_token: b
         Route("/cards/{game}/{file}", paired(cards.endpoint(
             state_dir, config_path, site.page, site.checked_form, site.pairing.csrf)), methods=BOTH),
         Route("/update", paired(update.endpoint(state_dir, site.page, site.pairing)), methods=BOTH),
+        Route("/wifi", wifi.endpoint(site), methods=BOTH),  # paired, or on the box's own network
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ], lifespan=lifespan)
     app.state.pairing = site.pairing
