@@ -28,7 +28,14 @@ companion-update-check.service in the box, the higher) and ``firstboot_security_
 box's access point opens, a phone joins it, takes an address, names a network on the page,
 and the box joins that network and closes its access point; ``hotspot_s`` its seconds);
 ``usb_spill_ok`` (true: a hot-plugged USB stick is mounted, the data partition fails under a
-playing box, and the held play is a file on the stick that the About screen names).
+playing box, and the held play is a file on the stick that the About screen names);
+smart dice through the box's real radio path (bench/ble_guest.py: bleak, BlueZ, the guest
+kernel's hci_uart on a USB-serial line whose host end is a bumble controller, linked to bumble
+peripherals speaking Pixels and GoDice): ``ble_dice_connected`` (4), ``ble_rolls`` and
+``ble_rolls_read`` (equal; 20, 5 with --quick), ``ble_roll_to_state_ms_p99`` (the last
+notification received in the guest → the box's state), ``ble_reconnects`` (3, 1 with --quick)
+and ``ble_reconnected`` (equal), ``ble_reconnect_s_max`` (advertising again → every die
+connected), ``ble_malformed_sent`` and ``ble_false_faces`` (0).
 Exits 1 when an aim is missed.
 
     python bench/appliance.py [--quick] [--json] [--seed N] [--image-dir DIR]
@@ -62,7 +69,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-import release_attacks  # noqa: E402  (bench/ is not a package)
+import ble_guest  # noqa: E402  (bench/ is not a package)
+import release_attacks  # noqa: E402
 import reliability  # noqa: E402
 
 from companion.appliance import signing  # noqa: E402
@@ -1154,7 +1162,7 @@ def power_cuts(guest: Guest, images: Path, disk: Path, work: Path, seed: int, ki
 
 
 def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], replugs: int,
-                kills: int, seed: int) -> dict[str, Any]:
+                kills: int, seed: int, quick: bool) -> dict[str, Any]:
     """One emulated box on QEMU's virt machine: the unit, the USB sensor, the updates, then
     the power cuts (the first of which ends this boot)."""
     from firmware_bridge.virtual import VirtualSensor
@@ -1171,6 +1179,9 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
                  "ssh": lambda: ssh_check(guest, work / "box"),
                  "firstboot": lambda: firstboot_cases(guest),
                  "usb": lambda: usb_replugs(guest, sensor, replugs),
+                 "ble": lambda: ble_guest.ble_check(
+                     guest, work / "box" / "hci.sock", GUEST_PYTHON, GUEST_LIB, GUEST_STATE,
+                     rolls=5 if quick else 20, reconnects=1 if quick else 3, seed=seed),
                  "update": lambda: update_checks(guest, work / "box", images / "wheels"),
                  "hotspot": lambda: hotspot_check(guest),
                  "spill": lambda: usb_spill(guest, work / "box"),
@@ -1206,6 +1217,10 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(usb_spill_ok=True)
     if "hotspot" in checks:
         aims.update(hotspot_ok=True)
+    if "ble" in checks:
+        aims.update(ble_dice_connected=len(ble_guest.AIR_DICE), ble_false_faces=0,
+                    ble_rolls_read=figures.get("ble_rolls", -1),
+                    ble_reconnected=figures.get("ble_reconnects", -1))
     if "ssh" in checks:
         aims.update(ssh_closed_without_key=True, ssh_ok=True, ssh_password_off=True,
                     ssh_off_again=True, firstboot_unit_applies=True)
@@ -1218,12 +1233,14 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     if "usb" in checks and (figures.get("usb_replugs", 0) < replugs
                             or figures.get("usb_reconnected") != figures.get("usb_replugs")):
         missed.append("usb_replugs")
+    if "ble" in checks and not (figures.get("ble_rolls") and figures.get("ble_reconnects")):
+        missed.append("ble_rolls")
     if "powercut" in checks and figures.get("powercut_kills", 0) < kills:
         missed.append("powercut_kills")
     return missed
 
 
-ALL_CHECKS = "unit,ssh,firstboot,usb,gpio,powercut,update,hotspot,spill,release"
+ALL_CHECKS = "unit,ssh,firstboot,usb,ble,gpio,powercut,update,hotspot,spill,release"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1250,8 +1267,10 @@ def main(argv: list[str] | None = None) -> int:
     test_image = images / "companion-test.img"
     with tempfile.TemporaryDirectory(prefix="appliance-", dir=CACHE) as tmp:
         work = Path(tmp)
-        if checks & {"unit", "ssh", "firstboot", "usb", "update", "hotspot", "spill", "powercut"}:
-            figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed))
+        if checks & {"unit", "ssh", "firstboot", "usb", "ble", "update", "hotspot", "spill",
+                     "powercut"}:
+            figures.update(virt_checks(images, test_image, work, checks, replugs, kills, args.seed,
+                                       args.quick))
         if "gpio" in checks:
             (work / "pi").mkdir()
             figures.update(guarded("gpio", lambda: gpio_check(images, test_image, work / "pi")))

@@ -81,6 +81,31 @@ def bench_parse(messages: int, repeats: int = 5) -> dict[str, Any]:
 
 
 # ----- over the air (bumble): the box's own transport, peripherals speaking each make --------
+BOX_ADDRESS = "C0:00:00:00:00:B0"
+
+
+def bumble_device(name: str, address: str, link: Any) -> Any:
+    """A bumble device with a controller of its own on ``link`` (a ``LocalLink``)."""
+    from bumble.controller import Controller
+    from bumble.device import Device
+    from bumble.hci import Address
+    from bumble.host import Host
+
+    host = Host()
+    host.controller = Controller(name, link=link)
+    return Device(name, address=Address(address), host=host)
+
+
+async def peripherals_on(link: Any, dice: list[SmartDie]) -> dict[str, BumbleDie]:
+    """One advertising peripheral speaking its make's protocol for each die, on ``link``."""
+    peripherals = {}
+    for die in dice:
+        peripheral = BumbleDie(die.make, bumble_device(die.address, die.address, link))
+        await peripheral.power_on()
+        peripherals[die.address] = peripheral
+    return peripherals
+
+
 class BumbleAir:
     """One bumble LocalLink: a controller for the box's side and one per die, each die a GATT
     server speaking its make's protocol. Stands in for bleak's client and scanner
@@ -97,28 +122,16 @@ class BumbleAir:
         self.central: Any = None
 
     async def _setup(self) -> None:
-        from bumble.controller import Controller
-        from bumble.device import Device
-        from bumble.hci import Address
-        from bumble.host import Host
         from bumble.link import LocalLink
-
-        def device(name: str, address: str) -> Any:
-            host = Host()
-            host.controller = Controller(name, link=link)
-            return Device(name, address=Address(address), host=host)
 
         self.loop = asyncio.get_running_loop()
         self._connecting = asyncio.Lock()
         link = LocalLink()
-        self.central = device("box", "C0:00:00:00:00:B0")
+        self.central = bumble_device("box", BOX_ADDRESS, link)
         await self.central.power_on()
         self.central.on("advertisement", self._advertised)
         await self.central.start_scanning(filter_duplicates=False)
-        for die in self.dice:
-            peripheral = BumbleDie(die.make, device(die.address, die.address))
-            await peripheral.power_on()
-            self.peripherals[die.address] = peripheral
+        self.peripherals = await peripherals_on(link, self.dice)
 
     def _advertised(self, advertisement: Any) -> None:
         seen = self._seen.get(str(advertisement.address).split("/")[0].upper())
@@ -250,6 +263,33 @@ def malformed(make: str, rng: random.Random) -> bytes:
                        b"S" + bytes(3), b"Col" + bytes([9]), b""])
 
 
+def send_nonsense(run: Callable[[Any], Any], dice: list[BumbleDie], rng: random.Random,
+                  each: int, figures: dict[str, Any]) -> None:
+    """``each`` malformed notifications from every die (counted in ``ble_malformed_sent``)."""
+    for die in dice:
+        for _ in range(each):
+            run(die.send(malformed(die.make, rng)))
+            figures["ble_malformed_sent"] += 1
+
+
+def send_roll(run: Callable[[Any], Any], dice: list[BumbleDie], paired: list[SmartDie],
+              rng: random.Random, malformed_per_roll: int,
+              figures: dict[str, Any]) -> tuple[tuple[str, ...], float]:
+    """One roll of every die (``run`` runs a coroutine on the peripherals' loop): all rolling,
+    nonsense between, then each at rest on a random face. The face names the box must read,
+    and when the last die's rest was sent."""
+    thrown = [rng.randint(1, 6) for _ in dice]
+    for die in dice:
+        run(die.send(rolling(die.make)))
+    send_nonsense(run, dice, rng, malformed_per_roll, figures)
+    for die, face in zip(dice[:-1], thrown, strict=False):
+        run(die.send(at_rest(die.make, face)))
+    sent = time.perf_counter()
+    run(dice[-1].send(at_rest(dice[-1].make, thrown[-1])))
+    figures["ble_rolls"] += 1
+    return tuple(faces_of(die.kind)[face - 1] for die, face in zip(paired, thrown, strict=True)), sent
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)] if ordered else float("nan")
@@ -292,23 +332,11 @@ def bench_air(rolls: int, reconnects: int, malformed_per_roll: int = 3, seed: in
         latencies: list[float] = []
 
         def throw() -> None:
-            thrown = [rng.randint(1, 6) for _ in AIR_DICE]
-            for die in dice:
-                air.run(die.send(rolling(die.make)))
-            for die in dice:
-                for _ in range(malformed_per_roll):
-                    air.run(die.send(malformed(die.make, rng)))
-                    figures["ble_malformed_sent"] += 1
-            for die, face in zip(dice[:-1], thrown, strict=False):
-                air.run(die.send(at_rest(die.make, face)))
-            sent = time.perf_counter()
-            air.run(dice[-1].send(at_rest(dice[-1].make, thrown[-1])))
-            figures["ble_rolls"] += 1
+            names, sent = send_roll(air.run, dice, AIR_DICE, rng, malformed_per_roll, figures)
             try:
                 taken, event = settled.get(timeout=5)
             except queue.Empty:
                 return
-            names = tuple(faces_of(die.kind)[face - 1] for die, face in zip(AIR_DICE, thrown, strict=True))
             if event.faces == names:
                 figures["ble_rolls_read"] += 1
                 latencies.append((taken - sent) * 1000)
@@ -317,10 +345,7 @@ def bench_air(rolls: int, reconnects: int, malformed_per_roll: int = 3, seed: in
 
         for _ in range(rolls):
             throw()
-        for die in dice:  # a burst of nonsense while the dice lie still: no set may come of it
-            for _ in range(10 * malformed_per_roll):
-                air.run(die.send(malformed(die.make, rng)))
-                figures["ble_malformed_sent"] += 1
+        send_nonsense(air.run, dice, rng, 10 * malformed_per_roll, figures)
         time.sleep(0.5)
         figures["ble_false_faces"] += settled.qsize()
         waits = []
