@@ -21,3 +21,28 @@ def test_dice_over_the_air_are_read_refuse_nonsense_and_come_back():
     assert figures["ble_rolls_read"] == figures["ble_rolls"] == 7  # 5, and one after each return
     assert figures["ble_malformed_sent"] > 0 and figures["ble_false_faces"] == 0
     assert figures["ble_reconnected"] == figures["ble_reconnects"] == 2
+
+
+def test_the_emulated_box_radio_line_answers_hci_over_h4(tmp_path):
+    """The host end of the emulated box's radio line (bench/ble_guest.py) is a controller
+    speaking H4: it answers a Reset and gives the box's address, as btattach's kernel asks."""
+    import socket
+
+    import ble_guest
+
+    path = tmp_path / "hci.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(1)
+    radio = ble_guest.HostRadio(path)
+    try:
+        radio.start()  # connects: the listening socket's backlog takes it before accept
+        line, _ = server.accept()
+        line.settimeout(10)
+        line.sendall(bytes([1, 0x03, 0x0C, 0]))  # HCI Reset
+        assert line.recv(64) == bytes([4, 0x0E, 4, 1, 0x03, 0x0C, 0])  # its Command Complete, success
+        line.sendall(bytes([1, 0x09, 0x10, 0]))  # Read BD_ADDR
+        assert line.recv(64)[-6:] == bytes.fromhex(ble_guest.BOX_ADDRESS.replace(":", ""))[::-1]
+    finally:
+        radio.close()
+        server.close()
