@@ -25,6 +25,7 @@ from typing import Any
 from ble_dice import AIR_DICE, BOX_ADDRESS, BumbleDie, percentile, peripherals_on, send_nonsense, send_roll
 
 WATCH_PID = "/run/companion-ble-watch.pid"
+WATCH_ERRORS = "/run/companion-ble-watch.err"
 ATTACH_S = 120  # btattach, bluetoothd and the adapter powered, under TCG
 CONNECT_S = 300  # four dice found and connected by BlueZ under TCG
 SETTLE_S = 30  # a settled roll's way to the box's state, at most
@@ -118,13 +119,18 @@ def ble_check(guest: Any, hci_socket: Path, python: str, lib: str, state: str, r
             return figures
         pairings = " ".join(shlex.quote(f"{die.make} {die.address} {die.kind}") for die in AIR_DICE)
         lines = guest.stream(f"echo $$ > {WATCH_PID}; exec runuser -u companion -g companion -G bluetooth -- "
-                             f"{python} {lib}/ble_watch.py {state}/ble-watch {pairings}",
+                             f"{python} {lib}/ble_watch.py {state}/ble-watch {pairings} "
+                             f"2> {WATCH_ERRORS}",
                              timeout=CONNECT_S)
         seen: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=lambda: [seen.put(json.loads(line)) for line in lines],
                          daemon=True).start()
         try:
             read_dice(radio, seen, figures, rolls, reconnects, random.Random(seed), malformed_per_roll)
+            if not figures["ble_dice_connected"]:  # what the box, BlueZ and the line said
+                figures["ble_problem"] = guest.sh(
+                    f"tail -5 {WATCH_ERRORS}; journalctl -u bluetooth -n 10 --no-pager; "
+                    "tail -3 /run/btattach.log; bluetoothctl devices")[1][-800:]
         finally:
             guest.sh(f"kill $(cat {WATCH_PID})")
         return figures
