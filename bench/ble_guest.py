@@ -43,14 +43,24 @@ class HostRadio:
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
 
     async def _start(self) -> None:
+        from bumble import hci
         from bumble.controller import Controller
         from bumble.link import LocalLink
         from bumble.transport import open_transport
 
+        class BoxController(Controller):  # type: ignore[misc]
+            """bumble's link names a connection's data by the sender's random address of the
+            moment, and BlueZ takes a new one for each active scan: the box's controller
+            keeps its public address there, the one its connections are made with."""
+
+            def on_hci_le_set_random_address_command(self, _command: Any) -> Any:
+                return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+
         link = LocalLink()
         self.transport = await open_transport(f"unix:{self.hci_socket}")
-        Controller("box", host_source=self.transport.source, host_sink=self.transport.sink,
-                   link=link, public_address=BOX_ADDRESS)
+        box = BoxController("box", host_source=self.transport.source,
+                            host_sink=self.transport.sink, link=link, public_address=BOX_ADDRESS)
+        box.random_address = box.public_address
         peripherals = await peripherals_on(link, AIR_DICE)
         self.dice = [peripherals[die.address] for die in AIR_DICE]
 
