@@ -139,8 +139,9 @@ def ble_check(guest: Any, hci_socket: Path, python: str, lib: str, state: str, r
             read_dice(radio, seen, figures, rolls, reconnects, random.Random(seed), malformed_per_roll)
             if not figures["ble_dice_connected"]:  # what the box, BlueZ and the line said
                 figures["ble_problem"] = guest.sh(
-                    f"tail -5 {WATCH_ERRORS}; journalctl -u bluetooth -n 10 --no-pager; "
-                    "tail -3 /run/btattach.log; bluetoothctl devices")[1][-800:]
+                    "journalctl -u bluetooth --no-pager | grep -v -e cached_name -e store_device "
+                    f"| tail -4; tail -3 /run/btattach.log; bluetoothctl devices Connected; "
+                    f"tail -5 {WATCH_ERRORS}")[1][-1200:]
         finally:
             guest.sh(f"kill $(cat {WATCH_PID})")
         return figures
