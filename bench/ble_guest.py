@@ -48,7 +48,7 @@ class HostRadio:
         from bumble.link import LocalLink
         from bumble.transport import open_transport
 
-        class BoxController(Controller):  # type: ignore[misc]
+        class BoxController(Controller):
             """bumble's link names a connection's data by the sender's random address of the
             moment, and BlueZ takes a new one for each active scan: the box's controller
             keeps its public address there, the one its connections are made with."""
