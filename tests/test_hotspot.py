@@ -10,7 +10,7 @@ import json
 import pytest
 
 from companion.appliance import hotspot, hotspot_service, settings_file
-from companion.appliance.hotspot import JOIN_WAIT_S, Seen, Step
+from companion.appliance.hotspot import JOIN_WAIT_S, RETRY_AFTER_S, Seen, Step
 from companion.appliance.hotspot_state import Mode, State, read_state
 
 
@@ -36,6 +36,15 @@ def test_a_configured_network_not_joined_in_time_opens_the_access_point():
 def test_a_submitted_network_is_joined_and_an_open_access_point_waits_for_one():
     assert hotspot.next_step(seen(open=True, configured=False)) is Step.WAIT
     assert hotspot.next_step(seen(open=True, request=True)) is Step.JOIN
+
+
+def test_an_access_point_opened_for_a_network_not_found_tries_it_again_while_no_phone_is_on():
+    """After a power cut the router may start later than the box: the box's own network is
+    tried again, but never under a phone that is on the access point."""
+    assert hotspot.next_step(seen(open=True, open_s=RETRY_AFTER_S - 1)) is Step.WAIT
+    assert hotspot.next_step(seen(open=True, open_s=RETRY_AFTER_S)) is Step.RETRY
+    assert hotspot.next_step(seen(open=True, open_s=RETRY_AFTER_S, phones=True)) is Step.WAIT
+    assert hotspot.next_step(seen(open=True, open_s=RETRY_AFTER_S, configured=False)) is Step.WAIT
 
 
 def test_a_board_without_wifi_opens_nothing():
@@ -115,7 +124,7 @@ def test_only_the_box_own_network_is_on_the_hotspot():
 # ----- the service's loop, with a radio that records what it is told ----------------------
 class FakeRadio:
     def __init__(self) -> None:
-        self.present, self.joined, self.said = True, False, []
+        self.present, self.joined, self.phones, self.said = True, False, False, []
 
     def scan(self) -> list[str]:
         return ["Home"]
@@ -186,6 +195,34 @@ def test_a_submitted_network_not_joined_in_time_opens_the_access_point_again(ser
     service.once()
     assert service.radio.said == ["open", "close", "join", "open"]
     assert service.state.mode is Mode.OPEN and "Home was not joined" in service.state.problem
+
+
+def test_the_box_own_network_found_late_is_joined_on_a_retry(service, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(hotspot_service.time, "monotonic", lambda: clock[0])
+    hotspot_service.WPA_CONF.write_text(f"network={{\n    ssid=486f6d65\n    psk={'0' * 64}\n}}\n")
+    service.trying_since = clock[0]
+    clock[0] += JOIN_WAIT_S
+    service.once()  # the router is not up yet: the access point opens
+    first = service.state.passphrase
+    assert service.radio.said == ["open"] and service.state.mode is Mode.OPEN
+    service.radio.phones = True
+    clock[0] += RETRY_AFTER_S
+    service.once()
+    assert service.radio.said == ["open"], "a phone on the access point keeps it open"
+    service.radio.phones = False
+    service.once()
+    assert service.radio.said == ["open", "close", "join"]
+    assert service.state == State(Mode.JOINING, network="Home")
+    clock[0] += JOIN_WAIT_S
+    service.once()  # still not there: the access point again, with the passphrase shown before
+    assert service.radio.said[-1] == "open" and service.state.passphrase == first
+    assert "Home not found: tried again every 5 min" in service.state.problem
+    clock[0] += RETRY_AFTER_S
+    service.once()
+    service.radio.joined = True
+    service.once()
+    assert service.state == State(Mode.JOINED, network="Home")
 
 
 def test_a_configured_network_joined_opens_nothing(service):

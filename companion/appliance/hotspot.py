@@ -6,7 +6,10 @@ With no network configured, or one not joined within :data:`JOIN_WAIT_S`, the bo
 access point "Companion-XXXX" (WPA2; the passphrase is shown on the OLED, so joining it proves
 someone is at the table). A phone on it opens http://10.42.0.1/wifi, names a network and its
 passphrase; the box writes them into companion.txt, first boot applies them, the access point
-closes and the box joins that network (and opens the access point again if it cannot).
+closes and the box joins that network (and opens the access point again if it cannot). An
+access point opened because the box's own network was not joined tries that network again
+every :data:`RETRY_AFTER_S` while no phone is on it: after a power cut the router may come up
+later than the box.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from .hotspot_state import ADDRESS, PREFIX
 from .settings_file import check, control_character
 
 JOIN_WAIT_S = 90.0  # a configured network not joined by then: the access point opens
+RETRY_AFTER_S = 300.0  # the access point open this long with no phone: the box's network again
 DHCP_RANGE = ("10.42.0.10", "10.42.0.99")
 NAME_PREFIX = "Companion-"
 # Passphrase letters that cannot be misread on the OLED (no 0/O, 1/l/I, 5/S, 2/Z).
@@ -91,12 +95,14 @@ class Step(Enum):
     WAIT = "wait"  # nothing to do now: look again soon
     OPEN = "open"  # open the access point
     JOIN = "join"  # take the request: write it, close the access point, join the network
+    RETRY = "retry"  # close the access point and try the box's own network again
 
 
 @dataclass(frozen=True)
 class Seen:
     """What the service sees of the Wi-Fi: the radio, the network the box has, the access
-    point, a phone's request; ``trying_s`` is how long the box has tried its network."""
+    point, a phone's request; ``trying_s`` is how long the box has tried its network,
+    ``open_s`` how long the access point has been open, ``phones`` whether one is on it."""
 
     radio: bool
     configured: bool
@@ -104,6 +110,8 @@ class Seen:
     trying_s: float
     open: bool
     request: bool = False
+    open_s: float = 0.0
+    phones: bool = False
 
 
 def next_step(seen: Seen) -> Step:
@@ -111,8 +119,12 @@ def next_step(seen: Seen) -> Step:
         return Step.WAIT  # no Wi-Fi on this board (or not yet): nothing to open
     if seen.request:
         return Step.JOIN
-    if seen.open or seen.joined:
-        return Step.WAIT  # the access point stays until a phone names a network
+    if seen.open:
+        if seen.configured and not seen.phones and seen.open_s >= RETRY_AFTER_S:
+            return Step.RETRY
+        return Step.WAIT  # the access point stays while a phone may name a network
+    if seen.joined:
+        return Step.WAIT
     if not seen.configured or seen.trying_s >= JOIN_WAIT_S:
         return Step.OPEN
     return Step.WAIT

@@ -73,6 +73,11 @@ class Radio:
     def joined(self) -> bool:
         return run("iw", "dev", WIFI_INTERFACE, "link").stdout.startswith("Connected to")
 
+    @property
+    def phones(self) -> bool:
+        """Whether a phone is on the access point."""
+        return bool(run("iw", "dev", WIFI_INTERFACE, "station", "dump").stdout.strip())
+
     def scan(self) -> list[str]:
         """The networks around, strongest first as iw lists them (best effort)."""
         run("ip", "link", "set", WIFI_INTERFACE, "up")
@@ -159,7 +164,9 @@ class Service:
         self.settings, self.radio = settings, radio
         self.name = hotspot.hotspot_name(serial())
         self.state = State(Mode.OFF)
-        self.trying_since = time.monotonic()
+        self.trying_since = self.open_since = time.monotonic()
+        self.passphrase = ""  # kept while the service runs: a retry reopens with the same one
+        self.retrying = False
         self.told = ""
 
     def tell(self, state: State) -> None:
@@ -193,30 +200,54 @@ class Service:
             self.tell(State(Mode.OPEN, self.name, self.state.passphrase, problem=asked,
                             networks=self.state.networks))
             return
-        present = radio.present
-        seen = Seen(radio=present, configured=known_network(WPA_CONF) is not None,
-                    joined=present and self.state.mode is not Mode.OPEN and radio.joined,
+        present, is_open, known = radio.present, self.state.mode is Mode.OPEN, known_network(WPA_CONF)
+        seen = Seen(radio=present, configured=known is not None,
+                    joined=present and not is_open and radio.joined,
                     trying_s=time.monotonic() - self.trying_since,
-                    open=self.state.mode is Mode.OPEN, request=asked is not None)
+                    open=is_open, request=asked is not None,
+                    open_s=time.monotonic() - self.open_since if is_open else 0.0,
+                    phones=is_open and radio.phones)
         if seen.joined:
             self.trying_since = time.monotonic()  # a network lost is tried again as long
         step = hotspot.next_step(seen)
         if step is Step.OPEN:
-            missed = self.state.network if self.state.mode is Mode.JOINING else ""
-            self.open_ap(f"{missed} was not joined: check its passphrase" if missed else "")
+            self.open_ap(self.missed())
         elif step is Step.JOIN and isinstance(asked, WifiRequest):
             self.join(asked)
+        elif step is Step.RETRY and known is not None:
+            self.retry(known[0])
         elif self.state.mode is Mode.JOINING and seen.joined:
+            self.retrying = False
             self.tell(State(Mode.JOINED, network=self.state.network))
+
+    def missed(self) -> str:
+        """Why the access point opens again after a network was tried, or ""."""
+        if self.state.mode is not Mode.JOINING:
+            return ""
+        if self.retrying:
+            return f"{self.state.network} not found: tried again every {hotspot.RETRY_AFTER_S / 60:.0f} min"
+        return f"{self.state.network} was not joined: check its passphrase"
 
     def open_ap(self, problem: str = "") -> None:
         networks = self.radio.scan()
-        passphrase = hotspot.new_passphrase()
-        failed = self.radio.open(self.name, passphrase)
-        self.tell(State(Mode.OPEN, self.name, passphrase, problem=failed or problem,
+        if not self.retrying:  # a phone may have read the last one: a new one each time asked
+            self.passphrase = hotspot.new_passphrase()
+        failed = self.radio.open(self.name, self.passphrase)
+        self.open_since = time.monotonic()
+        self.tell(State(Mode.OPEN, self.name, self.passphrase, problem=failed or problem,
                         networks=networks))
 
+    def retry(self, network: str) -> None:
+        """The box's own network again (the access point reopens with the same passphrase if
+        it is still not joined in time)."""
+        self.retrying = True
+        self.tell(State(Mode.JOINING, network=network))
+        self.radio.close()
+        self.radio.join()
+        self.trying_since = time.monotonic()
+
     def join(self, request: WifiRequest) -> None:
+        self.retrying = False
         self.tell(State(Mode.JOINING, network=request.ssid))
         self.radio.close()
         failed = take(request, self.settings)
