@@ -1251,11 +1251,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--image-dir", type=Path, default=CACHE / "bench",
                         help="where the built image and the test image go")
     parser.add_argument("--only", help=f"comma-separated checks: {ALL_CHECKS}")
+    parser.add_argument("--skip", default="", help="comma-separated checks left out")
     parser.add_argument("--kills", type=int, help="power cuts (default 50, 3 with --quick)")
     parser.add_argument("--no-build", action="store_true",
                         help="boot the test image built last, without running image/build.sh")
     args = parser.parse_args(argv)
-    checks = set((args.only or ALL_CHECKS).split(","))
+    checks = set((args.only or ALL_CHECKS).split(",")) - set(args.skip.split(","))
     replugs, kills = (3, 3) if args.quick else (10, 50)
     kills = args.kills if args.kills is not None else kills
     began = time.monotonic()

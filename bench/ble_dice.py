@@ -274,14 +274,15 @@ def send_nonsense(run: Callable[[Any], Any], dice: list[BumbleDie], rng: random.
 
 def send_roll(run: Callable[[Any], Any], dice: list[BumbleDie], paired: list[SmartDie],
               rng: random.Random, malformed_per_roll: int,
-              figures: dict[str, Any]) -> tuple[tuple[str, ...], float]:
+              figures: dict[str, Any], tumble_s: float = 0.0) -> tuple[tuple[str, ...], float]:
     """One roll of every die (``run`` runs a coroutine on the peripherals' loop): all rolling,
-    nonsense between, then each at rest on a random face. The face names the box must read,
-    and when the last die's rest was sent."""
+    nonsense between, ``tumble_s`` in the air, then each at rest on a random face. The face
+    names the box must read, and when the last die's rest was sent."""
     thrown = [rng.randint(1, 6) for _ in dice]
     for die in dice:
         run(die.send(rolling(die.make)))
     send_nonsense(run, dice, rng, malformed_per_roll, figures)
+    time.sleep(tumble_s)
     for die, face in zip(dice[:-1], thrown, strict=False):
         run(die.send(at_rest(die.make, face)))
     sent = time.perf_counter()

@@ -29,6 +29,10 @@ WATCH_ERRORS = "/run/companion-ble-watch.err"
 ATTACH_S = 120  # btattach, bluetoothd and the adapter powered, under TCG
 CONNECT_S = 300  # four dice found and connected by BlueZ under TCG
 SETTLE_S = 30  # a settled roll's way to the box's state, at most
+# A throw's dice tumble for a second at least. Each die has its own connection, and under
+# emulation one die's "rolling" can reach the box after the others' rest when all come at once:
+# the box would then take that die's last face as part of a set no table can make.
+TUMBLE_S = 1.0
 
 
 class HostRadio:
@@ -54,6 +58,23 @@ class HostRadio:
             keeps its public address there, the one its connections are made with."""
 
             def on_hci_le_set_random_address_command(self, _command: Any) -> Any:
+                return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+
+            def on_hci_le_create_connection_cancel_command(self, _command: Any) -> Any:
+                """bumble answers a cancel but keeps the attempt pending: every later one is
+                refused and BlueZ waits for an end that never comes. A controller ends it
+                with a connection complete event saying so, after the command's answer."""
+                pending = self.pending_le_connection
+                if pending is None:
+                    return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR)
+                self.pending_le_connection = None
+                ended = hci.HCI_LE_Connection_Complete_Event(
+                    status=hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
+                    connection_handle=0, role=hci.Role.CENTRAL,
+                    peer_address_type=pending.peer_address.address_type,
+                    peer_address=pending.peer_address, connection_interval=0,
+                    peripheral_latency=0, supervision_timeout=0, central_clock_accuracy=0)
+                asyncio.get_running_loop().call_soon(self.send_hci_packet, ended)
                 return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
 
         link = LocalLink()
@@ -174,7 +195,8 @@ def read_dice(radio: HostRadio, seen: queue.Queue[dict[str, Any]], figures: dict
     latencies: list[float] = []
 
     def throw() -> None:
-        names, _sent = send_roll(radio.run, radio.dice, AIR_DICE, rng, malformed_per_roll, figures)
+        names, _sent = send_roll(radio.run, radio.dice, AIR_DICE, rng, malformed_per_roll, figures,
+                                 TUMBLE_S)
         line = next_line("faces", SETTLE_S)
         if line is not None and tuple(line["faces"]) == names:
             figures["ble_rolls_read"] += 1

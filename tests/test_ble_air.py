@@ -46,3 +46,22 @@ def test_the_emulated_box_radio_line_answers_hci_over_h4(tmp_path):
     finally:
         radio.close()
         server.close()
+
+
+def test_the_emulated_box_watch_starts_the_box_own_dice_on_the_real_radio(tmp_path):
+    """image/test-agent/ble_watch.py, which the emulated box runs: the box's own dice set-up
+    with bleak's transport; here no BlueZ answers, so the dice are told offline, not a crash."""
+    import json
+    import subprocess
+
+    watch = Path(__file__).resolve().parent.parent / "image" / "test-agent" / "ble_watch.py"
+    process = subprocess.Popen([sys.executable, str(watch), str(tmp_path / "state"),
+                                "pixels F1:00:00:00:00:01 red"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()
+    finally:
+        process.kill()
+        errors = process.communicate()[1]
+    assert json.loads(first)["online"] is False, errors
+    assert "Traceback" not in errors

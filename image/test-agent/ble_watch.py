@@ -12,17 +12,21 @@ import json
 import sys
 import time
 
-from companion.box.boot import start_smart_dice
+from companion.box import dice
 from companion.games import box_config
 from companion.simulator.simbox import SimBox
 
 
 def main() -> None:
     state_dir, pairings = sys.argv[1], sys.argv[2:]
-    box = SimBox(state_dir)  # simulated buttons and screen; the dice are the real transport
-    link = start_smart_dice(box_config.parse({"dice": {"smart": pairings}}), box.app.hardware,
-                            box.app.events.put)
-    box.app.sensor.configured = True
+    # Simulated buttons and screen; the dice go the box's own way (its BoxDice) over the real
+    # radio: bleak and BlueZ, where the simulator would take its virtual dice.
+    bluetooth = dice.radio(virtual=False)
+    dice.radio = lambda virtual: bluetooth
+    box = SimBox(state_dir, box_config.parse({"dice": {"smart": pairings}}))
+    link = box.app.dice.link
+    if link is None:
+        sys.exit("the box started no dice link for the pairings given")
     heard = [0.0]
     notified = link.notified
 
