@@ -694,6 +694,10 @@ def gpio_check(images: Path, test_image: Path, work: Path) -> dict[str, Any]:
         # Once the venv is there the box starts and holds its lines ("GPIO busy" for anyone
         # else): stop it, so the check opens the very lines the box opens, as the box would.
         guest.sh("systemctl stop companion", timeout=120)
+        # The box now starts before D-Bus is up, and systemd-run (unit_run.py) needs the
+        # system bus: wait for its socket.
+        guest.sh("for _ in $(seq 300); do [ -S /run/dbus/system_bus_socket ] && break; sleep 1; done",
+                 timeout=330)
         rc, out, err = guest.sh(f"{GUEST_PYTHON} {GUEST_LIB}/unit_run.py {GUEST_PYTHON} "
                                 f"{GUEST_LIB}/gpio_check.py /etc/companion/config.toml")
         report = json.loads(out.strip().splitlines()[-1]) if rc == 0 and out.strip() else {}
