@@ -208,12 +208,12 @@ in_target() {
     fi
 }
 
-# The slot VENV points to (a or b), "a" on a first install.
+# The slot VENV points to (a, b or c: docs/update.md), "a" on a first install.
 running_slot() {
     local target
     target=$(readlink "$ROOT$VENV" 2>/dev/null || true)
     case $target in
-        slots/a|slots/b) say "${target#slots/}" ;;
+        slots/a|slots/b|slots/c) say "${target#slots/}" ;;
         *) say a ;;
     esac
 }
@@ -230,7 +230,7 @@ from_source() {
 # swig): Raspberry Pi OS has it from apt (python3-lgpio); on Debian's own (the SD-card
 # image) it is installed from the wheel directory (a wheel built for the Pi, or the locked
 # source, which then needs gcc, swig and python3-dev in DIR) into the system's
-# site-packages, where both A/B venvs see it, so no update has to build it again.
+# site-packages, where every slot's venv sees it, so no update has to build it again.
 install_gpio_library() {  # SLOT SOURCE
     local version site
     [[ $(in_target uname -m) == aarch64 ]] || return 0

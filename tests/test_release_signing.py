@@ -162,6 +162,26 @@ def test_declared_sizes_over_the_limits_or_the_room_are_refused_before_a_byte_is
         made, keys[1], tmp_path / "into")
 
 
+def test_the_room_counts_the_venv_built_beside_the_two_versions_kept(keys, tmp_path, monkeypatch):
+    """While an update builds, the card holds a third version: room for the release's files
+    alone is not enough."""
+    made = build(tmp_path, keys[0])
+    files = json.loads(members(made)[0][1])["files"]
+    total = sum(entry["size"] for entry in files.values())
+    needed = total * (1 + release.SLOT_BYTES_PER_RELEASE_BYTE)
+
+    def free(room: int) -> None:
+        free_bytes = release.JOURNAL_RESERVE_BYTES + room
+        monkeypatch.setattr(release.shutil, "disk_usage",
+                            lambda path: shutil._ntuple_diskusage(2**40, 2**40 - free_bytes, free_bytes))
+
+    free(needed - 1)  # the files fit, their venv not
+    assert f"it needs {needed // 2**20} MB (its files and the version built from them, beside " \
+        "the two kept)" in refused(made, keys[1], tmp_path / "into")
+    free(needed)
+    assert read_release(made, tmp_path / "into", keys[1], Expect(MACHINE))["version"] == "0.2.0"
+
+
 def test_a_file_longer_than_declared_or_an_extra_entry_is_refused(keys, tmp_path):
     made = build(tmp_path, keys[0])
     parts = members(made)

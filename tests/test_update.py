@@ -161,7 +161,7 @@ class SimService:
 
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory, releases, signer):
-    """0.1.0 in slot a, built once: updates install into slot b and never change slot a."""
+    """0.1.0 in slot a, built once: updates install beside it and never change slot a."""
     layout = slots.Layout(tmp_path_factory.mktemp("box") / "opt")
     with tempfile.TemporaryDirectory() as scratch:
         unpacked = Path(scratch)
@@ -176,8 +176,10 @@ def prefix(tmp_path_factory, releases, signer):
 def box(prefix, tmp_path):
     """The prefix as install.sh leaves it (0.1.0 running, nothing kept), and a journal."""
     layout = prefix
-    shutil.rmtree(layout.slot("b"), ignore_errors=True)
+    for slot in ("b", "c"):
+        shutil.rmtree(layout.slot(slot), ignore_errors=True)
     layout.trial.unlink(missing_ok=True)
+    layout.unpoint("kept")
     layout.point("a")
     layout.point("a", "safe")
     state = tmp_path / "state"
@@ -254,6 +256,8 @@ def test_a_broken_release_is_rolled_back_by_itself_and_the_journal_is_untouched(
     assert service.starts[1] == {"phase": "trial", "journal": journal}
     assert user_version(state) == version
     assert not layout.trial.exists() and not (state / slots.TRIAL_DIR).exists()
+    assert not layout.slot("b").exists(), "the slot it was built in is removed"
+    assert layout.kept() is None and not list(layout.prefix.glob("incoming-*"))
 
 
 def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases, signer):
@@ -275,6 +279,7 @@ def test_a_trial_cut_off_by_a_power_cut_is_rolled_back_at_boot(box, releases, si
     assert update.boot_check(layout=layout, say=said.append)
     assert layout.running() == "a" and not layout.trial.exists()
     assert said == ["rolled back to 0.1.0: 0.1.1 was cut off before it reported READY"]
+    assert not layout.slot("b").exists() and sorted(layout.pointed()) == ["a"]
     assert not update.boot_check(layout=layout, say=said.append)  # nothing left to do
 
 
@@ -389,6 +394,7 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
     for name, version in (("a", "0.0.9"), ("b", "0.1.0")):
         layout.slot(name).mkdir(parents=True)
         (layout.slot(name) / "release.json").write_text(json.dumps({"version": version}))
+    layout.point("b")  # laid out before the kept link: the other of a and b is kept
     monkeypatch.setattr(slots.sys, "prefix", str(layout.slot("b")))
     assert slots.version_line() == (
         "0.1.0 running; 0.0.9 kept (`sudo companion-update --rollback` goes back to it)")
@@ -397,6 +403,10 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
         assert AboutScreen(box.app.table).lines()[:2] == ["Table Companion 0.1.0", "Kept: 0.0.9"]
     finally:
         box.close()
+    layout.slot("c").mkdir()
+    (layout.slot("c") / "release.json").write_text(json.dumps({"version": "0.0.8"}))
+    layout.point("c", "kept")  # the link, once an update wrote it, names the kept one
+    assert slots.version_line().startswith("0.1.0 running; 0.0.8 kept")
     monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))
     assert slots.version_line() == "0.1.0 running; no other version kept"
 

@@ -1,9 +1,11 @@
 """One update at a time: the box's update lock refuses a second install or rollback with the
-reason, and whoever takes it first clears what a cut during an earlier build left."""
+reason, and whoever takes it first (the next boot's check too) clears what a cut during an
+earlier build left: ``incoming-*`` and the slot nothing points at, nothing else."""
 
 from __future__ import annotations
 
 import fcntl
+import json
 
 import pytest
 
@@ -36,3 +38,40 @@ def test_what_a_cut_build_left_is_cleared_by_the_next_update(layout):
     with pytest.raises(update.UpdateError, match="no version is kept"):
         update.rollback(layout=layout)
     assert not list(layout.prefix.glob("incoming-*"))
+
+
+def holds(layout: slots.Layout, slot: str, version: str) -> None:
+    (layout.slot(slot) / "release.json").write_text(json.dumps({"version": version}))
+
+
+def test_the_boot_check_removes_a_cut_build_and_nothing_the_box_points_at(layout):
+    holds(layout, "a", "0.1.0")
+    holds(layout, "b", "0.0.9")
+    layout.point("b", "kept")
+    (layout.slot("c") / "bin").mkdir()  # the build cut off: no release.json yet
+    (layout.prefix / "incoming-q7x" / "release").mkdir(parents=True)
+    said: list[str] = []
+    assert update.boot_check(layout=layout, say=said.append)
+    assert said == ["removed incoming-q7x, left by an update cut off",
+                    "removed slots/c, left by an update cut off"]
+    assert sorted(path.name for path in layout.prefix.iterdir() if path.name.startswith(
+        ("incoming-", "slots"))) == ["slots"]
+    assert sorted(path.name for path in (layout.prefix / "slots").iterdir()) == ["a", "b"]
+    assert not update.boot_check(layout=layout, say=said.append)
+
+
+def test_a_box_laid_out_before_the_kept_link_keeps_the_other_slot_that_holds_a_version(layout):
+    holds(layout, "a", "0.1.0")
+    holds(layout, "b", "0.0.9")
+    assert (layout.kept(), layout.free()) == ("b", "c")
+    assert slots.Layout(layout.prefix).pointed() == {"a", "b"}
+    (layout.slot("b") / "release.json").unlink()  # an older updater's build, cut off in b
+    assert (layout.kept(), layout.free()) == (None, "b")
+    assert update.boot_check(layout=layout, say=lambda line: None)
+    assert sorted(path.name for path in (layout.prefix / "slots").iterdir()) == ["a"]
+
+
+def test_a_slot_a_trial_names_is_not_a_leftover(layout):
+    layout.point("b", "kept")
+    slots.write_json(layout.trial, {"from": "a", "to": "c", "kept": "b", "phase": "trial"})
+    assert update.leftovers(layout) == []

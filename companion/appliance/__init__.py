@@ -1,1 +1,1 @@
-"""The box as an SD-card appliance: release files, the A/B slots and updates, first-boot settings."""
+"""The box as an SD-card appliance: release files, the slots and updates, first-boot settings."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 LOCK_NAME = "requirements.lock"
 # Built from source on the box's machine: PyPI has no aarch64 wheel of lgpio for cp311. The
-# system's site-packages hold it (systemd/install.sh), shared by both slots.
+# system's site-packages hold it (systemd/install.sh), shared by every slot.
 SOURCE_ONLY = {"lgpio": "aarch64"}
 HEADER = """\
 # Table Companion's Python dependencies, pinned with their hashes (every wheel for aarch64,

@@ -41,7 +41,7 @@ def install(wheel: Path, *, layout: Layout | None = None, user: str | None = BUI
     slot = layout.slot(layout.running())
     python = str(slot / "bin" / "python")
     run = functools.partial(subprocess.run, capture_output=True, text=True, cwd="/")
-    # In the prefix: a cut leaves an incoming-* folder, which the next update clears.
+    # In the prefix: a cut leaves an incoming-* folder, which the next boot or update clears.
     with tempfile.TemporaryDirectory(dir=layout.prefix, prefix="incoming-plugin-") as scratch:
         staging = Path(scratch)
         shutil.copyfile(wheel, staging / wheel.name)  # readable to the user, written by root

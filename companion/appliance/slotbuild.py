@@ -1,7 +1,8 @@
 """Building a slot: a venv with every locked dependency, hash-checked, then the program.
 
-The one builder of ``/opt/companion/slots/a`` and ``b``: ``systemd/install.sh`` (a Pi, or the
-SD-card image's root through chroot) and ``companion update`` both call it. It imports nothing
+The one builder of the slots ``/opt/companion/slots/a``, ``b`` and ``c``:
+``systemd/install.sh`` (a Pi, or the SD-card image's root through chroot) and ``companion
+update`` both call it. It imports nothing
 outside Python's standard library, so the system's ``python3`` runs it from the source tree
 before any venv exists::
 
@@ -82,7 +83,7 @@ def build_slot(slot: Path, wheels: Path | None, lock: Path, python: str = "pytho
     that user (a ``.pth`` file in a wheel runs at every start of the slot's Python, pip's own
     included), and the slot is given to root once built, so the box running from it cannot
     change it. ``lock`` is read here, outside any root. With the system's site packages, lgpio
-    (built from source, ``lockfile.SOURCE_ONLY``) is the system's copy, shared by both slots."""
+    (built from source, ``lockfile.SOURCE_ONLY``) is the system's copy, shared by every slot."""
     def outside_of(path: Path) -> Path:
         return path if root is None else root / path.relative_to("/")
 

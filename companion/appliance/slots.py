@@ -1,4 +1,9 @@
-"""The A/B slots the program is installed in, and which one this process runs from.
+"""The slots the program is installed in, and which one this process runs from.
+
+Three slot folders, ``slots/a``, ``b`` and ``c``: the version running (the ``venv`` link),
+the one kept for going back (the ``kept`` link) and, only while an update builds, the new
+one, in the slot nothing points at (:meth:`Layout.free`), so a cut during the build leaves
+both versions as they were.
 
 Kept apart from :mod:`companion.appliance.update` (which installs releases): ``companion run`` asks
 :func:`state_dir_for_run` at every start and should not load the installer to do so.
@@ -15,7 +20,8 @@ from pathlib import Path
 from .. import __version__
 
 PREFIX = Path("/opt/companion")
-SLOTS = ("a", "b")
+SLOTS = ("a", "b", "c")
+LINKS = ("venv", "safe", "kept")  # the links in the prefix that name a slot
 TRIAL_DIR = "update-trial"
 BACKUP_NAME = "journal.before-update.db"
 JOURNAL_NAME = "journal.db"
@@ -52,16 +58,41 @@ class Layout:
     def slot(self, name: str) -> Path:
         return self.prefix / "slots" / name
 
+    def target(self, link: str) -> str | None:
+        """The slot ``link`` (venv, safe, kept) points at, None if it names none."""
+        path = self.prefix / link
+        name = Path(os.readlink(path)).name if path.is_symlink() else ""
+        return name if name in SLOTS else None
+
     def running(self) -> str:
-        target = os.readlink(self.venv) if self.venv.is_symlink() else ""
-        name = Path(target).name
-        if name not in SLOTS:
-            raise UpdateError(f"{self.venv} is not a link to slots/a or slots/b: install with "
+        name = self.target("venv")
+        if name is None:
+            raise UpdateError(f"{self.venv} is not a link to slots/a, b or c: install with "
                               "systemd/install.sh first")
         return name
 
-    def other(self, name: str) -> str:
-        return SLOTS[1 - SLOTS.index(name)]
+    def kept(self) -> str | None:
+        """The slot of the version kept for going back (None: none kept). A box installed
+        before the ``kept`` link keeps the other of slots a and b, if it holds a version."""
+        if (self.prefix / "kept").is_symlink():
+            return self.target("kept")
+        other = {"a": "b", "b": "a"}.get(self.target("venv") or "")
+        return other if other and self.version(other) else None
+
+    def pointed(self) -> set[str]:
+        """The slots in use: named by a link, the kept one, or the update being tried."""
+        trial = read_trial(self) or {}
+        names = {self.target(link) for link in LINKS} | {self.kept()}
+        names |= {trial.get(key) for key in ("from", "to", "kept")}
+        return {name for name in names if name in SLOTS}
+
+    def free(self) -> str:
+        """The slot an update builds into: one nothing points at (its folder is replaced)."""
+        pointed = self.pointed()
+        for name in SLOTS:
+            if name not in pointed:
+                return name
+        raise UpdateError(f"every slot in {self.prefix / 'slots'} is in use")
 
     def version(self, name: str) -> str | None:
         try:
@@ -70,12 +101,18 @@ class Layout:
             return None
 
     def point(self, slot: str, link: str = "venv") -> None:
-        """Point ``link`` (venv: the running slot; safe) at ``slot``, atomically and durably."""
+        """Point ``link`` (venv: the running slot; safe; kept) at ``slot``, atomically and
+        durably."""
         path = self.prefix / link
         partial = path.with_name(path.name + ".partial")
         partial.unlink(missing_ok=True)
         partial.symlink_to(f"slots/{slot}")
         os.replace(partial, path)
+        sync_dir(self.prefix)
+
+    def unpoint(self, link: str) -> None:
+        """Remove ``link`` (kept: no version kept), durably."""
+        (self.prefix / link).unlink(missing_ok=True)
         sync_dir(self.prefix)
 
 
@@ -106,7 +143,7 @@ def read_trial(layout: Layout) -> dict | None:
 
 
 def this_slot() -> tuple[Layout, str] | None:
-    """The layout and slot this Python runs from, if it is one of the A/B slots."""
+    """The layout and slot this Python runs from, if it is one of the slots."""
     prefix = Path(sys.prefix).resolve()  # run through the venv link or the slot's own path
     if prefix.name in SLOTS and prefix.parent.name == "slots":
         return Layout(prefix.parent.parent), prefix.name
@@ -144,8 +181,9 @@ def versions() -> Versions:
     found = this_slot()
     if not found:
         return Versions(__version__, None)
-    layout, slot = found
-    return Versions(__version__, layout.version(layout.other(slot)))
+    layout, _ = found
+    kept = layout.kept()
+    return Versions(__version__, layout.version(kept) if kept else None)
 
 
 def version_line() -> str:

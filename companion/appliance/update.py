@@ -1,22 +1,28 @@
-"""Updates that keep every game: two venvs (A/B), a trial start, and a way back.
+"""Updates that keep every game: a new venv beside the two kept, a trial start, a way back.
 
 The program lives in ``/opt/companion`` (on the SD-card image: on the data partition, since
 the root filesystem is read-only):
 
-- ``slots/a`` and ``slots/b``: two venvs, each with the ``release.json`` it came from;
+- ``slots/a``, ``b`` and ``c``: venvs, each with the ``release.json`` it came from: the
+  running version, the kept one and, only while an update builds, the new one;
 - ``venv``: a link to the running slot (the units run ``/opt/companion/venv/bin/…``);
+- ``kept``: a link to the slot ``companion-update --rollback`` goes back to;
 - ``safe``: a link to the slot that last reported READY (the one an update starts from);
 - ``trial.json``: only while an update is being tried.
 
-``companion update FILE`` installs the release into the kept slot and stops the box. The
-new version then starts on trial against a copy of the journal (``update-trial/`` in the
-state directory, so the real journal is not touched, not even migrated); once it reports
-READY to systemd the copy is dropped and it starts on the real journal, which its schema
-migrations bring up to date. If either start fails (no READY within the unit's
-TimeoutStartSec, or a crash), the links go back, the journal copy taken before the update
-is put back if the real journal was opened, and the old version starts. A power cut during
-the trial leaves ``trial.json``: at the next boot ``companion-update-check.service`` runs
-the safe version's ``companion update --boot-check``, which goes back the same way.
+``companion update FILE`` installs the release into the slot nothing points at (a cut during
+the build leaves the running and the kept version as they were: the next boot removes the
+half-built slot) and stops the box. The new version then starts on trial against a copy of
+the journal (``update-trial/`` in the state directory, so the real journal is not touched,
+not even migrated); once it reports READY to systemd the copy is dropped and it starts on
+the real journal, which its schema migrations bring up to date. If either start fails (no
+READY within the unit's TimeoutStartSec, or a crash), the links go back, the journal copy
+taken before the update is put back if the real journal was opened, the old version starts
+and the new slot is removed. Once the new version is kept, the old one becomes the kept one
+and the version kept before is removed: the SD card holds two versions, three only while one
+is built. A power cut during the trial leaves ``trial.json``: at the next boot
+``companion-update-check.service`` runs the updater's ``--boot-check``, which goes back the
+same way.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from .slots import (
     BACKUP_NAME,
     JOURNAL_NAME,
     RESULT_NAME,
+    SLOTS,
     SPOOL,
     TRIAL_DIR,
     Layout,
@@ -138,10 +145,37 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def leftovers(layout: Layout) -> list[Path]:
+    """What a cut left in the prefix: ``incoming-*`` folders (a release being unpacked, a slot
+    being removed) and, once ``venv`` names a slot, the slot folders nothing points at (a
+    build cut off, :meth:`Layout.pointed`)."""
+    found = sorted(layout.prefix.glob("incoming-*"))
+    if layout.target("venv") is not None:
+        pointed = layout.pointed()
+        found += [layout.slot(name) for name in SLOTS
+                  if name not in pointed and layout.slot(name).exists()]
+    return found
+
+
+def set_aside(layout: Layout, slot: str) -> Path:
+    """Move ``slot`` out of the slots, to a folder removed as ``incoming-*`` is (a rename: a
+    cut leaves it whole in one place or the other); :func:`remove_slot` removes it."""
+    aside = layout.prefix / f"incoming-removed-{slot}"
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(layout.slot(slot), aside)
+    sync_dir(aside.parent)
+    sync_dir(layout.slot(slot).parent)
+    return aside
+
+
+def remove_slot(layout: Layout, slot: str) -> None:
+    shutil.rmtree(set_aside(layout, slot))
+
+
 def one_at_a_time(step: Callable[P, R]) -> Callable[P, R]:
     """Run ``step`` (an install, a rollback, the boot's check) holding the box's update lock:
     a second one is refused with the reason, never run beside it. Holding it, what a cut
-    during an earlier build left (``incoming-*``) is removed first."""
+    left (:func:`leftovers`) is removed first, and said."""
 
     @functools.wraps(step)
     def locked(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -155,8 +189,14 @@ def one_at_a_time(step: Callable[P, R]) -> Callable[P, R]:
             except BlockingIOError:
                 raise UpdateError("another update or rollback is running on this box: wait "
                                   "for it to finish (journalctl -u companion-update)") from None
-            for stale in layout.prefix.glob("incoming-*"):
-                shutil.rmtree(stale, ignore_errors=True)
+            said = kwargs.get("say")
+            say: Say = said if callable(said) else print
+            for stale in leftovers(layout):
+                say(f"removed {stale.relative_to(layout.prefix)}, left by an update cut off")
+                if stale.parent == layout.prefix:
+                    shutil.rmtree(stale, ignore_errors=True)
+                else:
+                    remove_slot(layout, stale.name)
             return step(*args, **kwargs)
 
     return locked
@@ -178,8 +218,11 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
     if read_trial(layout):
         raise UpdateError("an update is already being tried: wait for it, or run "
                           "companion update --boot-check to finish it")
-    running = layout.running()
-    target = layout.other(running)
+    running, kept = layout.running(), layout.kept()
+    layout.point(running, "safe")  # so the slot nothing points at is the third
+    target = layout.free()
+    # Until trial.json names the new slot, this folder says a build is under way: a cut
+    # leaves it, and the next boot's check removes it and the slot (:func:`leftovers`).
     with tempfile.TemporaryDirectory(dir=layout.prefix, prefix="incoming-") as scratch:
         os.chmod(scratch, 0o755)  # read by the user who builds the slot
         say(f"checking {release.name}")
@@ -188,9 +231,9 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
                                 Expect(platform.machine(), layout.version(running),
                                        allow_downgrade))
         say(f"signed by {manifest['signed_by']}")
-        kept = layout.version(target)
-        say(f"installing {manifest['version']} into slot {target}"
-            + (f" (replaces the kept {kept})" if kept else ""))
+        say(f"installing {manifest['version']} into slot {target}, beside "
+            f"{layout.version(running)} running"
+            + (f" and {layout.version(kept)} kept" if kept else ""))
         unpacked = Path(scratch, "release")
         try:
             left_out = build_slot(layout.slot(target), unpacked / "wheels",
@@ -204,18 +247,20 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
         shutil.copy(unpacked / "release.json", layout.slot(target) / "release.json")
         for name, why in left_out.items():
             say(f"the plugin {name} is left out of {manifest['version']}: {why}")
-    say("stopping the box and copying the journal")
-    service.stop()
-    journal = state_dir / JOURNAL_NAME
-    backup_journal(journal, state_dir / BACKUP_NAME)
-    backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
-    # The trial start writes its copy as the box's user: READY only with a journal it can write.
-    owned_as(state_dir / TRIAL_DIR, state_dir, 0o750)
-    if (state_dir / TRIAL_DIR / JOURNAL_NAME).exists():
-        owned_as(state_dir / TRIAL_DIR / JOURNAL_NAME, state_dir, 0o640)
-    layout.point(running, "safe")
-    write_json(layout.trial, {"from": running, "to": target, "version": manifest["version"],
-                               "phase": "trial", "state_dir": str(state_dir)})
+        shutil.rmtree(unpacked)  # its room, for the journal's copies
+        say("stopping the box and copying the journal")
+        service.stop()
+        journal = state_dir / JOURNAL_NAME
+        backup_journal(journal, state_dir / BACKUP_NAME)
+        backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
+        # The trial start writes its copy as the box's user: READY only with a journal it can
+        # write.
+        owned_as(state_dir / TRIAL_DIR, state_dir, 0o750)
+        if (state_dir / TRIAL_DIR / JOURNAL_NAME).exists():
+            owned_as(state_dir / TRIAL_DIR / JOURNAL_NAME, state_dir, 0o640)
+        write_json(layout.trial, {"from": running, "to": target, "kept": kept,
+                                   "version": manifest["version"], "phase": "trial",
+                                   "state_dir": str(state_dir)})
     layout.point(target)
     return _try(layout, service, state_dir, say)
 
@@ -231,16 +276,24 @@ def _try(layout: Layout, service: Service, state_dir: Path, say: Say) -> str:
     if not service.start():
         return rollback_trial(layout, service, say, "it did not report READY on the journal")
     say("it reported READY on the journal: keeping it")
+    # Until trial.json goes, a cut goes back: kept is then pointed at the older slot again.
+    layout.point(trial["from"], "kept")
+    layout.point(trial["to"], "safe")
     layout.trial.unlink()
-    layout.point(layout.running(), "safe")
+    sync_dir(layout.prefix)
+    older = trial.get("kept")
+    if older and older not in layout.pointed():  # two versions on the card again
+        remove_slot(layout, older)
     # The journal's copy stays: a rollback by hand carries the plays back into it.
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
-    say(f"updated: {trial.get('version')} runs; companion-update --rollback goes back")
+    say(f"updated: {trial.get('version')} runs, {layout.version(trial['from'])} is kept; "
+        "companion-update --rollback goes back")
     return str(trial.get("version"))
 
 
 def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) -> str:
-    """Undo the update being tried: the old slot, and the journal as it was before it."""
+    """Undo the update being tried: the old slot, the version kept before, and the journal as
+    it was before it; the slot it built is removed."""
     trial = read_trial(layout)
     if not trial:
         raise UpdateError("no update is being tried")
@@ -256,9 +309,20 @@ def rollback_trial(layout: Layout, service: Service | None, say: Say, why: str) 
         if games:
             say(f"{games} game(s) played on {trial.get('version')}'s trial kept")
     layout.point(trial["from"])
+    layout.point(trial["from"], "safe")
+    older = trial.get("kept")
+    if older and layout.slot(older).exists():
+        layout.point(older, "kept")
+    else:
+        layout.unpoint("kept")
+    built = trial["to"]
+    aside = set_aside(layout, built) if built != trial["from"] and layout.slot(built).exists() \
+        else None
     shutil.rmtree(state_dir / TRIAL_DIR, ignore_errors=True)
     layout.trial.unlink()
     sync_dir(layout.prefix)
+    if aside:
+        shutil.rmtree(aside)
     old = layout.version(trial["from"]) or "the previous version"
     say(f"rolled back to {old}: {trial.get('version')} {why}")
     if service and not service.start():
@@ -278,17 +342,20 @@ def rollback(*, layout: Layout | None = None, service: Service | None = None,
     _check_writable(layout.prefix)
     if read_trial(layout):
         return rollback_trial(layout, service, say, "was being tried")
-    running = layout.running()
-    kept = layout.other(running)
-    version = layout.version(kept)
-    if version is None:
+    running, kept = layout.running(), layout.kept()
+    version = layout.version(kept) if kept else None
+    if kept is None or version is None:
         raise UpdateError("no version is kept to go back to (the first install keeps none)")
     service.stop()
     if state_dir is not None:
         copy = state_dir / BACKUP_NAME
         if journal_for_older(copy, state_dir / JOURNAL_NAME, say):
             backup_journal(state_dir / JOURNAL_NAME, copy)  # for going back again
+    # The two links swap; safe names the running slot meanwhile, so a cut between the
+    # renames leaves no version that nothing points at.
+    layout.point(running, "safe")
     layout.point(kept)
+    layout.point(running, "kept")
     if service.start():
         layout.point(kept, "safe")
         say(f"running {version} again; {layout.version(running)} is kept")
@@ -300,17 +367,19 @@ def rollback(*, layout: Layout | None = None, service: Service | None = None,
 
 def boot_check(*, layout: Layout | None = None, say: Say = print) -> bool:
     """At boot, before the box starts: an update still on trial was cut off (a power cut,
-    the updater killed) and is rolled back. True if it was."""
+    the updater killed) and is rolled back, and what a cut left (:func:`leftovers`: a build
+    cut off) is removed. True if there was anything to do."""
     layout = layout or Layout()
-    if not read_trial(layout):
+    if not read_trial(layout) and not leftovers(layout):
         return False
-    _roll_back_cut_trial(layout=layout, say=say)
+    _after_a_cut(layout=layout, say=say)
     return True
 
 
 @one_at_a_time
-def _roll_back_cut_trial(*, layout: Layout, say: Say) -> None:
-    rollback_trial(layout, None, say, "was cut off before it reported READY")
+def _after_a_cut(*, layout: Layout, say: Say) -> None:
+    if read_trial(layout):
+        rollback_trial(layout, None, say, "was cut off before it reported READY")
 
 
 def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -> list[str]:

@@ -15,7 +15,7 @@ from companion.commands.run import load_config
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "update", help="install a release file (A/B, rolls back by itself), or --rollback",
+        "update", help="install a release file (goes back by itself), or --rollback",
         description="Install a release file beside the running version and switch to it; if "
         "the new version does not report READY, the box goes back by itself. Run as root "
         "(sudo). Every game is kept. See docs/update.md.")
