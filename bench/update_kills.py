@@ -1,8 +1,9 @@
 """The updater killed at each of its steps: no acknowledged play lost, the journal still the box's.
 
-On this machine, no QEMU: a box in a temporary prefix (0.1.0 in slot a, built once) is updated
-to a release one schema migration ahead (0.1.1, as tests/test_update.py makes it) by the real
-updater in a child process, with systemctl stood in for (its box "starts" by migrating the
+On this machine, no QEMU: a box in a temporary prefix (0.1.0 in slot a, built once, and a
+version kept for going back in another slot) is updated to a release one schema migration
+ahead (0.1.1, as tests/test_update.py makes it) by the real updater in a child process, with
+systemctl stood in for (its box "starts" by migrating the
 journal it runs on, as 0.1.1 does). The child pauses after each of its messages in turn (a
 ``say`` that never returns) and is SIGKILLed there, or is killed while pip builds the slot.
 Then, as at the table: the box, if the kill left one running, goes on playing (new games
@@ -10,8 +11,11 @@ journaled on whichever journal it runs on: the trial's copy or the real one), th
 cut, the next boot runs ``--boot-check``, and the box starts on the version ``venv`` points
 at. After each kill: every play acknowledged before or after it must be in the journal that
 box runs on (``plays_lost_by_update``, aim 0), owned by the box's user with mode 0640 and in
-a schema that version reads (``journal_owner_ok``). Also the peak memory of an uninterrupted
-update, pip included (``update_peak_rss_mb``).
+a schema that version reads (``journal_owner_ok``), and the version kept for going back must
+be whole: its release.json and a ``bin/companion --version`` that runs and says it
+(``kept_version_ok``; the update is built in a third slot, so not even a kill during the
+build touches it; per kill ``boot_removed``: what the boot's check removed). Also the peak
+memory of an uninterrupted update, pip included (``update_peak_rss_mb``).
 
     python bench/update_kills.py [--quick] [--json]
 """
@@ -111,22 +115,35 @@ class Campaign:
             self.releases[version] = release.build_release(work / "out", MACHINE, source,
                                                            wheels=wheels, key=private)
         private.unlink()
-        with tempfile.TemporaryDirectory(dir=work) as scratch:
-            release.read_release(self.releases["0.1.0"], Path(scratch), signing.trusted_keys(self.keys),
-                                 release.Expect(MACHINE))
-            update.build_slot(self.layout.slot("a"), Path(scratch) / "wheels",
-                              Path(scratch) / release.LOCK_NAME, sys._base_executable,
-                              system_site_packages=False, user=None)
-            shutil.copy(Path(scratch) / "release.json", self.layout.slot("a") / "release.json")
+        for slot in ("a", "b"):  # the version running, and one kept
+            self.build("0.1.0", slot)
         self.next_game = 1
 
+    def build(self, version: str, slot: str) -> None:
+        with tempfile.TemporaryDirectory(dir=self.work) as scratch:
+            release.read_release(self.releases[version], Path(scratch), signing.trusted_keys(self.keys),
+                                 release.Expect(MACHINE))
+            update.build_slot(self.layout.slot(slot), Path(scratch) / "wheels",
+                              Path(scratch) / release.LOCK_NAME, sys._base_executable,
+                              system_site_packages=False, user=None)
+            shutil.copy(Path(scratch) / "release.json", self.layout.slot(slot) / "release.json")
+
     def reset(self) -> set[tuple]:
-        """0.1.0 running, nothing kept, a journal of the box's user with games played."""
-        shutil.rmtree(self.layout.slot("b"), ignore_errors=True)
+        """0.1.0 running in slot a, a version kept (the one an update left in b or c, else
+        0.1.0 built again in b), a journal of the box's user with games played."""
         for stale in (self.layout.trial, self.layout.prefix / BOX_STATE):
             stale.unlink(missing_ok=True)
+        for leftover in self.layout.prefix.glob("incoming-*"):
+            shutil.rmtree(leftover)
+        whole = [slot for slot in ("b", "c") if self.layout.version(slot)]
+        for slot in ("b", "c"):
+            if slot not in whole[:1]:
+                shutil.rmtree(self.layout.slot(slot), ignore_errors=True)
+        if not whole:
+            self.build("0.1.0", "b")
         self.layout.point("a")
         self.layout.point("a", "safe")
+        self.layout.point(whole[0] if whole else "b", "kept")
         shutil.rmtree(self.state, ignore_errors=True)
         journal, _ = Journal.open(self.state)
         journal.close()
@@ -181,17 +198,34 @@ class Campaign:
         if box.exists():  # the box the killed updater started goes on playing
             on = Path(json.loads(box.read_text())["on"])
             acked |= self.play(on / slots.JOURNAL_NAME, 2)
-        update.boot_check(layout=self.layout, say=lambda line: None)  # the power cut, a boot
+        at_boot: list[str] = []
+        update.boot_check(layout=self.layout, say=at_boot.append)  # the power cut, a boot
         journal = self.state / slots.JOURNAL_NAME
         with contextlib.closing(sqlite3.connect(f"{journal.as_uri()}?mode=ro", uri=True)) as conn:
             kept = set(conn.execute("SELECT game_id, seq, action FROM actions").fetchall())
+            running = self.layout.version(self.layout.running())
             known = conn.execute("PRAGMA user_version").fetchone()[0] <= (
-                schema.VERSION + 1 if self.layout.running() == "b" else schema.VERSION)
+                schema.VERSION + 1 if running == "0.1.1" else schema.VERSION)
         info = journal.stat()
         return {"step": point if point == DURING_BUILD else said[-1], "lost": len(acked - kept),
                 "owner_ok": known and (info.st_uid, info.st_gid, info.st_mode & 0o777) == (
                     self.box_user.pw_uid, self.box_user.pw_gid, 0o640),
-                "running": self.layout.version(self.layout.running())}
+                "running": running, "kept": self.kept_version(), "kept_ok": self.kept_ok(),
+                "boot_removed": [line.split(",")[0].removeprefix("removed ")
+                                 for line in at_boot if line.startswith("removed ")]}
+
+    def kept_version(self) -> str | None:
+        kept = self.layout.kept()
+        return self.layout.version(kept) if kept else None
+
+    def kept_ok(self) -> bool:
+        """The kept version is whole: its release.json, and its program runs and says it."""
+        kept = self.layout.kept()
+        if kept is None or kept == self.layout.running() or self.kept_version() is None:
+            return False
+        said = subprocess.run([str(self.layout.slot(kept) / "bin" / "companion"), "--version"],
+                              capture_output=True, text=True, check=False)
+        return said.returncode == 0 and said.stdout.strip() == f"companion {self.kept_version()}"
 
     def peak_rss_mb(self) -> float:
         """An uninterrupted update's largest process (the updater or pip), in MB."""
@@ -227,10 +261,12 @@ def main(argv: list[str] | None = None) -> int:
             "benchmark": "update_kills", "quick": args.quick, "update_kills": len(kills),
             "plays_lost_by_update": sum(kill["lost"] for kill in kills),
             "journal_owner_ok": all(kill["owner_ok"] for kill in kills),
+            "kept_version_ok": all(kill["kept_ok"] for kill in kills),
             "update_peak_rss_mb": campaign.peak_rss_mb(), "kills": kills,
             "seconds": round(time.monotonic() - began, 1)}
     print_figures(figures, args.json)
-    return 0 if figures["plays_lost_by_update"] == 0 and figures["journal_owner_ok"] else 1
+    return 0 if figures["plays_lost_by_update"] == 0 and figures["journal_owner_ok"] \
+        and figures["kept_version_ok"] else 1
 
 
 if __name__ == "__main__":
