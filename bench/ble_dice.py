@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import queue
@@ -138,18 +139,18 @@ class BumbleAir:
         if seen is not None:
             seen.set()
 
-    async def find(self, address: str, timeout: float) -> str | None:
+    async def find(self, addresses: set[str], timeout: float) -> dict[str, str]:
         if self._ready is None:
             self._ready = asyncio.Lock()
         async with self._ready:
             if self.central is None:
                 await self._setup()
-        seen = self._seen[address.upper()] = asyncio.Event()
-        try:
-            await asyncio.wait_for(seen.wait(), timeout)
-        except TimeoutError:
-            return None
-        return address
+        seen = {address: asyncio.Event() for address in addresses}
+        self._seen.update(seen)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(event.wait() for event in seen.values())),
+                                   timeout)
+        return {address: address for address, event in seen.items() if event.is_set()}
 
     def client(self, address: str, disconnected_callback: Callable[[Any], None],
                timeout: float) -> BumbleClient:

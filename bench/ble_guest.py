@@ -60,6 +60,30 @@ class HostRadio:
             def on_hci_le_set_random_address_command(self, _command: Any) -> Any:
                 return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
 
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.reported: set[Any] = set()  # the advertisers reported since the scan began
+
+            def on_hci_le_set_scan_enable_command(self, command: Any) -> Any:
+                self.reported = set()
+                return super().on_hci_le_set_scan_enable_command(command)
+
+            def on_advertising_pdu(self, pdu: Any) -> None:
+                """bumble reports every advertisement even when the host asked for duplicates
+                filtered, as the kernel does: two reports per die every few milliseconds,
+                which bluetoothd and the box, under TCG, took seconds to work through (a search
+                then ended late, across the kernel's own end of the scan, and BlueZ's discovery
+                stayed wedged). A controller reports each advertiser once per scan."""
+                scanning = self.le_scan_enable
+                if scanning and self.filter_duplicates:
+                    if pdu.advertiser_address in self.reported:
+                        self.le_scan_enable = False  # no report, but a pending connection goes on
+                    self.reported.add(pdu.advertiser_address)
+                try:
+                    super().on_advertising_pdu(pdu)
+                finally:
+                    self.le_scan_enable = scanning
+
             def on_hci_le_create_connection_cancel_command(self, _command: Any) -> Any:
                 """bumble answers a cancel but keeps the attempt pending: every later one is
                 refused and BlueZ waits for an end that never comes. A controller ends it

@@ -6,6 +6,12 @@ drop; after a drop or a failed attempt it tries again with back-off (0.5 s doubl
 bleak-retry-connector does, for as long as the box runs. Every notification goes to the link
 (``firmware_bridge.smart_link``) as bytes; nothing here waits in the box's loop.
 
+The dice missing at a time are looked for together, in one search: BlueZ gives each D-Bus
+client one discovery at a time and refuses a second (``InProgress``). A search lasts 5 s: the
+kernel ends an LE discovery by itself after 10.24 s, and BlueZ before 5.88 (Debian 12 has
+5.66) wedges its discovery for good when a client's stop crosses that end (every later search
+then finds nothing until bluetoothd restarts).
+
 ``scan`` lists the dice in reach for pairing (``companion dice scan``).
 """
 
@@ -25,7 +31,7 @@ from firmware_bridge.smart_link import SmartDiceLink
 log = logging.getLogger(__name__)
 
 BACKOFF_S = (0.5, 8.0)
-FIND_S = 10.0  # one search for a die that is not in reach
+FIND_S = 5.0  # one search for the dice not in reach (see above)
 CONNECT_S = 20.0
 DISCONNECT_S = 5.0
 
@@ -47,7 +53,7 @@ def _bleak() -> Any:
 
 class BleakDice:
     """The transport of a :class:`SmartDiceLink` over bleak; ``client`` and ``find`` stand in
-    for ``bleak.BleakClient`` and ``BleakScanner.find_device_by_address`` in tests."""
+    for ``bleak.BleakClient`` and :func:`find_dice` in tests."""
 
     def __init__(self, *, client: Callable[..., Any] | None = None,
                  find: Callable[..., Any] | None = None,
@@ -60,6 +66,9 @@ class BleakDice:
         self._thread: threading.Thread | None = None
         self._stopping: asyncio.Event | None = None
         self._ready = threading.Event()
+        self._wanted: set[str] = set()  # the dice waiting for the next search
+        self._seen: dict[str, Any] = {}  # what a search found, until each die takes its own
+        self._searching: asyncio.Lock | None = None
 
     def start(self, link: SmartDiceLink) -> None:
         if self._thread is None:
@@ -84,6 +93,7 @@ class BleakDice:
     async def _main(self, link: SmartDiceLink) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
+        self._searching = asyncio.Lock()
         self._ready.set()
         keepers = [asyncio.create_task(self._keep(link, index)) for index in range(len(link.dice))]
         await self._stopping.wait()
@@ -110,8 +120,7 @@ class BleakDice:
     async def _session(self, link: SmartDiceLink, index: int) -> str:
         """Connect die ``index`` and listen until it drops; the drop's reason."""
         die = link.dice[index]
-        find = self._find or _bleak().BleakScanner.find_device_by_address
-        device = await find(die.address, timeout=self.find_s)
+        device = await self._look_for(die.address.upper())
         if device is None:
             return "not in reach"
         gone = asyncio.Event()
@@ -131,6 +140,40 @@ class BleakDice:
         finally:
             with contextlib.suppress(Exception):  # it may be gone already, or not answer
                 await asyncio.wait_for(client.disconnect(), DISCONNECT_S)
+
+
+    async def _look_for(self, address: str) -> Any:
+        """The die at ``address`` if a search sees it. The dice looking meanwhile share that
+        search, or the next one (one at a time)."""
+        assert self._searching is not None
+        self._seen.pop(address, None)  # an old sighting: the die may have gone since
+        self._wanted.add(address)
+        await asyncio.sleep(0)  # the dice starting together look together
+        async with self._searching:
+            if address in self._wanted:  # no search has looked for it since it asked
+                wanted, self._wanted = self._wanted, set()
+                self._seen.update(await (self._find or find_dice)(wanted, self.find_s))
+        self._wanted.discard(address)
+        return self._seen.pop(address, None)
+
+
+async def find_dice(addresses: set[str], seconds: float) -> dict[str, Any]:
+    """bleak's devices of the dice at ``addresses`` (upper case) seen within ``seconds``,
+    by address; one discovery, ended as soon as every die is seen."""
+    found: dict[str, Any] = {}
+    everyone = asyncio.Event()
+
+    def seen(device: Any, _advert: Any) -> None:
+        address = device.address.upper()
+        if address in addresses:
+            found.setdefault(address, device)
+            if len(found) == len(addresses):
+                everyone.set()
+
+    async with _bleak().BleakScanner(detection_callback=seen):
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(everyone.wait(), seconds)
+    return found
 
 
 @dataclass(frozen=True)

@@ -149,11 +149,13 @@ class FakeRadio:
     def __init__(self) -> None:
         self.in_reach = {PIXELS.address, GODICE.address}
         self.clients: list[FakeClient] = []
+        self.searches: list[set[str]] = []
         self.lock = threading.Lock()
 
-    async def find(self, address: str, timeout: float) -> str | None:
+    async def find(self, addresses: set[str], timeout: float) -> dict[str, str]:
+        self.searches.append(addresses)
         await asyncio.sleep(0)
-        return address if address in self.in_reach else None
+        return {address: address for address in addresses if address in self.in_reach}
 
     def client(self, device: str, disconnected_callback, timeout: float) -> FakeClient:
         client = FakeClient(device, disconnected_callback)
@@ -225,5 +227,22 @@ def test_the_transport_connects_asks_reads_and_reconnects_after_a_drop() -> None
         assert godice.closed and again
         wait_for(lambda: link.online)
         assert link.counters()["reconnects"] == 1
+    finally:
+        link.stop()
+
+
+def test_the_dice_missing_together_are_looked_for_in_one_search() -> None:
+    """BlueZ refuses a client's second discovery while its first runs: the transport never
+    asks for two, and the dice starting together share one."""
+    radio = FakeRadio()
+    radio.in_reach.discard(GODICE.address)
+    link = SmartDiceLink([PIXELS, GODICE], lambda: None,
+                         BleakDice(client=radio.client, find=radio.find, backoff_s=(0.01, 0.05)))
+    link.start()
+    try:
+        wait_for(lambda: radio.connected(PIXELS.address))
+        wait_for(lambda: len(radio.searches) >= 3)
+        assert radio.searches[0] == {PIXELS.address, GODICE.address}
+        assert all(search == {GODICE.address} for search in radio.searches[1:3])  # the one away
     finally:
         link.stop()
