@@ -233,8 +233,9 @@ root_mib() {  # DIR: its size with room for the filesystem's own metadata and sp
     echo $(( $(du -s --block-size=1M "$1" | cut -f1) * 115 / 100 + ROOT_SPARE_MIB ))
 }
 fat_image "$BOOT" "$WORK/boot.vfat"
-# The data partition: the program (/opt/companion, whose second venv an update writes) and
-# the journal's directory (/var/lib/companion), bound to their places by the fstab.
+# The data partition: the program (/opt/companion, where an update builds its venv beside
+# the two kept) and the journal's directory (/var/lib/companion), bound to their places by
+# the fstab.
 DATA=$WORK/data
 mkdir -p "$DATA/state"
 mv "$ROOT"/var/lib/companion/firstboot.{json,sha256} "$DATA/state/"
