@@ -31,7 +31,11 @@ and the box joins that network and closes its access point; ``hotspot_s`` its se
 playing box, and the held play is a file on the stick that the About screen names);
 smart dice through the box's real radio path (bench/ble_guest.py: bleak, BlueZ, the guest
 kernel's hci_uart on a USB-serial line whose host end is a bumble controller, linked to bumble
-peripherals speaking Pixels and GoDice): ``ble_dice_connected`` (4), ``ble_rolls`` and
+peripherals advertising and speaking as Pixels and GoDice do): ``ble_pair_s`` (the box's own
+Settings → Dice, Find dice then OK and a colour on each die: its search's start → every die
+paired and connected; aim < 60 s), ``ble_state_writable`` (true: BlueZ's folder on the data
+partition holds a folder for each die, and bluetoothd logged no error writing there),
+``ble_dice_connected`` (4), ``ble_rolls`` and
 ``ble_rolls_read`` (equal; 20, 5 with --quick), ``ble_roll_to_state_ms_p99`` (the last
 notification received in the guest → the box's state), ``ble_reconnects`` (3, 1 with --quick)
 and ``ble_reconnected`` (equal), ``ble_reconnect_s_max`` (advertising again → every die
@@ -1222,7 +1226,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
     if "hotspot" in checks:
         aims.update(hotspot_ok=True)
     if "ble" in checks:
-        aims.update(ble_dice_connected=len(ble_guest.AIR_DICE), ble_false_faces=0,
+        aims.update(ble_state_writable=True, ble_dice_connected=len(ble_guest.AIR_DICE),
+                    ble_false_faces=0,
                     ble_rolls_read=figures.get("ble_rolls", -1),
                     ble_reconnected=figures.get("ble_reconnects", -1))
     if "ssh" in checks:
@@ -1239,6 +1244,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         missed.append("usb_replugs")
     if "ble" in checks and not (figures.get("ble_rolls") and figures.get("ble_reconnects")):
         missed.append("ble_rolls")
+    if "ble" in checks and not (figures.get("ble_pair_s") or float("inf")) < ble_guest.PAIR_AIM_S:
+        missed.append("ble_pair_s")
     if "powercut" in checks and figures.get("powercut_kills", 0) < kills:
         missed.append("powercut_kills")
     return missed

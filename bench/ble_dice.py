@@ -207,6 +207,22 @@ class BumbleClient:
             await self.connection.disconnect()
 
 
+def advertisement(make: str, address: str) -> bytes:
+    """What a die advertises, as its make does (the box's Find dice tells the makes apart
+    by it): GoDice their name, ``GoDice_…``; Pixels their service, and a short name."""
+    from bumble.core import UUID, AdvertisingData
+
+    flags = AdvertisingData.LE_GENERAL_DISCOVERABLE_MODE_FLAG | AdvertisingData.BR_EDR_NOT_SUPPORTED_FLAG
+    tail = address.split("/")[0].replace(":", "")[-6:]
+    if make == "godice":
+        fields = [(AdvertisingData.COMPLETE_LOCAL_NAME, f"GoDice_{tail}_B_v04".encode())]
+    else:  # 31 bytes in all, a legacy advertisement's room
+        fields = [(AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS,
+                   UUID(NORDIC_UART_SERVICE).to_bytes(force_128=True)),
+                  (AdvertisingData.COMPLETE_LOCAL_NAME, f"Pixel {tail[-2:]}".encode())]
+    return bytes(AdvertisingData([(AdvertisingData.FLAGS, bytes([flags])), *fields]))
+
+
 class BumbleDie:
     """A peripheral speaking one make's protocol: answers the box's questions, notifies rolls."""
 
@@ -214,6 +230,7 @@ class BumbleDie:
         from bumble.gatt import Characteristic, CharacteristicValue, Service
 
         self.make, self.device = make, device
+        device.advertising_data = advertisement(make, str(device.random_address))
         self.notify = Characteristic(NOTIFY[make], Characteristic.Properties.NOTIFY,
                                      Characteristic.READABLE, b"")
         write = Characteristic(WRITE[make], Characteristic.Properties.WRITE

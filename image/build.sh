@@ -247,6 +247,11 @@ mkdir "$ROOT/opt/companion"
 # systemd's own state (the clock's last time, for a Pi without a clock chip; logind's) too.
 mv "$ROOT/var/lib/systemd" "$DATA/system"
 mkdir "$ROOT/var/lib/systemd"
+# BlueZ's too (bluetooth.service's StateDirectory, root's alone): on the read-only root it
+# could keep neither the adapter's settings nor what it learnt of the dice.
+mkdir -p -m 0700 "$ROOT/var/lib/bluetooth"
+mv "$ROOT/var/lib/bluetooth" "$DATA/bluetooth"
+mkdir -m 0700 "$ROOT/var/lib/bluetooth"
 chown "$(awk -F: '$1 == "companion" { print $3 ":" $4 }' "$ROOT/etc/passwd")" "$DATA/state"
 chmod 0750 "$DATA/state"
 ext4_image "$DATA" "$WORK/data.ext4" "$DATA_LABEL" "$DATA_UUID" "$DATA_MIB"

@@ -48,9 +48,10 @@ def test_the_emulated_box_radio_line_answers_hci_over_h4(tmp_path):
         server.close()
 
 
-def test_the_emulated_box_watch_starts_the_box_own_dice_on_the_real_radio(tmp_path):
-    """image/test-agent/ble_watch.py, which the emulated box runs: the box's own dice set-up
-    with bleak's transport; here no BlueZ answers, so the dice are told offline, not a crash."""
+def test_the_emulated_box_watch_pairs_the_box_own_way_on_the_real_radio(tmp_path):
+    """image/test-agent/ble_watch.py, which the emulated box runs: the box's own Find dice
+    with bleak's scanner; here no BlueZ answers, so the pairing says why it failed, not a
+    crash."""
     import json
     import subprocess
 
@@ -63,5 +64,6 @@ def test_the_emulated_box_watch_starts_the_box_own_dice_on_the_real_radio(tmp_pa
     finally:
         process.kill()
         errors = process.communicate()[1]
-    assert json.loads(first)["online"] is False, errors
+    told = json.loads(first)
+    assert told["paired_s"] is None and "Bluetooth not running" in told["problem"], errors
     assert "Traceback" not in errors

@@ -55,6 +55,8 @@ def test_the_root_is_read_only_and_the_journal_has_its_own_partition():
     assert mounts["/var/lib/companion"][:3] == ["/data/state", "/var/lib/companion", "none"]
     assert mounts["/opt/companion"][:3] == ["/data/opt", "/opt/companion", "none"]
     assert "bind" in mounts["/opt/companion"][3].split(",")
+    # BlueZ keeps the adapter's settings and the dice it knows there, not on the read-only root
+    assert mounts["/var/lib/bluetooth"][:3] == ["/data/bluetooth", "/var/lib/bluetooth", "none"]
     assert {"/tmp", "/var/tmp"} <= {m for m, row in mounts.items() if row[2] == "tmpfs"}
     # The labels the fstab names are the ones build.sh gives the filesystems.
     build = (IMAGE / "build.sh").read_text()
@@ -68,7 +70,8 @@ def test_a_missing_data_partition_never_stops_the_boot_and_is_told():
     it and its binds are nofail (the boot goes on, no emergency shell nobody sees), and the
     OLED's stop screen runs after the mount was tried, from the root filesystem."""
     mounts = fstab()
-    for where in ("/data", "/var/lib/companion", "/opt/companion", "/var/lib/systemd"):
+    for where in ("/data", "/var/lib/companion", "/opt/companion", "/var/lib/systemd",
+                  "/var/lib/bluetooth"):
         assert "nofail" in mounts[where][3].split(","), where
     unit = (REPO / "systemd/companion-stopped.service").read_text()
     assert "After=local-fs.target systemd-modules-load.service data.mount" in unit

@@ -1,7 +1,12 @@
-"""In the emulated box: the box with paired smart dice read through its own Bluetooth transport
-(bleak → BlueZ → the kernel's HCI); one JSON line each time the box sees the dice come or go,
-and one for each settled set it takes, with the milliseconds from the transport receiving the
-last notification to the box's state holding the set. Runs until stopped.
+"""In the emulated box: the box pairs smart dice its own way and reads them through its own
+Bluetooth transport (bleak → BlueZ → the kernel's HCI).
+
+First it pairs the dice given as a player does on Settings → Dice: Find dice, then OK on each
+die and its colour; one JSON line ``{"paired_s": ...}`` tells the seconds from the search's
+start to every die paired and connected (``null`` and a ``problem`` when that fails). Then one
+JSON line each time the box sees the dice come or go, and one for each settled set it takes,
+with the milliseconds from the transport receiving the last notification to the box's state
+holding the set. Runs until stopped.
 
     python ble_watch.py STATE_DIR PAIRING...   (each pairing 'MAKE ADDRESS KIND')
 """
@@ -11,10 +16,53 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 
 from companion.box import dice
-from companion.games import box_config
 from companion.simulator.simbox import SimBox
+from companion.simulator.walk import run_steps
+
+PAIR_S = 240  # every die found and connected, under TCG
+SEARCHES = 5  # Find dice again while a die is not listed
+
+
+def until(box: SimBox, done: Callable[[], bool], deadline: float) -> bool:
+    """Run the box's loop in real time until ``done`` or ``deadline`` (perf_counter)."""
+    while not done():
+        if time.perf_counter() > deadline:
+            return False
+        box.app.pump()
+        time.sleep(0.01)
+    return True
+
+
+def pair(box: SimBox, pairings: list[str]) -> tuple[float | None, str]:
+    """The dice paired on Settings → Dice; the seconds it took, or None and why not."""
+    began = time.perf_counter()
+    deadline = began + PAIR_S
+    box_dice = box.app.dice
+    run_steps(box, ("menu:Settings", "menu:Dice", "menu:Find dice"))
+    wanted = [line.split() for line in pairings]
+    for searches in range(1, SEARCHES + 1):
+        if not until(box, lambda: not box_dice.searching, deadline):
+            return None, "the search did not end"
+        found = [die.address.upper() for die in box_dice.found]
+        if all(address.upper() in found for _, address, _ in wanted):
+            break
+        if searches == SEARCHES:
+            return None, box_dice.problem or f"found only {found}"
+        refused = box_dice.search()  # what OK on "No dice found" does, or Find dice again
+        if refused:
+            return None, refused
+    box.app.pump()  # the list of the dice found on the screen
+    for _make, address, kind in wanted:
+        box.screen.selected = found.index(address.upper())
+        box.press("OK")
+        run_steps(box, (f"menu:{kind.capitalize()}",))
+    if not until(box, lambda: box.app.sensor.online and len(box.app.sensor.kinds) == len(wanted),
+                 deadline):
+        return None, box.app.sensor.last_problem or "not every die connected"
+    return time.perf_counter() - began, ""
 
 
 def main() -> None:
@@ -23,10 +71,13 @@ def main() -> None:
     # radio: bleak and BlueZ, where the simulator would take its virtual dice.
     bluetooth = dice.radio(virtual=False)
     dice.radio = lambda virtual: bluetooth
-    box = SimBox(state_dir, box_config.parse({"dice": {"smart": pairings}}))
+    box = SimBox(state_dir)
+    seconds, problem = pair(box, pairings)
+    print(json.dumps({"paired_s": None if seconds is None else round(seconds, 1),
+                      "problem": problem}), flush=True)
     link = box.app.dice.link
     if link is None:
-        sys.exit("the box started no dice link for the pairings given")
+        sys.exit("no die paired")
     heard = [0.0]
     notified = link.notified
 
