@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -136,3 +137,24 @@ def test_the_copy_says_what_it_needs_and_refuses_an_unsigned_file(copy, tmp_path
     assert refused.returncode == 1
     assert refused.stderr.startswith("companion update: notes.release") and \
         "is not a release file" in refused.stderr
+
+
+@needs_system_python
+def test_the_copy_says_each_step_as_it_comes_through_a_pipe(copy, tmp_path):
+    """Under systemd the updater's output is a pipe to the journal: its first message must
+    arrive while it still waits to read the file (a FIFO nobody writes yet), not at its end."""
+    layout = slots.Layout(tmp_path / "opt")
+    layout.slot("a").mkdir(parents=True)
+    layout.point("a")
+    handed = tmp_path / "slow.release"
+    os.mkfifo(handed)
+    updater = subprocess.Popen(
+        [str(SYSTEM_PYTHON), "-I", str(copy), "update", str(handed), "--prefix",
+         str(layout.prefix), "--state-dir", str(tmp_path / "state"), "--keys", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert updater.stdout is not None
+    ready, _, _ = select.select([updater.stdout], [], [], 120)  # a bound, not a measure
+    first = updater.stdout.readline() if ready else ""
+    handed.write_bytes(b"hello")  # lets the updater read on, and refuse it
+    assert first == "checking slow.release\n"
+    assert updater.wait(timeout=120) == 1

@@ -72,20 +72,27 @@ def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = 
     from companion.appliance import plugin_install, plugins, release, signing, slotbuild, slots, update
 
     layout = slots.Layout(prefix) if prefix else slots.Layout()
+
+    def say(line: str) -> None:
+        # Each step as it comes: under systemd stdout is a pipe to the journal, which Python
+        # buffers, so `journalctl -u companion-update -f` would show nothing until the end.
+        print(line, flush=True)
+
     try:
         keys = signing.trusted_keys(args.keys or signing.KEYS_DIR)
         if args.plugin:
-            print(plugin_install.install(args.plugin, layout=layout))
+            say(plugin_install.install(args.plugin, layout=layout))
         elif args.boot_check:
-            update.boot_check(layout=layout)
+            update.boot_check(layout=layout, say=say)
         elif args.rollback:
-            update.rollback(layout=layout, state_dir=state_dir)
+            update.rollback(layout=layout, state_dir=state_dir, say=say)
         elif args.spool:
-            for line in update.take_spooled(args.spool, state_dir, layout=layout, keys=keys):
-                print(line)
+            for line in update.take_spooled(args.spool, state_dir, layout=layout, keys=keys,
+                                            say=say):
+                say(line)
         elif args.release:
             update.install(args.release, state_dir, layout=layout, keys=keys,
-                           allow_downgrade=args.allow_downgrade)
+                           allow_downgrade=args.allow_downgrade, say=say)
         else:
             print("companion update: name a release file, or --rollback (see --help)",
                   file=sys.stderr)
