@@ -64,6 +64,16 @@ def test_every_unit_that_runs_as_root_runs_the_copy_isolated():
     assert f'exec {SYSTEM_PYTHON} -I {privileged.COPY} update "$@"' in wrapper
 
 
+def test_a_release_left_in_the_spool_waits_for_the_boots_check():
+    """After a power cut amid an update the spool still holds its release, which
+    companion-update.path starts again at boot: the boot's check must have finished first, or
+    one of the two finds the update lock held and the release is dropped."""
+    unit = (REPO / "systemd/companion-update-check.service").read_text()
+    before = {name for line in unit.splitlines() if line.startswith("Before=")
+              for name in line.removeprefix("Before=").split()}
+    assert {"companion.service", "companion-update.service"} <= before
+
+
 @needs_system_python
 def test_the_copy_holds_every_module_root_imports_and_no_other(copy):
     """A module the updater (a plugin's install too) or the first boot comes to import must be
