@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -280,3 +282,12 @@ def test_no_module_outside_the_games_names_a_game_or_imports_one(module):
 def test_no_template_or_script_of_the_phone_page_names_a_game(path):
     said = _words(path.read_text(encoding="utf-8")) & GAME_WORDS
     assert said == set(), f"{path.relative_to(ROOT)} names {sorted(said)}"
+
+
+def test_a_box_without_dice_loads_no_bluetooth_code_at_start():
+    """The box's start-up (what ``companion run`` imports) leaves the smart dice's link, bleak's
+    transport and asyncio for the first die paired or searched for."""
+    code = ("import sys, companion.commands.run, companion.box.app; print(sorted(m for m in "
+            "('firmware_bridge.smart_link', 'hardware.ble_dice', 'asyncio') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

@@ -6,7 +6,8 @@ config.toml's ``[dice] smart`` (:mod:`companion.records.dice`). A change restart
 the new set at once. A search runs on its own thread and posts what it found onto the loop, so
 nothing waits on the radio there; the simulator's radio finds its virtual dice. After a search,
 a pairing and a change of a die's connection or charge the box rewrites ``dice.json`` for the
-page.
+page. The link and the Bluetooth transport are imported once a die is paired or searched for:
+a box without dice does not load them at start-up.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from companion.records import dice as pairs
 from firmware_bridge.events import SensorNews
-from firmware_bridge.smart_link import SmartDiceLink, SmartDie, Transport, parse_pairing
-from hardware.ble_dice import Found, problem
 
 from .events import Call
 
 if TYPE_CHECKING:
     from companion.contract.config import Config
     from companion.contract.input import SensorStatus
+    from firmware_bridge.smart_link import SmartDiceLink, SmartDie, Transport
+    from hardware.ble_dice import Found
     from hardware.bundle import Hardware
 
     from ..journal.journal import Journal
@@ -55,11 +56,19 @@ def radio(virtual: bool) -> Radio:
     """Bluetooth through bleak, or the simulator's virtual dice (:data:`IN_REACH` found)."""
     if virtual:
         from firmware_bridge.virtual_dice import IN_REACH, VirtualDice
+        from hardware.ble_dice import Found
 
         return Radio(lambda _seconds: [Found(*die) for die in IN_REACH], VirtualDice, virtual=True)
     from hardware.ble_dice import BleakDice, scan
 
     return Radio(scan, BleakDice)
+
+
+def pairing(line: str) -> SmartDie:
+    """A pairing line's die."""
+    from firmware_bridge.smart_link import parse_pairing
+
+    return parse_pairing(line)
 
 
 def in_force(config: Config, journal: Journal | None) -> list[str]:
@@ -100,10 +109,12 @@ class BoxDice:
         """Connect the paired dice in the background (none paired: nothing to do)."""
         if not self.lines or self._radio is None:
             return
+        from firmware_bridge.smart_link import SmartDiceLink
+
         transport = self._radio.transport()
         if self._radio.virtual:
             self._hardware.extras["dice"] = transport
-        link = SmartDiceLink([parse_pairing(line) for line in self.lines],
+        link = SmartDiceLink([pairing(line) for line in self.lines],
                              lambda: self._post(news), transport)
         news = SensorNews(link.take)
         self.link = self._hardware.extras["sensor"] = link
@@ -152,6 +163,8 @@ class BoxDice:
         try:
             found, said = radio.search(SEARCH_S), ""
         except Exception as exc:  # no adapter, BlueZ not running, no permission on D-Bus
+            from hardware.ble_dice import problem
+
             found, said = [], problem(exc)
         self._post(Call(partial(self._searched, found, said)))
 
@@ -162,7 +175,7 @@ class BoxDice:
     def found_rows(self) -> list[tuple[str, str]]:
         """The dice the last search found: the name each advertises (its make when it has none),
         and the signal or "paired"."""
-        mine = {parse_pairing(line).address.upper() for line in self.lines}
+        mine = {pairing(line).address.upper() for line in self.lines}
         return [(die.name or die.make.capitalize(),
                  "paired" if die.address.upper() in mine else f"{die.rssi}dBm")
                 for die in self.found]
@@ -174,18 +187,18 @@ class BoxDice:
 
     def _paired(self) -> list[tuple[SmartDie, bool, int | None]]:
         states = self.link.status() if self.link is not None else []
-        return [(parse_pairing(line), *(states[index] if index < len(states) else (False, None)))
+        return [(pairing(line), *(states[index] if index < len(states) else (False, None)))
                 for index, line in enumerate(self.lines)]
 
     def pair(self, index: int, kind: str) -> str:
         """Pair the found die ``index`` as ``kind``; what was done (ValueError: refused)."""
         die = self.found[index]
         self._keep(pairs.paired(self.lines, die.make, die.address, kind))
-        return f"Paired: {SmartDie(die.make, die.address, kind).label}"
+        return f"Paired: {pairing(f'{die.make} {die.address} {kind}').label}"
 
     def forget(self, index: int) -> str:
         """Forget the paired die ``index``; what was done."""
-        label = parse_pairing(self.lines[index]).label
+        label = pairing(self.lines[index]).label
         self._keep(self.lines[:index] + self.lines[index + 1:])
         return f"Forgot {label}"
 

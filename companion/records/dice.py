@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.faces import FACES
-from firmware_bridge.smart_link import SmartDie, parse_pairing
 
 KEY = "dice.smart"
 STATUS = "dice.json"
@@ -32,7 +31,7 @@ def check(value: Any) -> list[str]:
         raise ValueError("the paired dice are a list of 'MAKE ADDRESS KIND' lines")
     if len(value) > MAX_DICE:
         raise ValueError(f"at most {MAX_DICE} dice are paired")
-    addresses = [parse_pairing(line).address.upper() for line in value]
+    addresses = [_address(line) for line in value]
     if len(set(addresses)) != len(addresses):
         raise ValueError("a die is paired twice")
     return list(value)
@@ -64,6 +63,8 @@ def paired(lines: Sequence[str], make: str, address: str, kind: str) -> list[str
     already, else after the others; ValueError when the kind or the count is wrong."""
     if kind not in FACES:
         raise ValueError(f"the kind is one of {', '.join(KINDS)}")
+    from firmware_bridge.smart_link import SmartDie  # here: a box without dice never loads it
+
     line = SmartDie(make, address, kind).line
     out = [line if _address(old) == address.upper() else old for old in lines]
     if line not in out:
@@ -80,6 +81,8 @@ def forgotten(lines: Sequence[str], address: str) -> list[str]:
 
 
 def _address(line: str) -> str:
+    from firmware_bridge.smart_link import parse_pairing  # here: a box without dice never loads it
+
     return parse_pairing(line).address.upper()
 
 
