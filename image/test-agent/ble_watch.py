@@ -2,8 +2,9 @@
 Bluetooth transport (bleak → BlueZ → the kernel's HCI).
 
 First it pairs the dice given as a player does on Settings → Dice: Find dice, then OK on each
-die and its colour; one JSON line ``{"paired_s": ...}`` tells the seconds from the search's
-start to every die paired and connected (``null`` and a ``problem`` when that fails). Then one
+die and its colour, the next once the last is read; one JSON line ``{"paired_s": ...}`` tells
+the seconds from the search's start to every die paired and connected (``null`` and a
+``problem`` when that fails). Then one
 JSON line each time the box sees the dice come or go, and one for each settled set it takes,
 with the milliseconds from the transport receiving the last notification to the box's state
 holding the set. Runs until stopped.
@@ -17,6 +18,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from companion.box import dice
 from companion.simulator.simbox import SimBox
@@ -34,6 +36,11 @@ def until(box: SimBox, done: Callable[[], bool], deadline: float) -> bool:
         box.app.pump()
         time.sleep(0.01)
     return True
+
+
+def read(box: SimBox, count: int) -> bool:
+    """The box reads its ``count`` paired dice, every one connected."""
+    return box.app.sensor.online and len(box.app.sensor.kinds) == count
 
 
 def pair(box: SimBox, pairings: list[str]) -> tuple[float | None, str]:
@@ -55,13 +62,15 @@ def pair(box: SimBox, pairings: list[str]) -> tuple[float | None, str]:
         if refused:
             return None, refused
     box.app.pump()  # the list of the dice found on the screen
-    for _make, address, kind in wanted:
+    for count, (_make, address, kind) in enumerate(wanted, 1):
         box.screen.selected = found.index(address.upper())
         box.press("OK")
         run_steps(box, (f"menu:{kind.capitalize()}",))
-    if not until(box, lambda: box.app.sensor.online and len(box.app.sensor.kinds) == len(wanted),
-                 deadline):
-        return None, box.app.sensor.last_problem or "not every die connected"
+        # as a player sees the die paired and read before the next: a pairing restarts the
+        # link, and one restarted while a die is still connecting can leave BlueZ holding
+        # that die as connected when it is not
+        if not until(box, partial(read, box, count), deadline):
+            return None, box.app.sensor.last_problem or f"die {count} did not connect"
     return time.perf_counter() - began, ""
 
 
