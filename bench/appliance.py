@@ -17,8 +17,12 @@ first boot's unit sets the hostname and time zone), ``firstboot_security_score``
 (true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
-(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_ok`` (a signed release through the
-spool and companion-update.service) and ``rollback_ok`` (true); ``update_attacks`` (the
+(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_kills`` (bench/update_cuts_guest.py:
+the power cut during the build and during the switch of an update through the spool, 2 with
+--quick, and in the full run also the updater's unit SIGKILLed at each of its messages) with
+``plays_lost_by_update`` (0), ``journal_owner_ok``, ``update_kills_box_ok`` and
+``kept_version_ok`` (true) after each, and ``update_cuts_s``; ``update_ok`` (that signed
+release, installed again at each boot, finished) and ``rollback_ok`` (true); ``update_attacks`` (the
 hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused`` (equal);
 ``root_owned_files_from_release`` (0: what the good release's .pth file wrote as root, see
 docs/update.md) and ``release_code_runs``;
@@ -76,6 +80,7 @@ sys.path.insert(0, str(ROOT))
 import ble_guest  # noqa: E402  (bench/ is not a package)
 import release_attacks  # noqa: E402
 import reliability  # noqa: E402
+import update_cuts_guest  # noqa: E402
 
 from companion.appliance import signing  # noqa: E402
 from companion.appliance.release import sha256  # noqa: E402
@@ -256,6 +261,7 @@ class Guest:
                 time.sleep(0.05)
 
     def _read_agent(self) -> None:
+        waiting = self.replies  # this boot's waiters (boot_again gives the next boot its own)
         for line in self.agent.makefile("r", errors="replace"):
             try:
                 message = json.loads(line)
@@ -263,9 +269,9 @@ class Guest:
                 continue
             if "hello" in message:
                 self.hello.set()
-            elif message.get("id") in self.replies:
-                self.replies[message["id"]].put(message)
-        for replies in self.replies.values():  # QEMU is gone: every waiter hears the end
+            elif message.get("id") in waiting:
+                waiting[message["id"]].put(message)
+        for replies in waiting.values():  # QEMU is gone: every waiter hears the end
             replies.put(None)
 
     def wait_hello(self, timeout: float = BOOT_TIMEOUT_S) -> float:
@@ -366,6 +372,13 @@ class Guest:
             self.agent.close()
         with contextlib.suppress(OSError):  # the last boot's console, kept for a failed check
             shutil.copy(self.work / "console.log", CONSOLES / f"{self.machine}-console.log")
+
+    def boot_again(self) -> float:
+        """The power back after :meth:`kill`: the same disk boots; seconds to its agent."""
+        self.hello = threading.Event()
+        self.replies, self.qmp_replies, self.qmp_events = {}, queue.Queue(), queue.Queue()
+        self.start()
+        return self.wait_hello()
 
     def shutdown(self) -> None:
         """A clean power-off (the disk is in a state to boot again)."""
@@ -925,28 +938,35 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
     return Path(made[0]), Path(made[1])
 
 
-def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int) -> dict[str, Any]:
-    """With the box stopped, a scripted Makan Mania game plays on its journal for ``seconds``;
-    what it acknowledged last, and what it found at its start (None: it never started)."""
+def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
+                    state: str = GUEST_STATE) -> dict[str, Any]:
+    """With the box stopped, a scripted Makan Mania game plays on the journal in ``state`` for
+    ``seconds``; what it acknowledged last, and what it found at its start (None: it never
+    started)."""
     guest.sh("systemctl stop companion")
     child = " ".join(shlex.quote(w) for w in (
-        GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", GUEST_STATE, "7",
+        GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", state, "7",
         json.dumps(acked), "play"))
     run = {"start": None, "acked": acked}
     for line in guest.stream(f"timeout -s KILL {seconds} runuser -u companion -- {child}",
                              timeout=seconds + 60):
         fields = json.loads(line)
         if run["start"] is None and "start" in fields:
-            run["start"] = fields["start"]
+            run["start"], run["resumed"] = fields["start"], fields
+        elif "forgot" in fields:  # the game's setup undone: forgotten on purpose
+            run["acked"] = None
+        elif "undoing" in fields and run["acked"]:  # an undo the kill may have cut short
+            run["acked"] = {**run["acked"], "undoing": True}
         elif "n" in fields:
             run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
     guest.sh("systemctl start companion")
     return run
 
 
-def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
-    """companion update with a newer release, then with a broken one that must roll back by
-    itself; the saved game is still there to resume."""
+def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool) -> dict[str, Any]:
+    """A newer release through the spool, with the power cut and the updater killed amid its
+    install (bench/update_cuts_guest.py), then hostile ones, then a broken one that must roll
+    back by itself; the saved game is still there to resume."""
     good, broken = releases(work, wheels)
     saved = play_saved_game(guest, None, 40)
     figures: dict[str, Any] = {"update_saved_actions": (saved["acked"] or {}).get("n", 0)}
@@ -955,25 +975,21 @@ def update_checks(guest: Guest, work: Path, wheels: Path) -> dict[str, Any]:
         return guest.sh("readlink /opt/companion/venv && cat /opt/companion/venv/release.json")[1].strip()
 
     before = running()
-    # The good release as the box hands it over once someone pressed OK: renamed into the
-    # spool, where companion-update.path starts the hardened companion-update.service.
-    ok = guest.put(good, "/var/tmp/good.release")
-    spool = f"{GUEST_STATE}/update-spool"
-    rc, out, err = guest.sh(
-        f"install -o companion -g companion -m 0640 /var/tmp/good.release {spool}/good.partial"
-        f" && mv {spool}/good.partial {spool}/good.release && sleep 2"
-        f" && while [ -e {spool}/good.release ] || systemctl -q is-active companion-update.service;"
-        f" do sleep 2; done; cat {spool}/last.txt; journalctl -b -u companion-update -o cat | tail -5",
-        timeout=1500)
+    # The good release as the box hands it over once someone pressed OK (renamed into the
+    # spool, where companion-update.path starts the hardened companion-update.service), with
+    # the power cut during its install; installed again at each boot, it is left to finish.
+    cuts, saved["acked"], out = update_cuts_guest.update_cuts(
+        guest, good, play_saved_game, saved["acked"], "0.1.0.post1", quick)
+    figures.update(cuts)
     after = running()
-    figures["update_ok"] = ok and rc == 0 and "good.release: running 0.1.0.post1" in out \
+    figures["update_ok"] = "good.release: running 0.1.0.post1" in out \
         and after != before and "0.1.0.post1" in after and guest.wait_active()
     if not figures["update_ok"]:
-        figures["update_output"] = (out + err)[-600:]
+        figures["update_output"] = out[-600:]
     figures.update(update_attacks(guest, good, work / "attacks", running))
     began = time.monotonic()
     ok = guest.put(broken, "/var/tmp/broken.release")
-    rc, out, err = guest.sh(f"{GUEST_UPDATER} /var/tmp/broken.release", timeout=1200)
+    _, out, err = guest.sh(f"{GUEST_UPDATER} /var/tmp/broken.release", timeout=1200)
     figures["rollback_s"] = round(time.monotonic() - began, 1)
     back = running()
     resumed = play_saved_game(guest, saved["acked"], 30)["start"] or {"lost": 1, "mismatch": True}
@@ -1190,7 +1206,7 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
                  "ble": lambda: ble_guest.ble_check(
                      guest, work / "box" / "hci.sock", GUEST_PYTHON, GUEST_LIB, GUEST_STATE,
                      rolls=5 if quick else 20, reconnects=1 if quick else 3, seed=seed),
-                 "update": lambda: update_checks(guest, work / "box", images / "wheels"),
+                 "update": lambda: update_checks(guest, work / "box", images / "wheels", quick),
                  "hotspot": lambda: hotspot_check(guest),
                  "spill": lambda: usb_spill(guest, work / "box"),
                  "powercut": lambda: power_cuts(guest, images, disk, work / "box", seed, kills,
@@ -1204,7 +1220,8 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
     return figures
 
 
-def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: int) -> list[str]:
+def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: int,
+                quick: bool = False) -> list[str]:
     """The keys whose aims the checks that ran have missed."""
     aims: dict[str, Any] = {}
     if "unit" in checks:
@@ -1216,7 +1233,9 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
     if "update" in checks:
         aims.update(update_ok=True, rollback_ok=True, root_owned_files_from_release=0,
-                    update_attacks_refused=figures.get("update_attacks", -1))
+                    update_attacks_refused=figures.get("update_attacks", -1),
+                    plays_lost_by_update=0, journal_owner_ok=True, update_kills_box_ok=True,
+                    kept_version_ok=True)
     if "release" in checks:
         aims.update(release_ok=True)
     if "firstboot" in checks:
@@ -1246,6 +1265,8 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         missed.append("ble_rolls")
     if "ble" in checks and not (figures.get("ble_pair_s") or float("inf")) < ble_guest.PAIR_AIM_S:
         missed.append("ble_pair_s")
+    if "update" in checks and figures.get("update_kills", 0) < update_cuts_guest.kills(quick):
+        missed.append("update_kills")
     if "powercut" in checks and figures.get("powercut_kills", 0) < kills:
         missed.append("powercut_kills")
     return missed
@@ -1289,7 +1310,7 @@ def main(argv: list[str] | None = None) -> int:
     if "release" in checks:
         figures.update(guarded("release", lambda: release_check(args.image_dir)))
     figures["seconds"] = round(time.monotonic() - began, 1)
-    missed = missed_aims(figures, checks, replugs, kills)
+    missed = missed_aims(figures, checks, replugs, kills, args.quick)
     figures["missed"] = missed
     reliability.print_figures(figures, args.json)
     return 1 if missed else 0

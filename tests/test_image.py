@@ -240,6 +240,20 @@ def test_the_aims_missed_are_only_those_of_the_checks_that_ran():
         "acknowledged_lost", "resume_mismatches", "fsck_errors", "powercut_kills"]
 
 
+def test_the_update_check_misses_its_aims_when_a_cut_loses_a_play_or_a_kill_was_not_made():
+    """"update_kills ... with plays_lost_by_update 0 and journal_owner_ok true after each"
+    (issue 36)."""
+    figures = {"update_ok": True, "rollback_ok": True, "root_owned_files_from_release": 0,
+               "update_attacks": 8, "update_attacks_refused": 8, "update_security_score": 1.6,
+               "update_kills": 2, "plays_lost_by_update": 0, "journal_owner_ok": True,
+               "update_kills_box_ok": True, "kept_version_ok": True}
+    assert appliance.missed_aims(figures, {"update"}, 3, 6, quick=True) == []
+    assert appliance.missed_aims(figures, {"update"}, 3, 6) == ["update_kills"]  # the full run
+    assert appliance.missed_aims({**figures, "plays_lost_by_update": 3, "journal_owner_ok": False},
+                                 {"update"}, 3, 6, quick=True) == [
+        "plays_lost_by_update", "journal_owner_ok"]
+
+
 def masked_units() -> set[str]:
     """The units image/stage-system.sh masks (its `systemctl --root=... mask` lines)."""
     script = (IMAGE / "stage-system.sh").read_text().replace("\\\n", " ")
