@@ -17,9 +17,10 @@ first boot's unit sets the hostname and time zone), ``firstboot_security_score``
 (true); ``gpio_lines_opened`` (6: five buttons and the buzzer);
 ``usb_replugs`` (≥ 10, 3 with --quick) and ``usb_reconnected`` (equal); ``usb_reconnect_s_max``;
 ``powercut_kills`` (≥ 50, 6 with --quick), ``acknowledged_lost`` (0), ``resume_mismatches``
-(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_kills`` (bench/update_cuts_guest.py:
-the power cut during the build and during the switch of an update through the spool, 2 with
---quick, and in the full run also the updater's unit SIGKILLed at each of its messages) with
+(0), ``fsck_errors`` (0); ``watchdog_restart_s``; ``update_kills`` (the check updatecuts,
+bench/update_cuts_guest.py: the power cut during the build and during the switch of an update
+through the spool, 2 with --quick, and in the full run also the updater's unit SIGKILLed at
+each of its messages) with
 ``plays_lost_by_update`` (0), ``journal_owner_ok``, ``update_kills_box_ok`` and
 ``kept_version_ok`` (true) after each, and ``update_cuts_s``; ``update_ok`` (that signed
 release, installed again at each boot, finished) and ``rollback_ok`` (true); ``update_attacks`` (the
@@ -963,9 +964,10 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
     return run
 
 
-def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool) -> dict[str, Any]:
-    """A newer release through the spool, with the power cut and the updater killed amid its
-    install (bench/update_cuts_guest.py), then hostile ones, then a broken one that must roll
+def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool,
+                  cut: bool) -> dict[str, Any]:
+    """A newer release through the spool, with (if ``cut``) the power cut and the updater
+    killed amid its install (bench/update_cuts_guest.py), then hostile ones, then a broken one that must roll
     back by itself; the saved game is still there to resume."""
     good, broken = releases(work, wheels)
     saved = play_saved_game(guest, None, 40)
@@ -979,7 +981,7 @@ def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool) -> dict[s
     # spool, where companion-update.path starts the hardened companion-update.service), with
     # the power cut during its install; installed again at each boot, it is left to finish.
     cuts, saved["acked"], out = update_cuts_guest.update_cuts(
-        guest, good, play_saved_game, saved["acked"], "0.1.0.post1", quick)
+        guest, good, play_saved_game, saved["acked"], "0.1.0.post1", quick, cut)
     figures.update(cuts)
     after = running()
     figures["update_ok"] = "good.release: running 0.1.0.post1" in out \
@@ -1206,7 +1208,8 @@ def virt_checks(images: Path, test_image: Path, work: Path, checks: set[str], re
                  "ble": lambda: ble_guest.ble_check(
                      guest, work / "box" / "hci.sock", GUEST_PYTHON, GUEST_LIB, GUEST_STATE,
                      rolls=5 if quick else 20, reconnects=1 if quick else 3, seed=seed),
-                 "update": lambda: update_checks(guest, work / "box", images / "wheels", quick),
+                 "update": lambda: update_checks(guest, work / "box", images / "wheels", quick,
+                                                cut="updatecuts" in checks),
                  "hotspot": lambda: hotspot_check(guest),
                  "spill": lambda: usb_spill(guest, work / "box"),
                  "powercut": lambda: power_cuts(guest, images, disk, work / "box", seed, kills,
@@ -1233,8 +1236,9 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         aims.update(acknowledged_lost=0, resume_mismatches=0, fsck_errors=0)
     if "update" in checks:
         aims.update(update_ok=True, rollback_ok=True, root_owned_files_from_release=0,
-                    update_attacks_refused=figures.get("update_attacks", -1),
-                    plays_lost_by_update=0, journal_owner_ok=True, update_kills_box_ok=True,
+                    update_attacks_refused=figures.get("update_attacks", -1))
+    if {"update", "updatecuts"} <= checks:
+        aims.update(plays_lost_by_update=0, journal_owner_ok=True, update_kills_box_ok=True,
                     kept_version_ok=True)
     if "release" in checks:
         aims.update(release_ok=True)
@@ -1265,14 +1269,16 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
         missed.append("ble_rolls")
     if "ble" in checks and not (figures.get("ble_pair_s") or float("inf")) < ble_guest.PAIR_AIM_S:
         missed.append("ble_pair_s")
-    if "update" in checks and figures.get("update_kills", 0) < update_cuts_guest.kills(quick):
+    if {"update", "updatecuts"} <= checks \
+            and figures.get("update_kills", 0) < update_cuts_guest.kills(quick):
         missed.append("update_kills")
     if "powercut" in checks and figures.get("powercut_kills", 0) < kills:
         missed.append("powercut_kills")
     return missed
 
 
-ALL_CHECKS = "unit,ssh,firstboot,usb,ble,gpio,powercut,update,hotspot,spill,release"
+# updatecuts: the power cuts amid the update check's install (with update only).
+ALL_CHECKS = "unit,ssh,firstboot,usb,ble,gpio,powercut,update,updatecuts,hotspot,spill,release"
 
 
 def main(argv: list[str] | None = None) -> int:

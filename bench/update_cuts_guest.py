@@ -212,14 +212,14 @@ class Cuts:
             log(f"back to {self.before} by hand: {said[1:]}")
         self.kept = version_at(self.guest, "kept")
 
-    def run(self, quick: bool) -> tuple[dict[str, Any], str]:
-        """The figures, and the outcome of the install the cuts left to finish."""
-        if not quick:
+    def run(self, quick: bool, cut: bool) -> tuple[dict[str, Any], str]:
+        """The figures, and the outcome of the install the cuts (if ``cut``) left to finish."""
+        if cut and not quick:
             for step in MESSAGES:
                 self.kill(step)
             self.back_to_before()
         self.hand()
-        for label in [DURING_BUILD, *SWITCH_CUTS][:2 if quick else 3]:
+        for label in [DURING_BUILD, *SWITCH_CUTS][:(2 if quick else 3) if cut else 0]:
             self.cut(label)
         outcome = self.installed()
         return {"update_kills": len(self.results),
@@ -232,12 +232,14 @@ class Cuts:
 
 
 def update_cuts(guest: Any, release: Path, play: Play, acked: dict[str, Any] | None,
-                new_version: str, quick: bool) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
+                new_version: str, quick: bool,
+                cut: bool = True) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
     """The campaign's figures; what the saved game has acknowledged by its end; and the
-    outcome of the good release's install, resumed after the last cut."""
+    outcome of the good release's install, resumed after the last cut (without ``cut``: the
+    install alone, uncut)."""
     cuts = Cuts(guest, release, play, acked, new_version)
     try:
-        figures, outcome = cuts.run(quick)
+        figures, outcome = cuts.run(quick, cut)
         return figures, cuts.acked, outcome
     finally:
         guest.sh(f"rm -f {HANDED}")
