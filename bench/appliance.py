@@ -945,13 +945,19 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
     ``seconds``; what it acknowledged last, and what it found at its start (None: it never
     started)."""
     guest.sh("systemctl stop companion")
+    log(f"play: before, on {state}: {journal_users(guest, state)}")
     child = " ".join(shlex.quote(w) for w in (
         GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", state, "7",
         json.dumps(acked), "play"))
     run = {"start": None, "acked": acked}
+    last = ""
     for line in guest.stream(f"timeout -s KILL {seconds} runuser -u companion -- {child}",
                              timeout=seconds + 60):
         fields = json.loads(line)
+        if fields.get("ok") is False or "told" in fields or "undoing" in fields \
+                or "forgot" in fields or "start" in fields:
+            log(f"play: {line.strip()[:300]}")
+        last = line.strip()
         if run["start"] is None and "start" in fields:
             run["start"], run["resumed"] = fields["start"], fields
         elif "forgot" in fields:  # the game's setup undone: forgotten on purpose
@@ -960,8 +966,27 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
             run["acked"] = {**run["acked"], "undoing": True}
         elif "n" in fields:
             run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
+    log(f"play: last line {last[:200]}; acked {(run['acked'] or {}).get('n')}; after, "
+        f"{journal_users(guest, state)}; journal {journal_tail(guest, state, run['acked'])}")
     guest.sh("systemctl start companion")
     return run
+
+
+def journal_users(guest: Guest, state: str) -> str:
+    """The processes holding the journal in ``state`` open, and the units that write it."""
+    return guest.sh(
+        f"for p in /proc/[0-9]*; do ls -l $p/fd 2>/dev/null | grep -q '{state}/journal.db' && "
+        "echo $p $(tr '\\0' ' ' < $p/cmdline | cut -c1-120); done; "
+        "systemctl is-active companion companion-update companion-web | tr '\\n' ' '")[1].strip()
+
+
+def journal_tail(guest: Guest, state: str, acked: dict[str, Any] | None) -> str:
+    """How many actions the journal in ``state`` holds for the acknowledged game, the last ones."""
+    probe = ("import sqlite3, sys; db = sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True); "
+             "rows = db.execute('SELECT seq, action FROM actions WHERE game_id = ? ORDER BY seq', "
+             "(int(sys.argv[2]),)).fetchall(); print(len(rows), rows[-2:])")
+    return guest.sh(f"runuser -u companion -- {GUEST_PYTHON} -c {shlex.quote(probe)} "
+                    f"{state}/journal.db {(acked or {}).get('game', 0)}")[1].strip()[:400]
 
 
 def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool,

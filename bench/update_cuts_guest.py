@@ -130,6 +130,11 @@ class Cuts:
         elif step == ON_COPY:  # the new version is starting, not READY yet
             self.wait_for("[ $(systemctl is-active companion) = activating ]", 120)
         left = self.guest.sh(f"ls -d {PREFIX}/incoming-*")[1].split()
+        game = (self.acked or {}).get("game", 0)
+        log(f"  before the cut, acknowledged {(self.acked or {}).get('n')}: " + self.guest.sh(
+            f"runuser -u companion -- {PREFIX}/venv/bin/python -c {shlex.quote(ACTIONS_PROBE)} "
+            f"{GUEST_STATE}/journal.db {game}; ls -l {GUEST_STATE} {GUEST_STATE}/update-trial; "
+            "journalctl -b -o cat -u companion | tail -6")[1])
         self.guest.kill()
         self.guest.boot_again()
         self.wait_for("systemctl -q is-active companion && ! systemctl -q is-active "
