@@ -939,45 +939,51 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
     return Path(made[0]), Path(made[1])
 
 
+# How long a scripted play may take to start (Python's imports and the journal's checks under
+# TCG, beside an updater's pip on a busy host): its ``seconds`` of play count from its start.
+PLAY_START_S = 300
+PLAY_PID = "/run/companion-play.pid"
+PLAY_STARTED = "/run/companion-play.started"
+# The play in its own session (so the SIGKILL takes runuser and Python together), its lines
+# passed on; the first one (its start report) starts the clock of its play.
+PLAY_SH = """rm -f {started}
+setsid sh -c {session} | {{
+  ( i=0; while [ ! -e {started} ] && [ $i -lt {start_s} ]; do sleep 1; i=$((i+1)); done
+    [ -e {started} ] && sleep {seconds}; kill -KILL -$(cat {pid}) ) >/dev/null 2>&1 &
+  while IFS= read -r line; do printf '%s\\n' "$line"; : > {started}; done
+}}"""
+
+
 def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
                     state: str = GUEST_STATE) -> dict[str, Any]:
     """With the box stopped, a scripted Makan Mania game plays on the journal in ``state`` for
-    ``seconds``; what it acknowledged last, and what it found at its start (None: it never
-    started)."""
+    ``seconds`` from its start (SIGKILLed then); what it acknowledged last, and what it found
+    at its start (None: it did not start within PLAY_START_S)."""
     guest.sh("systemctl stop companion")
-    log(f"play: before, on {state}: {journal_users(guest, state)}")
     child = " ".join(shlex.quote(w) for w in (
         GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", state, "7",
         json.dumps(acked), "play"))
     run = {"start": None, "acked": acked}
-    last = ""
-    for line in guest.stream(f"timeout -s KILL {seconds} runuser -u companion -- {child}",
-                             timeout=seconds + 60):
+    session = shlex.quote(f"echo $$ > {PLAY_PID}; exec runuser -u companion -- {child}")
+    script = PLAY_SH.format(started=PLAY_STARTED, pid=PLAY_PID, session=session,
+                            start_s=PLAY_START_S, seconds=seconds)
+    began = time.monotonic()
+    for line in guest.stream(script, timeout=PLAY_START_S + seconds + 60):
         fields = json.loads(line)
-        if fields.get("ok") is False or "told" in fields or "undoing" in fields \
-                or "forgot" in fields or "start" in fields:
-            log(f"play: {line.strip()[:300]}")
-        last = line.strip()
         if run["start"] is None and "start" in fields:
             run["start"], run["resumed"] = fields["start"], fields
+            log(f"play: started after {time.monotonic() - began:.1f} s: {line.strip()}")
         elif "forgot" in fields:  # the game's setup undone: forgotten on purpose
             run["acked"] = None
         elif "undoing" in fields and run["acked"]:  # an undo the kill may have cut short
             run["acked"] = {**run["acked"], "undoing": True}
         elif "n" in fields:
             run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
-    log(f"play: last line {last[:200]}; acked {(run['acked'] or {}).get('n')}; after, "
-        f"{journal_users(guest, state)}; journal {journal_tail(guest, state, run['acked'])}")
+    if run["start"] is None:
+        log(f"play: the saved game did not start within {PLAY_START_S} s")
+    log(f"play: acked {run['acked']}; journal {journal_tail(guest, state, run['acked'])}")
     guest.sh("systemctl start companion")
     return run
-
-
-def journal_users(guest: Guest, state: str) -> str:
-    """The processes holding the journal in ``state`` open, and the units that write it."""
-    return guest.sh(
-        f"for p in /proc/[0-9]*; do ls -l $p/fd 2>/dev/null | grep -q '{state}/journal.db' && "
-        "echo $p $(tr '\\0' ' ' < $p/cmdline | cut -c1-120); done; "
-        "systemctl is-active companion companion-update companion-web | tr '\\n' ' '")[1].strip()
 
 
 def journal_tail(guest: Guest, state: str, acked: dict[str, Any] | None) -> str:
