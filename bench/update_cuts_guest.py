@@ -42,7 +42,8 @@ DURING_BUILD = "during the build (pip running)"
 # The updater's messages (companion/appliance/update.py), each the start of its line.
 ON_COPY = "starting "  # "starting VERSION on a copy of the journal"
 ON_JOURNAL = "it reported READY: stopping it"
-MESSAGES = ("checking", "signed by", "installing", "stopping the box", ON_COPY, ON_JOURNAL,
+STOPPING = "stopping the box"  # "stopping the box and copying the journal"
+MESSAGES = ("checking", "signed by", "installing", STOPPING, ON_COPY, ON_JOURNAL,
             "it reported READY on the journal", "updated:")
 # Each cut after the build's, by what it cuts: the message it follows.
 SWITCH_CUTS = {"the new version starting on the journal's copy": ON_COPY,
@@ -194,7 +195,13 @@ class Cuts:
                         f"{shlex.quote(ACTIONS_PROBE)} {GUEST_STATE}/journal.db {game}; "
                         f"ls {GUEST_STATE}; journalctl -b -o cat -u companion | tail -4")[1]
         log(f"  acknowledged {(self.acked or {}).get('n')} of game {game}; the box: {held!r}")
+        began = guest.sh("date +%s")[1].strip()
         run = self.play(guest, self.acked, 20, GUEST_STATE)
+        # The play stands for the box, which the updater stops before it copies the journal: a
+        # play still writing then is not in the trial's copy, which a rollback carries back.
+        if guest.sh(f"journalctl -u companion-update --since @{began} -o cat | "
+                    f"grep -q '^{STOPPING}'")[0] == 0:
+            log("  the play overlapped the updater's stop and copy of the journal")
         start = run["start"] or {"lost": 1, "mismatch": True}  # None: the game did not start
         self.acked = run["acked"]
         box_ok = reached and ready == "active" and still == "0" and not start["mismatch"] \
