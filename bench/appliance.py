@@ -944,6 +944,7 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
 PLAY_START_S = 300
 PLAY_PID = "/run/companion-play.pid"
 PLAY_STARTED = "/run/companion-play.started"
+PLAY_ERR = "/run/companion-play.err"  # its stderr: why it did not start, if it did not
 # The play in its own session (so the SIGKILL takes runuser and Python together), its lines
 # passed on; the first one (its start report) starts the clock of its play.
 PLAY_SH = """rm -f {started}
@@ -964,7 +965,8 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
         GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", state, "7",
         json.dumps(acked), "play"))
     run = {"start": None, "acked": acked}
-    session = shlex.quote(f"echo $$ > {PLAY_PID}; exec runuser -u companion -- {child}")
+    session = shlex.quote(f"echo $$ > {PLAY_PID}; exec runuser -u companion -- {child} "
+                          f"2> {PLAY_ERR}")
     script = PLAY_SH.format(started=PLAY_STARTED, pid=PLAY_PID, session=session,
                             start_s=PLAY_START_S, seconds=seconds)
     began = time.monotonic()
@@ -980,7 +982,8 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
         elif "n" in fields:
             run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
     if run["start"] is None:
-        log(f"play: the saved game did not start within {PLAY_START_S} s")
+        log(f"play: the saved game did not start (it ended or was killed after "
+            f"{time.monotonic() - began:.0f} s): {guest.sh(f'tail -5 {PLAY_ERR}')[1]!r}")
     log(f"play: acked {run['acked']}; journal {journal_tail(guest, state, run['acked'])}")
     guest.sh("systemctl start companion")
     return run
