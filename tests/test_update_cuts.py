@@ -36,3 +36,36 @@ def test_the_cuts_follow_the_updaters_messages_in_their_order():
     for start, expected in zip(messages, update_cuts_guest.MESSAGES, strict=True):
         assert start.startswith(expected), (start, expected)
     assert set(update_cuts_guest.SWITCH_CUTS.values()) <= set(update_cuts_guest.MESSAGES)
+
+
+def test_a_scripted_play_counts_its_seconds_from_its_start_and_is_killed_whole(tmp_path):
+    """A play slow to start (Python's imports beside the updater's pip, under TCG) still plays
+    its seconds once its start report is out; then the SIGKILL takes the whole session, as a
+    power cut takes the box (none of it plays on beside the next start)."""
+    import shlex
+    import subprocess
+    import time
+
+    import appliance
+
+    alive = tmp_path / "alive"
+    child = [sys.executable, "-c",
+             "import sys, time\n"
+             "time.sleep(1.5)\n"  # a start slower than the play's seconds
+             "print('{\"start\": {}}', flush=True)\n"
+             "while True:\n"
+             f"    open({str(alive)!r}, 'a').write('x')\n"
+             "    print('{\"n\": 1}', flush=True)\n"
+             "    time.sleep(0.1)\n"]
+    pid, started = tmp_path / "play.pid", tmp_path / "started"
+    # a process between the session and Python, as runuser is in the box
+    session = shlex.quote(f"echo $$ > {pid}; exec sh -c {shlex.quote(shlex.join(child) + '; true')}")
+    script = appliance.PLAY_SH.format(started=started, pid=pid, session=session, start_s=30,
+                                      seconds=1)
+    lines = subprocess.run(script, shell=True, capture_output=True, text=True,
+                           timeout=60).stdout.splitlines()
+    assert lines[0] == '{"start": {}}'
+    assert '{"n": 1}' in lines[1:]  # it played after a start that outlasted its seconds
+    written = alive.read_text()
+    time.sleep(0.5)
+    assert alive.read_text() == written  # nothing of it left playing
