@@ -253,7 +253,7 @@ def test_the_update_check_misses_its_aims_when_a_cut_loses_a_play_or_a_kill_was_
     lossy = {**figures, "plays_lost_by_update": 3, "journal_owner_ok": False}
     assert appliance.missed_aims(lossy, cuts, 3, 6, quick=True) == [
         "plays_lost_by_update", "journal_owner_ok"]
-    # The update check without its cuts (.ci/run's --skip updatecuts) has no cut to miss.
+    # The update check without its cuts (--skip updatecuts) has no cut to miss.
     uncut = {key: value for key, value in figures.items() if key != "update_kills"}
     assert appliance.missed_aims(uncut, {"update"}, 3, 6, quick=True) == []
 
