@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import os
 import queue
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -104,11 +106,35 @@ def test_an_unwritable_state_dir_fails(tmp_path):
     assert not can_run(findings)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any file mode")
 def test_a_read_only_state_dir_fails(tmp_path):
-    state = tmp_path / "state"
-    state.mkdir(mode=0o500)
-    assert check_state_dir(state).level == FAIL
+    if os.geteuid() != 0:
+        state = tmp_path / "state"
+        state.mkdir(mode=0o500)
+        assert check_state_dir(state).level == FAIL
+        return
+    # Root writes through any file mode: a child that became nobody checks, as a user who is
+    # not the directory's owner would.
+    folder = Path(tempfile.mkdtemp())
+    try:
+        folder.chmod(0o755)
+        (folder / "state").mkdir(mode=0o500)
+        reading, writing = os.pipe()
+        child = os.fork()
+        if child == 0:  # never back into pytest: whatever happens, the child ends here
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                os.write(writing, check_state_dir(folder / "state").level.encode())
+            finally:
+                os._exit(0)
+        os.close(writing)
+        with os.fdopen(reading) as said:
+            level = said.read()
+        os.waitpid(child, 0)
+        assert level == FAIL
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_a_state_dir_not_yet_created_is_fine_and_left_alone(tmp_path):
