@@ -251,6 +251,9 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
         say("stopping the box and copying the journal")
         service.stop()
         journal = state_dir / JOURNAL_NAME
+        # The trial's folder first: the phone page refuses roster and settings changes while
+        # it is there, and one already on its way lands before the trial's copy is taken.
+        (state_dir / TRIAL_DIR).mkdir(exist_ok=True)
         backup_journal(journal, state_dir / BACKUP_NAME)
         backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
         # The trial start writes its copy as the box's user: READY only with a journal it can

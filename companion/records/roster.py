@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.appliance.slots import TRIAL_DIR
 from companion.contract.names import MAX_LETTERS, same_name
 
 from ..journal import schema
@@ -35,6 +36,7 @@ ALLOWED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -'
 # The settings row that says which roster player is the box's user ("me" in a BG Stats play
 # file): a player id, or null once the question was answered with nobody; no row: never asked.
 ME_SETTING = "roster_me"
+UPDATE_TRIED = "an update is being tried; try again in a minute (if this stays, restart the box)"
 
 
 class RosterError(Exception):
@@ -85,6 +87,19 @@ def connect(where: str | Path | None) -> Iterator[sqlite3.Connection]:
         raise RosterError(f"cannot use {path}: {exc}") from exc
     finally:
         conn.close()
+
+
+@contextlib.contextmanager
+def connect_for_change(where: str | Path | None) -> Iterator[sqlite3.Connection]:
+    """The journal opened for a change made beside the box (the phone page's roster, settings
+    and dice), refused while an update is being tried: the box then plays on the trial's copy
+    of the journal, whose roster and settings replace the journal's when the trial is undone
+    (docs/update.md). The copy's folder is there from before the copy is taken until the
+    update is kept or undone."""
+    if where is not None and (journal_path(where).parent / TRIAL_DIR).exists():
+        raise RosterError(UPDATE_TRIED)
+    with connect(where) as conn:
+        yield conn
 
 
 def players(conn: sqlite3.Connection) -> list[Player]:

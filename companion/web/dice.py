@@ -77,7 +77,7 @@ class DicePage:
         address = form.get("address", "").strip().upper()
         if not 0 < len(address) <= MAX_ADDRESS_CHARS:
             raise Refusal("that is not a die's address")
-        with roster.connect(self.site.state_dir) as conn:
+        with roster.connect_for_change(self.site.state_dir) as conn:
             lines = self._lines(conn)
             labels = {die.address.upper(): die.label for die in map(parse_pairing, lines)}
             try:

@@ -66,7 +66,7 @@ class FormPages:
             changes, errors, typed = read_settings(fields, form)
             if not errors and changes:
                 try:
-                    with roster.connect(self.site.state_dir) as conn:
+                    with roster.connect_for_change(self.site.state_dir) as conn:
                         for key, value in changes.items():
                             store.save(conn, key, value)
                 except (roster.RosterError, sqlite3.Error) as exc:
@@ -124,7 +124,7 @@ def read_settings(fields: Mapping[str, Setting], form: Mapping[str, str]
 def change_roster(site: Site, form: dict[str, str]) -> str:
     """Make the roster change the form asks for; returns what was done, in a few words."""
     op = form.get("op")
-    with roster.connect(site.state_dir) as conn:
+    with roster.connect_for_change(site.state_dir) as conn:
         if op == "add":
             done = roster.add(conn, str(form.get("name", "")))
             return f"Added {done.name}"
