@@ -83,7 +83,7 @@ def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = 
         if args.plugin:
             say(plugin_install.install(args.plugin, layout=layout))
         elif args.boot_check:
-            update.boot_check(layout=layout, say=say)
+            update.boot_check(layout=layout, say=say, state_dir=state_dir)
         elif args.rollback:
             update.rollback(layout=layout, state_dir=state_dir, say=say)
         elif args.spool:

@@ -368,21 +368,29 @@ def rollback(*, layout: Layout | None = None, service: Service | None = None,
     return version
 
 
-def boot_check(*, layout: Layout | None = None, say: Say = print) -> bool:
+def boot_check(*, layout: Layout | None = None, say: Say = print,
+               state_dir: Path | None = None) -> bool:
     """At boot, before the box starts: an update still on trial was cut off (a power cut,
     the updater killed) and is rolled back, and what a cut left (:func:`leftovers`: a build
-    cut off) is removed. True if there was anything to do."""
+    cut off; the slot kept before and the trial's folder in ``state_dir``, when the cut came
+    once the update was kept) is removed. True if there was anything to do."""
     layout = layout or Layout()
-    if not read_trial(layout) and not leftovers(layout):
+    trial_dir = state_dir / TRIAL_DIR if state_dir else None
+    if not read_trial(layout) and not leftovers(layout) \
+            and not (trial_dir and trial_dir.exists()):
         return False
-    _after_a_cut(layout=layout, say=say)
+    _after_a_cut(layout=layout, say=say, trial_dir=trial_dir)
     return True
 
 
 @one_at_a_time
-def _after_a_cut(*, layout: Layout, say: Say) -> None:
+def _after_a_cut(*, layout: Layout, say: Say, trial_dir: Path | None) -> None:
     if read_trial(layout):
         rollback_trial(layout, None, say, "was cut off before it reported READY")
+    elif trial_dir and trial_dir.exists():
+        # Nothing plays on it: the update was kept (or its copy was being taken).
+        shutil.rmtree(trial_dir)
+        say(f"removed {trial_dir.name}, left by an update cut off")
 
 
 def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -> list[str]:
