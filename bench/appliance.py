@@ -22,8 +22,11 @@ bench/update_cuts_guest.py: the power cut during the build and during the switch
 through the spool, 2 with --quick, and in the full run also the updater's unit SIGKILLed at
 each of its messages) with
 ``plays_lost_by_update`` (0), ``journal_owner_ok``, ``update_kills_box_ok`` and
-``kept_version_ok`` (true) after each, and ``update_cuts_s``; ``update_ok`` (that signed
-release, installed again at each boot, finished) and ``rollback_ok`` (true); ``update_attacks`` (the
+``kept_version_ok`` (true) after each, and ``update_cuts_s``; ``update_set_aside_said``
+(true: the install cut off twice is set aside, not tried a third time, and doctor in the box
+says so with the cut install's messages); ``update_ok`` (that signed release, installed again
+at the boot after each cut, set aside after the second and handed back as doctor says,
+finished) and ``rollback_ok`` (true); ``update_attacks`` (the
 hostile releases of bench/release_attacks.py tried) and ``update_attacks_refused`` (equal);
 ``root_owned_files_from_release`` (0: what the good release's .pth file wrote as root, see
 docs/update.md) and ``release_code_runs``;
@@ -85,6 +88,7 @@ import update_cuts_guest  # noqa: E402
 
 from companion.appliance import signing  # noqa: E402
 from companion.appliance.release import sha256  # noqa: E402
+from companion.appliance.slots import SET_ASIDE  # noqa: E402
 
 CACHE = Path(os.environ.get("COMPANION_IMAGE_CACHE", "/var/cache/table-companion"))
 CONSOLES = CACHE / "consoles"  # each machine's last console log
@@ -998,6 +1002,25 @@ def journal_tail(guest: Guest, state: str, acked: dict[str, Any] | None) -> str:
                     f"{state}/journal.db {(acked or {}).get('game', 0)}")[1].strip()[:400]
 
 
+def hand_set_aside_again(guest: Guest, figures: dict[str, Any]) -> str:
+    """The release whose install the cuts interrupted twice, set aside by the updater rather
+    than tried a third time: ``update_set_aside_said`` (doctor in the box names it, with the
+    cut install's messages), then renamed back into the spool as doctor says, to finish;
+    the outcome of that install."""
+    spool, name = update_cuts_guest.SPOOL, update_cuts_guest.NAME
+    said = guest.sh("companion doctor")[1]
+    figures["update_set_aside_said"] = "was not installed: its install was cut off twice" in said \
+        and "the last update was cut off" in said
+    if not figures["update_set_aside_said"]:
+        figures["update_doctor_output"] = said[-1200:]
+    guest.sh(f"rm -f {spool}/last.txt; mv {spool}/{name}.release{SET_ASIDE} {spool}/{name}.release")
+    deadline = time.monotonic() + update_cuts_guest.WAIT_S
+    while time.monotonic() < deadline and guest.sh(
+            f"test -s {spool}/last.txt && ! systemctl -q is-active companion-update")[0]:
+        time.sleep(2)
+    return guest.sh(f"cat {spool}/last.txt")[1].strip()
+
+
 def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool,
                   cut: bool) -> dict[str, Any]:
     """A newer release through the spool, with (if ``cut``) the power cut and the updater
@@ -1017,6 +1040,8 @@ def update_checks(guest: Guest, work: Path, wheels: Path, quick: bool,
     cuts, saved["acked"], out = update_cuts_guest.update_cuts(
         guest, good, play_saved_game, saved["acked"], "0.1.0.post1", quick, cut)
     figures.update(cuts)
+    if f"{update_cuts_guest.NAME}.release{SET_ASIDE}" in out:
+        out = hand_set_aside_again(guest, figures)
     after = running()
     figures["update_ok"] = "good.release: running 0.1.0.post1" in out \
         and after != before and "0.1.0.post1" in after and guest.wait_active()
@@ -1273,7 +1298,7 @@ def missed_aims(figures: dict[str, Any], checks: set[str], replugs: int, kills: 
                     update_attacks_refused=figures.get("update_attacks", -1))
     if {"update", "updatecuts"} <= checks:
         aims.update(plays_lost_by_update=0, journal_owner_ok=True, update_kills_box_ok=True,
-                    kept_version_ok=True)
+                    kept_version_ok=True, update_set_aside_said=True)
     if "release" in checks:
         aims.update(release_ok=True)
     if "firstboot" in checks:

@@ -32,6 +32,7 @@ MODULES = (
     "companion/appliance/release.py",
     "companion/appliance/signing.py",
     "companion/appliance/slots.py",
+    "companion/appliance/spool.py",
     "companion/appliance/journal_merge.py",
     "companion/journal/__init__.py",
     "companion/journal/schema.py",
@@ -66,28 +67,40 @@ def add_update_actions(parser: argparse.ArgumentParser) -> argparse._MutuallyExc
     return actions
 
 
+def _run_name(args: argparse.Namespace) -> str:
+    """The run, as the first line of its section of the updater's log names it."""
+    for action in ("plugin", "boot_check", "rollback", "spool"):
+        if getattr(args, action):
+            return "update --" + action.replace("_", "-")
+    return f"update {args.release}"
+
+
 def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = None) -> int:
     """Install, roll back, check at boot or take the spool, as ``args`` says; 1 and the
     reason when it cannot, 2 when nothing was named."""
-    from companion.appliance import plugin_install, plugins, release, signing, slotbuild, slots, update
+    from companion.appliance import plugin_install, plugins, release, signing, slotbuild, slots, spool, update
 
     layout = slots.Layout(prefix) if prefix else slots.Layout()
+    # Kept on the data partition too (the system's journal is in memory on the image).
+    log = spool.UpdateLog(layout.prefix, _run_name(args))
 
     def say(line: str) -> None:
         # Each step as it comes: under systemd stdout is a pipe to the journal, which Python
         # buffers, so `journalctl -u companion-update -f` would show nothing until the end.
         print(line, flush=True)
+        log(line)
 
     try:
         keys = signing.trusted_keys(args.keys or signing.KEYS_DIR)
         if args.plugin:
             say(plugin_install.install(args.plugin, layout=layout))
         elif args.boot_check:
-            update.boot_check(layout=layout, say=say, state_dir=state_dir)
+            if update.boot_check(layout=layout, say=say, state_dir=state_dir):
+                spool.keep_cut_log(layout.prefix)  # for companion doctor
         elif args.rollback:
             update.rollback(layout=layout, state_dir=state_dir, say=say)
         elif args.spool:
-            for line in update.take_spooled(args.spool, state_dir, layout=layout, keys=keys,
+            for line in spool.take_spooled(args.spool, state_dir, layout=layout, keys=keys,
                                             say=say):
                 say(line)
         elif args.release:
@@ -100,6 +113,7 @@ def run_update(args: argparse.Namespace, state_dir: Path, prefix: Path | None = 
     except (update.UpdateError, release.ReleaseError, signing.SignatureError,
             plugins.PluginError, slotbuild.BuildUserError, OSError) as exc:
         print(f"companion update: {exc}", file=sys.stderr)
+        log(f"companion update: {exc}")
         return 1
     return 0
 

@@ -11,6 +11,7 @@ Kept apart from :mod:`companion.appliance.update` (which installs releases): ``c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -33,6 +34,8 @@ MANIFEST_NAME = "release.json"
 MANIFEST_MAX_BYTES = 1 << 20
 UPDATE_KEYS_DIR = Path("/etc/companion/update-keys")  # the public keys updates are signed with
 PLUGINS_RECORD = "plugins.json"  # in a slot: the game plugins carried into it, those left out
+SET_ASIDE = ".set-aside"  # appended to a release file's name in the spool: cut off too often
+CUT_LOG_NAME = "update-log.cut.txt"  # in the prefix: the messages of the last update cut off
 
 
 class UpdateError(Exception):
@@ -208,3 +211,20 @@ def plugins_left_out(slot: Path | None = None) -> dict[str, str]:
         return {str(name): str(why) for name, why in dict(record["left_out"]).items()}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+
+
+def set_aside_releases(spool: Path = SPOOL) -> list[Path]:
+    """The release files set aside in ``spool`` after their installs were cut off
+    (:mod:`companion.appliance.spool`), oldest first."""
+    with contextlib.suppress(OSError):
+        return sorted(spool.glob(f"*.release{SET_ASIDE}"), key=lambda path: path.stat().st_mtime)
+    return []
+
+
+def cut_log(prefix: Path = PREFIX) -> list[str]:
+    """The messages of the last update a cut interrupted and of the boot's check that found
+    it (empty when none is kept)."""
+    try:
+        return (prefix / CUT_LOG_NAME).read_text(errors="replace").splitlines()
+    except OSError:
+        return []

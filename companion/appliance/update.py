@@ -44,15 +44,13 @@ from typing import ParamSpec, TypeVar
 from .journal_merge import carry_plays, readable_by_kept
 from .lockfile import LOCK_NAME
 from .plugins import kept_dir
-from .release import Expect, ReleaseError, read_release
+from .release import Expect, read_release
 from .signing import PublicKey, trusted_keys
 from .slotbuild import BuildUserError, build_slot
 from .slots import (
     BACKUP_NAME,
     JOURNAL_NAME,
-    RESULT_NAME,
     SLOTS,
-    SPOOL,
     TRIAL_DIR,
     Layout,
     UpdateError,
@@ -391,20 +389,3 @@ def _after_a_cut(*, layout: Layout, say: Say, trial_dir: Path | None) -> None:
         # Nothing plays on it: the update was kept (or its copy was being taken).
         shutil.rmtree(trial_dir)
         say(f"removed {trial_dir.name}, left by an update cut off")
-
-
-def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, **kwargs) -> list[str]:
-    """Install each release file handed over in ``spool`` (by the phone page), oldest first;
-    each is removed once tried. One line per file, also left in ``spool/last.txt``."""
-    lines: list[str] = []
-    for release in sorted(spool.glob("*.release"), key=lambda path: path.stat().st_mtime):
-        try:
-            lines.append(f"{release.name}: running "
-                         + install(release, state_dir or spool.parent, **kwargs))
-        except (UpdateError, ReleaseError) as exc:
-            lines.append(f"{release.name}: not installed: {exc}")
-        finally:
-            release.unlink(missing_ok=True)
-    if lines:
-        (spool / RESULT_NAME).write_text("".join(line + "\n" for line in lines))
-    return lines

@@ -62,6 +62,7 @@ from .updates import (
     is_news,
     is_release,
     plugins_health,
+    set_aside_health,
     spool_of,
     update_health,
 )
@@ -153,9 +154,9 @@ class App:
             self.stack.push(screen)
         if self._startup_note:
             self.stack.notice(note_text(self._startup_note), error=True)
-        left_out = plugins_health()
-        if left_out:
-            self.panel.tell(left_out)
+        for news in (plugins_health(), set_aside_health()):
+            if news is not None:
+                self.panel.tell(news)
         if self.play.journal is not None:
             self.play.journal_news()
         self.watch.start()

@@ -14,8 +14,10 @@ from companion.appliance.slots import (
     MANIFEST_MAX_BYTES,
     MANIFEST_NAME,
     RESULT_NAME,
+    SPOOL,
     SPOOL_NAME,
     plugins_left_out,
+    set_aside_releases,
 )
 from companion.contract.spec import Screen, Table
 from companion.ui.widgets import ConfirmScreen
@@ -110,3 +112,12 @@ def plugins_health() -> Health | None:
         return None
     names = ", ".join(name.split("-", 1)[0] for name in left)
     return Health("plugins", False, ("Update left out:", names), error=True)
+
+
+def set_aside_health(spool: Path = SPOOL) -> Health | None:
+    """At start: a release file the updater set aside after its installs were cut off
+    (``companion doctor`` says what to do), or None."""
+    if not set_aside_releases(spool):
+        return None
+    return Health("update", False, ("Update set aside:", "cut off twice, see doctor"),
+                  error=True)

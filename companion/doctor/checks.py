@@ -24,6 +24,7 @@ from companion.games import box_config as config_module
 
 from ..appliance.slots import plugins_left_out, version_line
 from ..games.catalog import BROKEN, GAMES
+from .updates import check_updates
 
 if TYPE_CHECKING:
     from firmware_bridge.probe import SensorReport
@@ -395,13 +396,15 @@ def diagnose(config_path: str | None, probes: Probes, *, state_dir: str | None =
     service = check_service(service_state)
     version = Finding("version", OK, version_line())  # and the one kept for a rollback
     found, cfg = config_findings(config_path)
+    updates = check_updates()  # a release set aside, the messages of an update cut off
     if cfg is None:
-        return [version, *found, service]
+        return [version, *updates, *found, service]
     running = service_state in ("active", "activating", "reloading")
     state = resolve_state_dir(cfg, state_dir, sim)
     phone_cards = check_cards(cfg, state)     # before the games' checks, which read them
     return [
         version,
+        *updates,
         *found,
         *check_games(cfg),
         phone_cards,
