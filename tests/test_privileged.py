@@ -76,12 +76,12 @@ def test_a_release_left_in_the_spool_waits_for_the_boots_check():
 
 @needs_system_python
 def test_the_copy_holds_every_module_root_imports_and_no_other(copy):
-    """A module the updater (a plugin's install too) or the first boot comes to import must be
-    in MODULES (else the box could not update at all); one they no longer import is not
-    copied."""
+    """A module the updater (its spool, a plugin's install too) or the first boot comes to
+    import must be in MODULES (else the box could not update at all); one they no longer
+    import is not copied."""
     imported = subprocess.run(
         [str(SYSTEM_PYTHON), "-I", "-c", "import sys; sys.path[:0] = [sys.argv[1]]; "
-         "import companion.appliance.update, companion.appliance.firstboot, "
+         "import companion.appliance.spool, companion.appliance.firstboot, "
          "companion.appliance.plugin_install; "
          "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) "
          "if m.__name__.split('.')[0] == 'companion'))", str(copy)],
