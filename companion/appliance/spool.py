@@ -56,7 +56,11 @@ def read_tries(prefix: Path) -> dict[str, int]:
 
 
 def _write_tries(prefix: Path, tries: dict[str, int]) -> None:
-    write_json(prefix / TRIES_NAME, tries)
+    if tries:
+        write_json(prefix / TRIES_NAME, tries)
+    elif (prefix / TRIES_NAME).exists():
+        (prefix / TRIES_NAME).unlink()
+        sync_dir(prefix)
 
 
 def cut_off_twice(name: str) -> str:
