@@ -246,15 +246,19 @@ def test_the_update_check_misses_its_aims_when_a_cut_loses_a_play_or_a_kill_was_
     figures = {"update_ok": True, "rollback_ok": True, "root_owned_files_from_release": 0,
                "update_attacks": 8, "update_attacks_refused": 8, "update_security_score": 1.6,
                "update_kills": 2, "plays_lost_by_update": 0, "journal_owner_ok": True,
-               "update_kills_box_ok": True, "kept_version_ok": True}
+               "update_kills_box_ok": True, "kept_version_ok": True, "update_set_aside_said": True}
     cuts = {"update", "updatecuts"}
     assert appliance.missed_aims(figures, cuts, 3, 6, quick=True) == []
+    # The install cut off twice must be set aside and said, not tried a third time.
+    tried_again = {**figures, "update_set_aside_said": None}
+    assert appliance.missed_aims(tried_again, cuts, 3, 6, quick=True) == ["update_set_aside_said"]
     assert appliance.missed_aims(figures, cuts, 3, 6) == ["update_kills"]  # the full run
     lossy = {**figures, "plays_lost_by_update": 3, "journal_owner_ok": False}
     assert appliance.missed_aims(lossy, cuts, 3, 6, quick=True) == [
         "plays_lost_by_update", "journal_owner_ok"]
     # The update check without its cuts (--skip updatecuts) has no cut to miss.
-    uncut = {key: value for key, value in figures.items() if key != "update_kills"}
+    uncut = {key: value for key, value in figures.items()
+             if key not in ("update_kills", "update_set_aside_said")}
     assert appliance.missed_aims(uncut, {"update"}, 3, 6, quick=True) == []
 
 
