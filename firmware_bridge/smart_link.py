@@ -3,7 +3,9 @@ mailbox, one wake-up at a time.
 
 A transport (``hardware/ble_dice.py`` over bleak, or the simulator's virtual die) owns the
 radio on its own thread and calls :meth:`SmartDiceLink.connected`, :meth:`~SmartDiceLink.lost`
-and :meth:`~SmartDiceLink.notified` with each die's raw notification bytes. The link decodes
+and :meth:`~SmartDiceLink.notified` with a die's address and its raw notification bytes (by
+address, not place: :meth:`~SmartDiceLink.change` takes a new set of paired dice while the
+transport runs, and a die that stays paired keeps its connection and its news). The link decodes
 them (``smart_dice.py``) and keeps the latest news in the serial link's :class:`Mailbox`:
 ``SensorOnline`` once every paired die is connected, ``SensorOffline`` naming the dice that are
 missing (play goes on with buttons), ``DieRolling``, ``DiceSettled`` with the paired kinds'
@@ -16,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .events import DiceBattery, DiceSettled, DieRolling, SensorHealth, SensorOffline, SensorOnline
 from .faces import FACES, faces_of
@@ -71,9 +73,12 @@ def parse_pairing(text: str) -> SmartDie:
 
 
 class Transport(Protocol):
-    """What owns the radio: started with the link it reports to, stopped at shutdown."""
+    """What owns the radio: started with the link it reports to, told when its set of dice
+    changed (``follow``: connect the new ones, let the forgotten go), stopped at shutdown."""
 
     def start(self, link: SmartDiceLink) -> None: ...
+
+    def follow(self, link: SmartDiceLink) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -83,18 +88,19 @@ class SmartDiceLink:
 
     def __init__(self, dice: Sequence[SmartDie], wake: Callable[[], None],
                  transport: Transport | None = None) -> None:
-        self.dice = tuple(dice)
-        self.kinds = tuple(die.kind for die in self.dice)
         self.mailbox = Mailbox(wake)
         self._transport = transport
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(REFUSALS + LINK_COUNTERS, 0)
         self._problem = ""
-        self._connected = [False] * len(self.dice)
-        self._ever_connected = [False] * len(self.dice)
-        self._six_sided = [True] * len(self.dice)
-        self._state: list[str | None] = [None] * len(self.dice)
-        self._battery: list[int | None] = [None] * len(self.dice)
+        self.dice: tuple[SmartDie, ...] = ()
+        self._places: dict[str, int] = {}
+        self._connected: list[bool] = []
+        self._ever_connected: list[bool] = []
+        self._six_sided: list[bool] = []
+        self._state: list[str | None] = []
+        self._battery: list[int | None] = []
+        self._set(dice, {})
         self._moved = False  # a die rolled since the last settled set
         self._rolled = False  # and one came to rest from a roll (not only nudged or handled)
         self._online: bool | None = None
@@ -108,6 +114,19 @@ class SmartDiceLink:
     def stop(self) -> None:
         if self._transport is not None:
             self._transport.stop()
+
+    def change(self, dice: Sequence[SmartDie]) -> None:
+        """Read ``dice`` from now on: a die paired before keeps its connection and charge (a
+        new kind renames it), a new one is missing until the transport connects it, a
+        forgotten one is let go."""
+        with self._lock:
+            self._set(dice, dict(self._places))
+            self._online = None  # told again: the set, its kinds or its missing dice changed
+            self._tell_connection()
+            self._tell_health()
+            self.mailbox.put("battery", DiceBattery(tuple(self._battery)))
+        if self._transport is not None:
+            self._transport.follow(self)
 
     @property
     def online(self) -> bool:
@@ -126,17 +145,27 @@ class SmartDiceLink:
         with self._lock:
             return dict(self._counts)
 
-    # ----- the transport's calls (its thread) ----------------------------------------------
-    def connected(self, index: int) -> None:
+    def index(self, address: str) -> int | None:
+        """Where the die at ``address`` is in :attr:`dice`; None when it is not paired."""
+        return self._places.get(address.upper())
+
+    # ----- the transport's calls (its thread), by the die's address -------------------------
+    def connected(self, address: str) -> None:
         with self._lock:
+            index = self.index(address)
+            if index is None:
+                return  # forgotten meanwhile
             if self._ever_connected[index] and not self._connected[index]:
                 self._counts["reconnects"] += 1
             self._connected[index] = self._ever_connected[index] = True
             self._tell_connection()
             self._tell_health()
 
-    def lost(self, index: int, reason: str) -> None:
+    def lost(self, address: str, reason: str) -> None:
         with self._lock:
+            index = self.index(address)
+            if index is None:
+                return
             was = self._connected[index]
             self._connected[index] = False
             self._state[index] = None  # what it showed is unknown until it says again
@@ -145,10 +174,13 @@ class SmartDiceLink:
                 self._tell_health()
                 self._tell_connection()  # after the health: the status names every missing die
 
-    def notified(self, index: int, data: bytes) -> None:
-        """One notification of die ``index``, as its radio gave it."""
-        die = self.dice[index]
+    def notified(self, address: str, data: bytes) -> None:
+        """One notification of the die at ``address``, as its radio gave it."""
         with self._lock:
+            index = self.index(address)
+            if index is None:
+                return
+            die = self.dice[index]
             try:
                 reading = PARSERS[die.make](bytes(data))
             except Refused as refused:
@@ -166,6 +198,25 @@ class SmartDiceLink:
                 self._on_state(index, reading)
 
     # ----- inside the lock ----------------------------------------------------------------
+    def _set(self, dice: Sequence[SmartDie], kept: dict[str, int]) -> None:
+        """Take ``dice``, each one's news carried over from its old place in ``kept``; what a
+        die showed is dropped when its kind changed (a face name of the old kind)."""
+        olds = [kept.get(die.address.upper()) for die in dice]
+        same_kind = [old if old is not None and self.dice[old].kind == die.kind else None
+                     for die, old in zip(dice, olds, strict=True)]
+
+        def carried(values: list[Any], fresh: Any, places: list[int | None] = olds) -> list[Any]:
+            return [fresh if old is None else values[old] for old in places]
+
+        self._connected = carried(self._connected, False)
+        self._ever_connected = carried(self._ever_connected, False)
+        self._six_sided = carried(self._six_sided, True)
+        self._battery = carried(self._battery, None)
+        self._state = carried(self._state, None, same_kind)
+        self.dice = tuple(dice)
+        self.kinds = tuple(die.kind for die in self.dice)
+        self._places = {die.address.upper(): index for index, die in enumerate(self.dice)}
+
     def _identified(self, index: int, identity: Identity) -> None:
         self._battery[index] = identity.battery.percent
         self.mailbox.put("battery", DiceBattery(tuple(self._battery)))

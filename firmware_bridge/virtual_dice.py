@@ -66,9 +66,13 @@ class VirtualDice:
 
     def start(self, link: SmartDiceLink) -> None:
         self._link = link
-        for index, die in enumerate(link.dice):
-            link.connected(index)
-            link.notified(index, battery(die.make, self._percent))
+        for die in link.dice:
+            link.connected(die.address)
+            link.notified(die.address, battery(die.make, self._percent))
+
+    def follow(self, link: SmartDiceLink) -> None:
+        """A new set: its dice are all in reach (those connected already are told again)."""
+        self.start(link)
 
     def stop(self) -> None:
         self._link = None
@@ -82,25 +86,25 @@ class VirtualDice:
         with self._lock:
             thrown: list[int | None] = list(faces) if faces is not None else [
                 self._rng.randint(1, 6) for _ in link.dice]
-            near = [i for i in range(len(link.dice)) if i not in self.away]
-            for index in near:
-                link.notified(index, rolling(link.dice[index].make))
-            for index in near:
-                link.notified(index, at_rest(link.dice[index].make, thrown[index]))
+            near = [(index, die) for index, die in enumerate(link.dice) if index not in self.away]
+            for _index, die in near:
+                link.notified(die.address, rolling(die.make))
+            for index, die in near:
+                link.notified(die.address, at_rest(die.make, thrown[index]))
             return thrown
 
     def send(self, index: int, data: bytes) -> None:
         """Any bytes, as die ``index`` would notify them (a fuzzed notification)."""
         if self._link is not None:
-            self._link.notified(index, data)
+            self._link.notified(self._link.dice[index].address, data)
 
     def vanish(self, index: int) -> None:
         """Die ``index`` goes out of reach."""
         if self._link is not None:
             self.away.add(index)
-            self._link.lost(index, "out of reach")
+            self._link.lost(self._link.dice[index].address, "out of reach")
 
     def come_back(self, index: int) -> None:
         if self._link is not None:
             self.away.discard(index)
-            self._link.connected(index)
+            self._link.connected(self._link.dice[index].address)

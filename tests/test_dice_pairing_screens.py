@@ -123,7 +123,8 @@ def test_the_config_files_dice_are_the_default_until_the_box_pairs_others(tmp_pa
 
 
 def test_a_settled_set_after_pairing_is_the_new_sets(tmp_path):
-    """The link read before the change is let go: its dice's news no longer reaches a game."""
+    """The link takes the new set without a restart: the die paired before stays connected,
+    the same radio reads both, and a throw is the new set's."""
     box = SimBox(tmp_path / "state", cfg=config.parse(
         {"dice": {"smart": ["godice AA:00:00:00:00:03 blue"]}}))
     try:
@@ -131,9 +132,10 @@ def test_a_settled_set_after_pairing_is_the_new_sets(tmp_path):
         old = box.app.hardware.extras["dice"]
         found_screen(box)
         pair_first_as(box, "Yellow")
-        assert old.throw() == []  # stopped: it reaches no link
-        new = box.app.hardware.extras["dice"]
-        new.throw([6, 6])
+        assert box.app.hardware.extras["dice"] is old
+        pump_until(box, lambda: box.app.sensor.online and len(box.app.sensor.kinds) == 2)
+        assert box.app.sensor.counters["reconnects"] == 0
+        old.throw([6, 6])
         pump_until(box, lambda: box.app.sensor.faces != ())
         assert box.app.sensor.faces == (BLUE[5], YELLOW[5])
     finally:

@@ -2,12 +2,13 @@
 the dice in reach, and what the phone page is told of them.
 
 The pairings are the journal's (set on Settings → Dice or on the page's Dice section) over
-config.toml's ``[dice] smart`` (:mod:`companion.records.dice`). A change restarts the link with
-the new set at once. A search runs on its own thread and posts what it found onto the loop, so
-nothing waits on the radio there; the simulator's radio finds its virtual dice. After a search,
-a pairing and a change of a die's connection or charge the box rewrites ``dice.json`` for the
-page. The link and the Bluetooth transport are imported once a die is paired or searched for:
-a box without dice does not load them at start-up.
+config.toml's ``[dice] smart`` (:mod:`companion.records.dice`). A change goes to the link at
+once, without a restart: the dice paired before stay connected. A search runs on its own thread
+and posts what it found onto the loop, so nothing waits on the radio there; the simulator's
+radio finds its virtual dice. After a search, a pairing and a change of a die's connection or
+charge the box rewrites ``dice.json`` for the page. The link and the Bluetooth transport are
+imported once a die is paired or searched for: a box without dice does not load them at
+start-up.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SEARCH_S = 8.0
+SEARCH_S = 5.0  # as the link's own searches: BlueZ 5.66 wedges near the kernel's 10.24 s end
 
 
 @dataclass(frozen=True)
@@ -127,13 +128,18 @@ class BoxDice:
             self.link = None
 
     def _use(self, lines: list[str]) -> None:
-        """Read ``lines`` from now on: the old set let go, its status forgotten."""
-        self.stop()
+        """Read ``lines`` from now on, the old status forgotten (the link tells it again); the
+        dice paired before keep their connection."""
         self.lines = lines
         fresh = type(self._sensor)()
         for field in dataclasses.fields(fresh):
             setattr(self._sensor, field.name, getattr(fresh, field.name))
-        self.start()
+        if self.link is not None and lines:
+            self._sensor.configured = True
+            self.link.change([pairing(line) for line in lines])
+        else:
+            self.stop()
+            self.start()
         if not lines:
             self._unpaired("sensor")
         self.tell_page()

@@ -13,7 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "KIND (yellow, blue, white, red), in the order of the game's dice. Roll each die to "
         "wake it before the search.")
     parser.add_argument("action", choices=["scan"], help="scan: list the dice in reach")
-    parser.add_argument("--seconds", type=float, default=8.0, help="how long to search")
+    parser.add_argument("--seconds", type=float, default=5.0,
+                        help="how long to search (longer wedges BlueZ 5.66, see docs/sensor.md)")
     parser.set_defaults(handler=run)
 
 

@@ -71,7 +71,7 @@ class DicePage:
         if op == "search":
             if not store.announce(self.site.state_dir, pairs.SEARCH_MARK):
                 raise Refusal("the box could not be asked: search on the box, Settings → Dice")
-            return "The box is searching for 8 s: roll each die to wake it, then reload"
+            return "The box is searching for 5 s: roll each die to wake it, then reload"
         if op not in ("pair", "forget"):
             raise Refusal("pick search, pair or forget")
         address = form.get("address", "").strip().upper()

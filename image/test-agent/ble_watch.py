@@ -66,9 +66,7 @@ def pair(box: SimBox, pairings: list[str]) -> tuple[float | None, str]:
         box.screen.selected = found.index(address.upper())
         box.press("OK")
         run_steps(box, (f"menu:{kind.capitalize()}",))
-        # as a player sees the die paired and read before the next: a pairing restarts the
-        # link, and one restarted while a die is still connecting can leave BlueZ holding
-        # that die as connected when it is not
+        # as a player sees the die paired and read before the next
         if not until(box, partial(read, box, count), deadline):
             return None, box.app.sensor.last_problem or f"die {count} did not connect"
     return time.perf_counter() - began, ""
@@ -90,9 +88,9 @@ def main() -> None:
     heard = [0.0]
     notified = link.notified
 
-    def timed(index: int, data: bytes) -> None:
+    def timed(address: str, data: bytes) -> None:
         heard[0] = time.perf_counter()
-        notified(index, data)
+        notified(address, data)
 
     link.notified = timed
     online, faces = None, box.app.sensor.faces
