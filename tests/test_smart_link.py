@@ -226,9 +226,11 @@ def test_the_transport_connects_asks_reads_and_reconnects_after_a_drop() -> None
         godice.send(GODICE_NOTIFY, godice_rest(4))
         news += link.take()
         assert of_type(news, DiceSettled) == [DiceSettled(("donut", "juice"), ("yellow", "blue"))]
+        radio.in_reach.discard(G)
         godice.drop()  # out of reach: the box says which die, then finds it again
         wait_for(lambda: not link.online)
         assert of_type(link.take(), SensorOffline)[-1].reason == "missing: blue Godice 00:02"
+        radio.in_reach.add(G)
         again = wait_for(lambda: [c for c in radio.connected(GODICE.address) if c is not godice])
         assert godice.closed and again
         wait_for(lambda: link.online)
