@@ -2,11 +2,8 @@
 
 One thread runs an asyncio loop with one task per paired die: find it, connect, subscribe to
 its notifications, ask who it is (Pixels) or its charge and colour (GoDice), then wait for the
-drop; after a drop or a failed attempt it tries again with back-off (2 s doubling to 8 s), as
-bleak-retry-connector does, for as long as the box runs. Not sooner than 2 s: BlueZ may still be
-letting go of the connection that ended, and in the emulated box a new one to the same die
-meanwhile (bluetoothd: "already connected") dropped 3 s later, leaving the die connected in its
-own eyes and no longer advertising. Every notification goes to the link
+drop; after a drop or a failed attempt it tries again with back-off (0.5 s doubling to 8 s), as
+bleak-retry-connector does, for as long as the box runs. Every notification goes to the link
 (``firmware_bridge.smart_link``) as bytes; nothing here waits in the box's loop.
 
 The dice missing at a time are looked for together, in one search: BlueZ gives each D-Bus
@@ -37,7 +34,7 @@ from firmware_bridge.smart_link import SmartDiceLink
 
 log = logging.getLogger(__name__)
 
-BACKOFF_S = (2.0, 8.0)
+BACKOFF_S = (0.5, 8.0)
 FIND_S = 5.0  # one search for the dice not in reach (see above)
 CONNECT_S = 20.0
 DISCONNECT_S = 5.0
