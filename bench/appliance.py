@@ -946,33 +946,41 @@ def releases(work: Path, wheels: Path) -> tuple[Path, Path]:
 # How long a scripted play may take to start (Python's imports and the journal's checks under
 # TCG, beside an updater's pip on a busy host): its ``seconds`` of play count from its start.
 PLAY_START_S = 300
-PLAY_PID = "/run/companion-play.pid"
+PLAY_UNIT = "companion-play"
 PLAY_STARTED = "/run/companion-play.started"
 PLAY_ERR = "/run/companion-play.err"  # its stderr: why it did not start, if it did not
-# The play in its own session (so the SIGKILL takes runuser and Python together), its lines
-# passed on; the first one (its start report) starts the clock of its play.
+# The play stands for the box: a unit the updater's stop of companion.service stops too (as it
+# stops the box before it copies the journal), run as companion, its output piped here.
+PLAY_LAUNCH = (f"systemctl stop {PLAY_UNIT} 2>/dev/null; systemd-run --quiet --pipe --collect "
+               f"--unit={PLAY_UNIT} -p PartOf=companion.service -p User=companion -- {{child}} "
+               f"2> {PLAY_ERR} < /dev/null")
+PLAY_KILL = f"systemctl kill -s KILL {PLAY_UNIT}"  # the whole unit, as a power cut takes the box
+# The play's lines passed on; the first one (its start report) starts the clock of its play.
+# Once it ends (killed, stopped with the box, or its game over) its killer goes too: left
+# behind, it would kill the next play.
 PLAY_SH = """rm -f {started}
-setsid sh -c {session} | {{
+{launch} | {{
   ( i=0; while [ ! -e {started} ] && [ $i -lt {start_s} ]; do sleep 1; i=$((i+1)); done
-    [ -e {started} ] && sleep {seconds}; kill -KILL -$(cat {pid}) ) >/dev/null 2>&1 &
+    [ -e {started} ] && sleep {seconds}; {kill} ) >/dev/null 2>&1 &
+  killer=$!
   while IFS= read -r line; do printf '%s\\n' "$line"; : > {started}; done
+  kill $killer 2>/dev/null
 }}"""
 
 
 def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
                     state: str = GUEST_STATE) -> dict[str, Any]:
     """With the box stopped, a scripted Makan Mania game plays on the journal in ``state`` for
-    ``seconds`` from its start (SIGKILLed then); what it acknowledged last, and what it found
-    at its start (None: it did not start within PLAY_START_S)."""
+    ``seconds`` from its start (SIGKILLed then, or stopped with the box by an updater); what it
+    acknowledged last, and what it found at its start (None: it did not start within
+    PLAY_START_S)."""
     guest.sh("systemctl stop companion")
     child = " ".join(shlex.quote(w) for w in (
         GUEST_PYTHON, f"{GUEST_LIB}/reliability.py", "--child", "makan", state, "7",
         json.dumps(acked), "play"))
     run = {"start": None, "acked": acked}
-    session = shlex.quote(f"echo $$ > {PLAY_PID}; exec runuser -u companion -- {child} "
-                          f"2> {PLAY_ERR}")
-    script = PLAY_SH.format(started=PLAY_STARTED, pid=PLAY_PID, session=session,
-                            start_s=PLAY_START_S, seconds=seconds)
+    script = PLAY_SH.format(started=PLAY_STARTED, launch=PLAY_LAUNCH.format(child=child),
+                            kill=PLAY_KILL, start_s=PLAY_START_S, seconds=seconds)
     began = time.monotonic()
     for line in guest.stream(script, timeout=PLAY_START_S + seconds + 60):
         fields = json.loads(line)
@@ -985,6 +993,11 @@ def play_saved_game(guest: Guest, acked: dict[str, Any] | None, seconds: int,
             run["acked"] = {**run["acked"], "undoing": True}
         elif "n" in fields:
             run["acked"] = {k: fields[k] for k in ("game", "n", "hash", "prev")}
+    # Stopped by a stop of the box (an updater's), not killed: systemd said "Stopping" since
+    # it last said "Started".
+    run["stopped_with_box"] = guest.sh(
+        f"journalctl -u {PLAY_UNIT} -n 20 -o cat | "
+        "awk '/^Started /{s=0} /^Stopping /{s=1} END{exit !s}'")[0] == 0
     if run["start"] is None:
         log(f"play: the saved game did not start (it ended or was killed after "
             f"{time.monotonic() - began:.0f} s): {guest.sh(f'tail -5 {PLAY_ERR}')[1]!r}")

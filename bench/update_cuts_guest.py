@@ -201,7 +201,8 @@ class Cuts:
         # play still writing then is not in the trial's copy, which a rollback carries back.
         if guest.sh(f"journalctl -u companion-update --since @{began} -o cat | "
                     f"grep -q '^{STOPPING}'")[0] == 0:
-            log("  the play overlapped the updater's stop and copy of the journal")
+            log("  the play was stopped with the box by the updater" if run["stopped_with_box"]
+                else "  the play overlapped the updater's stop and copy of the journal")
         start = run["start"] or {"lost": 1, "mismatch": True}  # None: the game did not start
         self.acked = run["acked"]
         box_ok = reached and ready == "active" and still == "0" and not start["mismatch"] \

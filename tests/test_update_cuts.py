@@ -4,6 +4,7 @@ be the updater's, in its order (else the bench would wait for a message that nev
 from __future__ import annotations
 
 import ast
+import shlex
 import sys
 from pathlib import Path
 
@@ -42,7 +43,6 @@ def test_a_scripted_play_counts_its_seconds_from_its_start_and_is_killed_whole(t
     """A play slow to start (Python's imports beside the updater's pip, under TCG) still plays
     its seconds once its start report is out; then the SIGKILL takes the whole session, as a
     power cut takes the box (none of it plays on beside the next start)."""
-    import shlex
     import subprocess
     import time
 
@@ -58,10 +58,11 @@ def test_a_scripted_play_counts_its_seconds_from_its_start_and_is_killed_whole(t
              "    print('{\"n\": 1}', flush=True)\n"
              "    time.sleep(0.1)\n"]
     pid, started = tmp_path / "play.pid", tmp_path / "started"
-    # a process between the session and Python, as runuser is in the box
-    session = shlex.quote(f"echo $$ > {pid}; exec sh -c {shlex.quote(shlex.join(child) + '; true')}")
-    script = appliance.PLAY_SH.format(started=started, pid=pid, session=session, start_s=30,
-                                      seconds=1)
+    # a process between the launch and Python, as systemd-run is in the box; the whole session
+    # killed, as the box's `systemctl kill` takes the play's whole unit
+    launch = f"setsid sh -c {shlex.quote(f'echo $$ > {pid}; exec ' + shlex.join(child))}"
+    script = appliance.PLAY_SH.format(started=started, launch=launch,
+                                      kill=f"kill -KILL -$(cat {pid})", start_s=30, seconds=1)
     lines = subprocess.run(script, shell=True, capture_output=True, text=True,
                            timeout=60).stdout.splitlines()
     assert lines[0] == '{"start": {}}'
@@ -69,3 +70,22 @@ def test_a_scripted_play_counts_its_seconds_from_its_start_and_is_killed_whole(t
     written = alive.read_text()
     time.sleep(0.5)
     assert alive.read_text() == written  # nothing of it left playing
+
+
+def test_a_play_stopped_before_its_seconds_leaves_no_killer_for_the_next(tmp_path):
+    """A play the updater's stop of the box ended early: its killer must not outlive it, or
+    its kill would take the next play."""
+    import subprocess
+    import time
+
+    import appliance
+
+    killed = tmp_path / "killed"
+    child = [sys.executable, "-c", "print('{\"start\": {}}', flush=True)"]  # over at once
+    script = appliance.PLAY_SH.format(started=tmp_path / "started", launch=shlex.join(child),
+                                      kill=f"touch {killed}", start_s=30, seconds=1)
+    lines = subprocess.run(script, shell=True, capture_output=True, text=True,
+                           timeout=60).stdout.splitlines()
+    assert lines == ['{"start": {}}']
+    time.sleep(2)  # past its seconds
+    assert not killed.exists()
