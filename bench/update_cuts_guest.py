@@ -152,6 +152,9 @@ class Cuts:
         said = self.follow(step)
         reached = said[-1:] != [] and said[-1].startswith(step)
         self.guest.sh("systemctl kill -s KILL companion-update.service")
+        # What it said before the kill took it: it may have gone past ``step`` (to "updated:")
+        said = self.guest.sh(f"journalctl -b -o cat -u companion-update --since {self.since}"
+                             )[1].splitlines() or said
         trial = self.guest.sh(f"cat {PREFIX}/trial.json")[1]
         where = f"{GUEST_STATE}/update-trial" if '"phase": "trial"' in trial else GUEST_STATE
         self.acked = self.play(self.guest, self.acked, 20, where)["acked"]
@@ -183,7 +186,10 @@ class Cuts:
         is the outcome of an install the boot took up again and let finish ("": none)."""
         guest = self.guest
         version, kept = version_at(guest), version_at(guest, "kept")
-        new_runs = f"running {self.new}" in finished
+        # The new version runs once an install finished: one the boot took up again, or the
+        # updater's own before its kill
+        new_runs = f"running {self.new}" in finished or any(
+            line.startswith("updated:") for line in said)
         gone = " ".join(shlex.quote(path) for path in [*left, f"{PREFIX}/trial.json"])
         _, out, _ = guest.sh(
             f"systemctl is-active companion; ls -d {gone} 2>/dev/null | wc -l; "
