@@ -131,3 +131,19 @@ def test_the_updaters_log_keeps_within_its_bound(tmp_path):
     assert text.startswith(spool.SECTION)
     assert text.splitlines()[-1].endswith("step 19 " + "x" * 40)
     assert spool.sections(text)[-1][0].endswith("update run 399")
+
+
+def test_root_writes_last_txt_through_no_link_the_box_user_planted(box, tmp_path):
+    """Issue 36: "root writes `last.txt` through a symlink that the `companion` user planted"."""
+    layout, state, handed = box
+    aims = {name: tmp_path / f"aim-{name}" for name in ("result", "fresh")}
+    for aim in aims.values():
+        aim.write_text("root's file")
+    (handed / slots.RESULT_NAME).symlink_to(aims["result"])
+    (handed / (slots.RESULT_NAME + ".new")).symlink_to(aims["fresh"])
+    (handed / RELEASE).write_bytes(b"not a release")
+    [line] = spool.take_spooled(handed, state, layout=layout)
+    assert [aim.read_text() for aim in aims.values()] == ["root's file", "root's file"]
+    result = handed / slots.RESULT_NAME
+    assert not result.is_symlink() and result.read_text() == line + "\n"
+    assert not (handed / (slots.RESULT_NAME + ".new")).exists()

@@ -10,17 +10,21 @@ from pathlib import Path
 
 def write_durably(target: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace ``target`` whole or not at all: a new file, flushed, renamed over the old, and
-    the directory flushed. A cut before the rename leaves the old file and a ``.new`` one,
-    which :func:`recover` removes; on FAT a cut inside the rename may leave only the new one,
-    complete, which :func:`recover` puts in place."""
+    the directory flushed; neither name is followed if it is a link. A cut before the rename
+    leaves the old file and a ``.new`` one, which :func:`recover` removes; on FAT a cut inside
+    the rename may leave only the new one, complete, which :func:`recover` puts in place."""
     fresh = target.with_name(target.name + ".new")
-    with open(fresh, "wb") as out:
+    # Made anew, never through a link: root writes some of these files into folders another
+    # user owns (the spool's last.txt), where a planted link would aim the write elsewhere.
+    fresh.unlink(missing_ok=True)
+    with open(os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600),
+              "wb") as out:
         out.write(data)
         out.flush()
+        with contextlib.suppress(PermissionError):  # FAT has no modes to set
+            os.fchmod(out.fileno(), mode)
         os.fsync(out.fileno())
-    with contextlib.suppress(PermissionError):  # FAT has no modes to set
-        fresh.chmod(mode)
-    os.replace(fresh, target)
+    os.replace(fresh, target)  # a rename replaces a link named target, never its aim
     directory = os.open(target.parent, os.O_RDONLY)
     try:
         os.fsync(directory)

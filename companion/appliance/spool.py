@@ -12,8 +12,8 @@ The updater's messages go to the system's journal, which the image keeps in memo
 are also appended to ``update-log.txt`` in the prefix, each flushed as it is said, a section
 per run. The boot's check, when it found a cut update, copies the cut run's section and its
 own into ``update-log.cut.txt``, which ``companion doctor`` shows. Both files are root's, in a
-folder only root writes (the spool is the box's user's: root writes nothing through a link
-planted there but ``last.txt``).
+folder only root writes (the spool is the box's user's: ``last.txt`` is written there as a
+new file renamed into place, never through a link planted there).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def take_spooled(spool: Path = SPOOL, state_dir: Path | None = None, *,
                                          read_tries(layout.prefix).items()
                                          if name != release.name})
     if lines:
-        (spool / RESULT_NAME).write_text("".join(line + "\n" for line in lines))
+        write_durably(spool / RESULT_NAME, "".join(line + "\n" for line in lines).encode())
     return lines
 
 
