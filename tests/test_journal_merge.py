@@ -10,6 +10,7 @@ from pathlib import Path
 from companion.appliance import journal_merge, update
 from companion.journal import schema
 from companion.journal.journal import Journal
+from companion.records import phones
 
 ROLL = {"type": "roll", "dice": [1, 2, 3]}
 
@@ -87,3 +88,20 @@ def test_a_game_changed_after_the_copy_loses_its_stale_summary(tmp_path):
     journal_merge.carry_plays(journal, kept)
     with sqlite3.connect(kept) as conn:
         assert conn.execute("SELECT COUNT(*) FROM summaries WHERE game_id = 1").fetchone() == (0,)
+
+
+def test_going_back_by_hand_keeps_the_phones_paired_since_the_update(tmp_path):
+    """A phone paired while the newer version ran stays paired after going back (the journal
+    in a schema the older one does not read is carried into its copy)."""
+    journal, kept = journal_before_and_after_an_update(tmp_path)
+    for path, session in ((kept, "paired before"), (journal, "paired before"),
+                          (journal, "paired since")):
+        with sqlite3.connect(path) as conn:
+            phones.ensure(conn)
+            phones.add(conn, session, "Firefox", 1.0)
+    said: list[str] = []
+    assert update.journal_for_older(kept, journal, said.append) is True
+    assert said and "carried" in said[0]
+    with sqlite3.connect(journal) as conn:
+        assert phones.known(conn, "paired before") and phones.known(conn, "paired since")
+        assert journal_merge.schema_version(journal) == schema.VERSION

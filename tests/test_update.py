@@ -114,6 +114,7 @@ class SimService:
         self.state_dir = state_dir
         self.process: subprocess.Popen | None = None
         self.starts: list[dict] = []
+        self.trial_folder_at_stops: list[bool] = []  # the page refuses changes once it is there
         self.log_path = state_dir.parent / "box.log"
 
     def start(self) -> bool:
@@ -147,6 +148,7 @@ class SimService:
                 sock.close()
 
     def stop(self) -> None:
+        self.trial_folder_at_stops.append((self.state_dir / slots.TRIAL_DIR).exists())
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -216,6 +218,9 @@ def test_an_update_runs_on_a_copy_first_and_migrates_the_journal_only_once_healt
     assert layout.running() == "b" and os.readlink(layout.safe) == "slots/b"
     assert installed(layout, "b") == "companion 0.1.1"
     first_trial, on_journal = service.starts[1:]
+    # The box and its page stopped once the trial's folder was there: a page change on its
+    # way landed before the copy, and the page started again refuses the next.
+    assert service.trial_folder_at_stops[0] is True
     # The trial start found the real journal as it was, and ran on its copy.
     assert first_trial["phase"] == "trial" and on_journal["phase"] == "journal"
     assert on_journal["journal"] == first_trial["journal"]
@@ -409,6 +414,19 @@ def test_doctor_and_about_name_the_running_and_the_kept_version(tmp_path, monkey
     assert slots.version_line().startswith("0.1.0 running; 0.0.8 kept")
     monkeypatch.setattr(slots.sys, "prefix", str(tmp_path / "a-dev-venv"))
     assert slots.version_line() == "0.1.0 running; no other version kept"
+
+
+def test_the_update_stops_the_phone_page_with_the_box_and_starts_only_the_box(monkeypatch):
+    """Its socket starts the page again at the next request, on the version the update left."""
+    ran: list[list[str]] = []
+    monkeypatch.setattr(update.subprocess, "run",
+                        lambda words, check: ran.append(words) or subprocess.CompletedProcess(words, 0))
+    service = update.Service()
+    service.stop()
+    assert service.start() is True
+    assert ran == [["systemctl", "stop", "companion.service", "companion-web.service"],
+                   ["systemctl", "reset-failed", "companion.service"],
+                   ["systemctl", "start", "companion.service"]]
 
 
 def test_the_command_says_what_it_needs(capsys):

@@ -21,6 +21,10 @@ from companion.journal.schema import SUMMARY_TABLES
 
 # The tables carried into the older journal, whole, in this order (a game before its rows).
 CARRIED = ("games", "actions", "settings", "players", "game_players")
+# Going back by hand, also the phones paired since (the page writes them beside the box; an
+# older version without the table keeps none). Not from a trial's copy: the page went on
+# pairing phones on the journal meanwhile.
+CARRIED_BACK = (*CARRIED, "phones")
 
 
 def schema_version(path: Path) -> int:
@@ -49,16 +53,16 @@ def _games(conn: sqlite3.Connection, schema: str) -> dict[int, tuple]:
     return {game_id: (status, tuple(actions)) for game_id, (status, actions) in found.items()}
 
 
-def carry_plays(journal: Path, kept: Path) -> int:
-    """Write into ``kept`` every game, action, setting and player of ``journal``, in one
-    transaction, flushed; the number of games that changed."""
+def carry_plays(journal: Path, kept: Path, tables: tuple[str, ...] = CARRIED) -> int:
+    """Write into ``kept`` every game, action, setting and player of ``journal`` (each of
+    ``tables`` both have), in one transaction, flushed; the number of games that changed."""
     with contextlib.closing(sqlite3.connect(kept.resolve().as_uri(), uri=True)) as conn:
         conn.execute("ATTACH DATABASE ? AS newer", (f"{journal.resolve().as_uri()}?mode=ro",))
         before, after = _games(conn, "main"), _games(conn, "newer")
         changed = {game_id for game_id in before.keys() | after.keys()
                    if before.get(game_id) != after.get(game_id)}
         with conn:
-            for table in CARRIED:
+            for table in tables:
                 mine, theirs = _columns(conn, "main", table), _columns(conn, "newer", table)
                 common = ", ".join(name for name in mine if name in theirs)
                 if not common:

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from .journal_merge import carry_plays, readable_by_kept
+from .journal_merge import CARRIED_BACK, carry_plays, readable_by_kept
 from .lockfile import LOCK_NAME
 from .plugins import kept_dir
 from .release import Expect, read_release
@@ -64,20 +64,23 @@ BUILD_USER = "companion"  # builds a slot: nothing from a release runs as root
 
 class Service:
     """The box's unit, through systemctl. ``start`` returns once it is READY (Type=notify):
-    False if it failed or timed out first."""
+    False if it failed or timed out first. ``stop`` also stops the phone page, which its
+    socket starts again at the next request: a change it was writing lands first, and the
+    page then runs the version the update left."""
 
     unit = "companion.service"
+    page = "companion-web.service"
 
     def _systemctl(self, *words: str) -> int:
-        return subprocess.run(["systemctl", *words, self.unit], check=False).returncode
+        return subprocess.run(["systemctl", *words], check=False).returncode
 
     def stop(self) -> None:
-        self._systemctl("stop")
+        self._systemctl("stop", self.unit, self.page)
 
     def start(self) -> bool:
         # The update's own starts do not count against the start limit of a crash loop.
-        self._systemctl("reset-failed")
-        return self._systemctl("start") == 0
+        self._systemctl("reset-failed", self.unit)
+        return self._systemctl("start", self.unit) == 0
 
 
 def backup_journal(source: Path, copy: Path) -> None:
@@ -112,7 +115,7 @@ def journal_for_older(kept: Path, journal: Path, say: Say) -> bool:
     if not kept.exists() or (journal.exists() and readable_by_kept(kept, journal)):
         return False
     if journal.exists():
-        games = carry_plays(journal, kept)
+        games = carry_plays(journal, kept, CARRIED_BACK)
         say(f"the journal was in a newer version's schema: its plays were carried into the "
             f"copy kept for the older version ({games} game(s) changed since)")
     restore_journal(kept, journal)
@@ -247,11 +250,12 @@ def install(release: Path, state_dir: Path, *, layout: Layout | None = None,
             say(f"the plugin {name} is left out of {manifest['version']}: {why}")
         shutil.rmtree(unpacked)  # its room, for the journal's copies
         say("stopping the box and copying the journal")
+        # The trial's folder before the stop: the phone page refuses roster and settings
+        # changes while it is there, and the stop (the page's too) lets one already on its way
+        # land before the trial's copy is taken.
+        (state_dir / TRIAL_DIR).mkdir(exist_ok=True)
         service.stop()
         journal = state_dir / JOURNAL_NAME
-        # The trial's folder first: the phone page refuses roster and settings changes while
-        # it is there, and one already on its way lands before the trial's copy is taken.
-        (state_dir / TRIAL_DIR).mkdir(exist_ok=True)
         backup_journal(journal, state_dir / BACKUP_NAME)
         backup_journal(journal, state_dir / TRIAL_DIR / JOURNAL_NAME)
         # The trial start writes its copy as the box's user: READY only with a journal it can
