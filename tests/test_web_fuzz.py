@@ -61,7 +61,7 @@ def test_every_route_under_fuzz_answers_without_5xx_or_traceback(fuzzed):
                                            "/table"}
     statuses: list[int] = []
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(requests(table, [cookie, "", "forged.0"], csrf))
     def one(request: bytes) -> None:
