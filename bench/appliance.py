@@ -1020,13 +1020,11 @@ def hand_set_aside_again(guest: Guest, figures: dict[str, Any]) -> str:
     than tried a third time: ``update_set_aside_said`` (doctor in the box names it, with the
     cut install's messages), then renamed back into the spool as doctor says, to finish;
     the outcome of that install."""
-    spool, name = update_cuts_guest.SPOOL, update_cuts_guest.NAME
-    said = guest.sh("companion doctor")[1]
-    figures["update_set_aside_said"] = "was not installed: its install was cut off twice" in said \
-        and "the last update was cut off" in said
+    spool = update_cuts_guest.SPOOL
+    figures["update_set_aside_said"], said = update_cuts_guest.set_aside_said(guest)
     if not figures["update_set_aside_said"]:
         figures["update_doctor_output"] = said[-1200:]
-    guest.sh(f"rm -f {spool}/last.txt; mv {spool}/{name}.release{SET_ASIDE} {spool}/{name}.release")
+    update_cuts_guest.hand_back(guest)
     deadline = time.monotonic() + update_cuts_guest.WAIT_S
     while time.monotonic() < deadline and guest.sh(
             f"test -s {spool}/last.txt && ! systemctl -q is-active companion-update")[0]:

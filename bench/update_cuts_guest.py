@@ -31,6 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.appliance.slots import SET_ASIDE
+from companion.appliance.spool import CUT_TRIES
+
 GUEST_STATE = "/var/lib/companion"
 SPOOL = f"{GUEST_STATE}/update-spool"
 PREFIX = "/opt/companion"
@@ -72,6 +75,21 @@ def hand_over(guest: Any, name: str) -> int:
                     f" && mv {SPOOL}/{name}.partial {SPOOL}/{name}.release")[0]
 
 
+def set_aside_said(guest: Any) -> tuple[bool, str]:
+    """Whether doctor in the box names the release whose install was cut off twice, with the
+    cut install's messages; what doctor said."""
+    said = guest.sh("companion doctor")[1]
+    return ("was not installed: its install was cut off twice" in said
+            and "the last update was cut off" in said), said
+
+
+def hand_back(guest: Any) -> str:
+    """The release set aside renamed back into the spool, as doctor says; the guest's clock
+    just before (its install's messages follow it)."""
+    return "@" + guest.sh(f"rm -f {SPOOL}/last.txt; date +%s; mv {SPOOL}/{NAME}.release{SET_ASIDE} "
+                          f"{SPOOL}/{NAME}.release")[1].strip()
+
+
 def version_at(guest: Any, link: str = "venv") -> str:
     """The version in the slot ``link`` names (venv: the running one; kept), "" if none."""
     return guest.sh(f"cat {PREFIX}/{link}/release.json")[1].partition('"version": "')[2] \
@@ -95,6 +113,7 @@ class Cuts:
         self.results: list[dict[str, Any]] = []
         self.began = time.monotonic()
         self.since = ""
+        self.set_aside_said: bool | None = None  # asked when the full run's third cut needs it
 
     def hand(self) -> None:
         """The release handed over; its messages followed from now on (the guest's clock)."""
@@ -239,12 +258,18 @@ class Cuts:
                 self.kill(step)
             self.back_to_before()
         self.hand()
-        for label in [DURING_BUILD, *SWITCH_CUTS][:(2 if quick else 3) if cut else 0]:
+        for number, label in enumerate([DURING_BUILD, *SWITCH_CUTS][:(2 if quick else 3) if cut else 0]):
+            if number == CUT_TRIES:  # the updater set the release aside at the boot before
+                self.set_aside_said, said = set_aside_said(self.guest)
+                log(f"set aside after {CUT_TRIES} cuts, doctor says so: {self.set_aside_said}"
+                    + ("" if self.set_aside_said else f" ({said[-400:]!r})") + "; handed back")
+                self.since = hand_back(self.guest)
             self.cut(label)
         outcome = self.installed()
         if not cut:  # no cut made: no figure of one (an empty list would pass every aim)
             return {}, outcome
-        return {"update_kills": len(self.results),
+        told = {} if self.set_aside_said is None else {"update_set_aside_said": self.set_aside_said}
+        return {**told, "update_kills": len(self.results),
                 "plays_lost_by_update": sum(result["lost"] for result in self.results),
                 "journal_owner_ok": all(result["owner_ok"] for result in self.results),
                 "update_kills_box_ok": all(result["box_ok"] for result in self.results),
