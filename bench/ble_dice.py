@@ -230,7 +230,10 @@ class BumbleDie:
         from bumble.gatt import Characteristic, CharacteristicValue, Service
 
         self.make, self.device = make, device
+        self.away = False  # made to vanish: silent until it appears again
         device.advertising_data = advertisement(make, str(device.random_address))
+        device.on("connection", lambda connection: connection.on(
+            "disconnection", lambda _reason: self._dropped()))
         self.notify = Characteristic(NOTIFY[make], Characteristic.Properties.NOTIFY,
                                      Characteristic.READABLE, b"")
         write = Characteristic(WRITE[make], Characteristic.Properties.WRITE
@@ -253,15 +256,24 @@ class BumbleDie:
     async def send(self, data: bytes) -> None:
         await self.device.notify_subscribers(self.notify, data)
 
+    def _dropped(self) -> None:
+        """A die in reach advertises again once its connection drops, as Pixels and GoDice
+        do (the controller stops advertising when a central connects)."""
+        if not self.away:
+            asyncio.get_running_loop().create_task(self.appear())
+
     async def vanish(self) -> None:
         """Out of reach: silent and unconnected."""
+        self.away = True
         await self.device.stop_advertising()
         for connection in list(self.device.connections.values()):
             await connection.disconnect()
 
     async def appear(self) -> None:
-        await self.device.start_advertising(advertising_interval_min=20,
-                                            advertising_interval_max=30)
+        self.away = False
+        if not self.device.is_advertising:
+            await self.device.start_advertising(advertising_interval_min=20,
+                                                advertising_interval_max=30)
 
 
 AIR_DICE = [SmartDie("pixels", "F1:00:00:00:00:01", "yellow"),

@@ -23,6 +23,37 @@ def test_dice_over_the_air_are_read_refuse_nonsense_and_come_back():
     assert figures["ble_reconnected"] == figures["ble_reconnects"] == 2
 
 
+def test_a_die_in_reach_advertises_again_once_its_connection_drops_and_a_vanished_one_not():
+    """A controller stops advertising when a central connects; a die (and the emulated box's
+    dice) advertise again once the connection drops, unless made to vanish."""
+    import asyncio
+
+    from bumble.link import LocalLink
+
+    async def play() -> list[bool]:
+        link = LocalLink()
+        central = ble_dice.bumble_device("box", ble_dice.BOX_ADDRESS, link)
+        await central.power_on()
+        die = (await ble_dice.peripherals_on(link, ble_dice.AIR_DICE[:1]))[
+            ble_dice.AIR_DICE[0].address]
+        advertising = []
+        for vanish in (False, True):
+            connection = await asyncio.wait_for(central.connect(ble_dice.AIR_DICE[0].address), 10)
+            await asyncio.sleep(0.1)
+            advertising.append(die.device.is_advertising)  # connected: silent
+            if vanish:
+                await die.vanish()
+            else:
+                await connection.disconnect()
+            await asyncio.sleep(0.2)
+            advertising.append(die.device.is_advertising)
+        await die.appear()
+        advertising.append(die.device.is_advertising)
+        return advertising
+
+    assert asyncio.run(play()) == [False, True, False, False, True]
+
+
 def test_the_emulated_box_radio_line_answers_hci_over_h4(tmp_path):
     """The host end of the emulated box's radio line (bench/ble_guest.py) is a controller
     speaking H4: it answers a Reset and gives the box's address, as btattach's kernel asks."""
